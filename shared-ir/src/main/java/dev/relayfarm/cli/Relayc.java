@@ -1,0 +1,37 @@
+package dev.relayfarm.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code relayc}: the RelayFarm command-line compiler driver.
+ *
+ * <p>Top-level command only; the real work lives in subcommands registered below.
+ */
+@Command(
+        name = "relayc",
+        mixinStandardHelpOptions = true,
+        version = "0.1.0",
+        description = "RelayFarm compiler driver: parse, type-check and serialize Relay IR.",
+        subcommands = {
+            HelpCommand.class,
+            // TODO: register the parse and json subcommands here, e.g. ParseCommand.class, JsonCommand.class
+        })
+public final class Relayc implements Runnable {
+
+    @Spec
+    CommandSpec spec;
+
+    /** Invoked with no subcommand: print usage and fail, so scripts notice the missing subcommand. */
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "Missing required subcommand");
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Relayc()).execute(args));
+    }
+}

@@ -1,0 +1,4 @@
+package dev.relayfarm.ir;
+
+/** One arm of a {@link Match}: {@code pattern => body}. */
+public record Clause(Pattern pattern, Expr body) {}

@@ -1,0 +1,366 @@
+package dev.relayfarm.ir;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
+
+/**
+ * A dense, row-major n-dimensional array: the value of a {@link Constant} and of every interpreter
+ * tensor.
+ *
+ * <p>Elements live in the primitive Java array that fits the dtype, so kernels run over primitive
+ * arrays without boxing: float32 → {@code float[]}, float64 → {@code double[]}, float16/bfloat16 →
+ * {@code short[]} (raw bits), int8/uint8/bool → {@code byte[]}, int16/uint16 → {@code short[]},
+ * int32/uint32 → {@code int[]}, int64/uint64 → {@code long[]}. Unsigned values are stored in the
+ * signed array of the same width. An array with lanes holds {@code size() * lanes} elements.
+ *
+ * <p>By convention an NDArray is never mutated once it has been handed to someone else: a kernel
+ * fills a fresh storage array and then wraps it.
+ */
+public final class NDArray {
+    private final DType dtype;
+    private final int[] shape;
+    private final Object data;
+
+    private NDArray(DType dtype, int[] shape, Object data) {
+        this.dtype = dtype;
+        this.shape = shape;
+        this.data = data;
+    }
+
+    /** Wraps {@code data} (not copied); checks that its Java type and length fit the dtype and shape. */
+    public static NDArray wrap(DType dtype, int[] shape, Object data) {
+        int[] s = shape.clone();
+        long n = dtype.lanes();
+        for (int d : s) {
+            if (d < 0) throw new IllegalArgumentException("negative dimension in shape " + Arrays.toString(s));
+            n *= d;
+        }
+        if (n > Integer.MAX_VALUE) throw new IllegalArgumentException("tensor too large: shape " + Arrays.toString(s));
+        Class<?> expected = storageClass(dtype);
+        if (data.getClass() != expected) {
+            throw new IllegalArgumentException(dtype + " needs " + expected.getSimpleName() + " storage, got " + data.getClass().getSimpleName());
+        }
+        int length = java.lang.reflect.Array.getLength(data);
+        if (length != n) {
+            throw new IllegalArgumentException("shape " + Arrays.toString(s) + " of " + dtype + " needs " + n + " elements, got " + length);
+        }
+        return new NDArray(dtype, s, data);
+    }
+
+    /** A zero-filled array. */
+    public static NDArray zeros(DType dtype, int... shape) {
+        return wrap(dtype, shape, allocate(dtype, elementCount(dtype, shape)));
+    }
+
+    public static NDArray scalar(float value) {
+        return wrap(DType.FLOAT32, new int[0], new float[] {value});
+    }
+
+    public static NDArray scalar(double value) {
+        return wrap(DType.FLOAT64, new int[0], new double[] {value});
+    }
+
+    public static NDArray scalar(int value) {
+        return wrap(DType.INT32, new int[0], new int[] {value});
+    }
+
+    public static NDArray scalar(long value) {
+        return wrap(DType.INT64, new int[0], new long[] {value});
+    }
+
+    public static NDArray scalar(boolean value) {
+        return wrap(DType.BOOL, new int[0], new byte[] {(byte) (value ? 1 : 0)});
+    }
+
+    /** Builds an array of any dtype from doubles (rounded/truncated as a cast would). */
+    public static NDArray fromDoubles(DType dtype, int[] shape, double[] values) {
+        NDArray a = zeros(dtype, shape);
+        if (values.length != a.elementCount()) {
+            throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " needs " + a.elementCount() + " values, got " + values.length);
+        }
+        for (int i = 0; i < values.length; i++) a.setDouble(i, values[i]);
+        return a;
+    }
+
+    /** Builds an array of any dtype from longs. */
+    public static NDArray fromLongs(DType dtype, int[] shape, long[] values) {
+        NDArray a = zeros(dtype, shape);
+        if (values.length != a.elementCount()) {
+            throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " needs " + a.elementCount() + " values, got " + values.length);
+        }
+        for (int i = 0; i < values.length; i++) a.setLong(i, values[i]);
+        return a;
+    }
+
+    /** Decodes little-endian bytes (the layout of .npy, ONNX raw_data and our blobs). */
+    public static NDArray fromBytes(DType dtype, int[] shape, byte[] bytes) {
+        int n = elementCount(dtype, shape);
+        if ((long) n * dtype.storageBytes() != bytes.length) {
+            throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " of " + dtype + " needs " + (long) n * dtype.storageBytes() + " bytes, got " + bytes.length);
+        }
+        ByteBuffer buf = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        Object data = allocate(dtype, n);
+        switch (data) {
+            case float[] f -> buf.asFloatBuffer().get(f);
+            case double[] d -> buf.asDoubleBuffer().get(d);
+            case byte[] b -> buf.get(b);
+            case short[] s -> buf.asShortBuffer().get(s);
+            case int[] i -> buf.asIntBuffer().get(i);
+            case long[] l -> buf.asLongBuffer().get(l);
+            default -> throw new IllegalStateException();
+        }
+        return new NDArray(dtype, shape.clone(), data);
+    }
+
+    public static int elementCount(DType dtype, int[] shape) {
+        long n = dtype.lanes();
+        for (int d : shape) n *= d;
+        if (n > Integer.MAX_VALUE) throw new IllegalArgumentException("tensor too large: shape " + Arrays.toString(shape));
+        return (int) n;
+    }
+
+    static Class<?> storageClass(DType dtype) {
+        return switch (dtype.code()) {
+            case BOOL -> byte[].class;
+            case BFLOAT -> short[].class;
+            case FLOAT -> dtype.bits() == 16 ? short[].class : dtype.bits() == 32 ? float[].class : double[].class;
+            case INT, UINT -> switch (dtype.bits()) {
+                case 8 -> byte[].class;
+                case 16 -> short[].class;
+                case 32 -> int[].class;
+                default -> long[].class;
+            };
+        };
+    }
+
+    static Object allocate(DType dtype, int n) {
+        Class<?> c = storageClass(dtype);
+        if (c == float[].class) return new float[n];
+        if (c == double[].class) return new double[n];
+        if (c == byte[].class) return new byte[n];
+        if (c == short[].class) return new short[n];
+        if (c == int[].class) return new int[n];
+        return new long[n];
+    }
+
+    public DType dtype() {
+        return dtype;
+    }
+
+    /** A copy of the shape. */
+    public int[] shape() {
+        return shape.clone();
+    }
+
+    public int rank() {
+        return shape.length;
+    }
+
+    public int dim(int axis) {
+        return shape[axis];
+    }
+
+    /** Number of logical elements (product of the shape; lanes not counted). */
+    public int size() {
+        int n = 1;
+        for (int d : shape) n *= d;
+        return n;
+    }
+
+    /** Number of stored scalars (size × lanes). */
+    public int elementCount() {
+        return java.lang.reflect.Array.getLength(data);
+    }
+
+    /** The storage array itself (not a copy); see the class comment for its Java type. */
+    public Object data() {
+        return data;
+    }
+
+    public float[] floatData() {
+        return (float[]) data;
+    }
+
+    public double[] doubleData() {
+        return (double[]) data;
+    }
+
+    public byte[] byteData() {
+        return (byte[]) data;
+    }
+
+    public short[] shortData() {
+        return (short[]) data;
+    }
+
+    public int[] intData() {
+        return (int[]) data;
+    }
+
+    public long[] longData() {
+        return (long[]) data;
+    }
+
+    /** Element {@code i} (flat, row-major) converted to double; unsigned types read as unsigned. */
+    public double getDouble(int i) {
+        return switch (dtype.code()) {
+            case FLOAT -> switch (dtype.bits()) {
+                case 16 -> Float.float16ToFloat(((short[]) data)[i]);
+                case 32 -> ((float[]) data)[i];
+                default -> ((double[]) data)[i];
+            };
+            case BFLOAT -> Float.intBitsToFloat((((short[]) data)[i] & 0xffff) << 16);
+            case UINT -> dtype.bits() == 64 ? unsignedToDouble(((long[]) data)[i]) : getLong(i);
+            case INT, BOOL -> getLong(i);
+        };
+    }
+
+    private static double unsignedToDouble(long v) {
+        double d = (double) (v >>> 1) * 2.0;
+        return d + (v & 1);
+    }
+
+    /** Element {@code i} converted to long (floats truncate toward zero); unsigned types read as unsigned. */
+    public long getLong(int i) {
+        boolean unsigned = dtype.code() == DType.Code.UINT || dtype.code() == DType.Code.BOOL;
+        return switch (data) {
+            case byte[] b -> unsigned ? b[i] & 0xffL : b[i];
+            case short[] s when dtype.isFloat() -> (long) getDouble(i);
+            case short[] s -> unsigned ? s[i] & 0xffffL : s[i];
+            case int[] v -> unsigned ? v[i] & 0xffffffffL : v[i];
+            case long[] v -> v[i];
+            case float[] f -> (long) f[i];
+            case double[] d -> (long) d[i];
+            default -> throw new IllegalStateException();
+        };
+    }
+
+    public boolean getBoolean(int i) {
+        return dtype.isFloat() ? getDouble(i) != 0.0 : getLong(i) != 0;
+    }
+
+    /** Stores {@code v} at flat index {@code i}, converting as a cast to the dtype would. Only for arrays being filled. */
+    public void setDouble(int i, double v) {
+        switch (dtype.code()) {
+            case FLOAT -> {
+                switch (dtype.bits()) {
+                    case 16 -> ((short[]) data)[i] = Float.floatToFloat16((float) v);
+                    case 32 -> ((float[]) data)[i] = (float) v;
+                    default -> ((double[]) data)[i] = v;
+                }
+            }
+            case BFLOAT -> ((short[]) data)[i] = floatToBfloat16((float) v);
+            case BOOL -> ((byte[]) data)[i] = (byte) (v != 0.0 ? 1 : 0);
+            case INT, UINT -> setLong(i, dtype.code() == DType.Code.UINT && v >= 0x1p63 ? (long) (v - 0x1p63) ^ Long.MIN_VALUE : (long) v);
+        }
+    }
+
+    /** Stores {@code v} at flat index {@code i}, wrapping to the dtype's width. Only for arrays being filled. */
+    public void setLong(int i, long v) {
+        if (dtype.isFloat()) {
+            setDouble(i, dtype.code() == DType.Code.FLOAT && dtype.bits() == 64 ? (double) v : (float) v);
+            return;
+        }
+        switch (data) {
+            case byte[] b -> b[i] = dtype.isBool() ? (byte) (v != 0 ? 1 : 0) : (byte) v;
+            case short[] s -> s[i] = (short) v;
+            case int[] a -> a[i] = (int) v;
+            case long[] a -> a[i] = v;
+            default -> throw new IllegalStateException();
+        }
+    }
+
+    static short floatToBfloat16(float f) {
+        int bits = Float.floatToRawIntBits(f);
+        if (Float.isNaN(f)) return (short) 0x7fc0;
+        int rounding = 0x7fff + ((bits >>> 16) & 1); // round to nearest even
+        return (short) ((bits + rounding) >>> 16);
+    }
+
+    /** Little-endian bytes of the storage (the inverse of {@link #fromBytes}). */
+    public byte[] toBytes() {
+        int n = elementCount();
+        ByteBuffer buf = ByteBuffer.allocate(n * dtype.storageBytes()).order(ByteOrder.LITTLE_ENDIAN);
+        switch (data) {
+            case float[] f -> buf.asFloatBuffer().put(f);
+            case double[] d -> buf.asDoubleBuffer().put(d);
+            case byte[] b -> buf.put(b);
+            case short[] s -> buf.asShortBuffer().put(s);
+            case int[] i -> buf.asIntBuffer().put(i);
+            case long[] l -> buf.asLongBuffer().put(l);
+            default -> throw new IllegalStateException();
+        }
+        return buf.array();
+    }
+
+    /** Content hash over dtype, shape and bytes: the key of the blob store. */
+    public String sha256() {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            md.update((dtype + Arrays.toString(shape)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            md.update(toBytes());
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Size of the storage in bytes. */
+    public long byteSize() {
+        return (long) elementCount() * dtype.storageBytes();
+    }
+
+    /** Bitwise equality of dtype, shape and contents (NaNs with equal bits are equal). */
+    public boolean contentEquals(NDArray other) {
+        if (this == other) return true;
+        if (!dtype.equals(other.dtype) || !Arrays.equals(shape, other.shape)) return false;
+        return switch (data) {
+            case float[] f -> {
+                float[] g = (float[]) other.data;
+                for (int i = 0; i < f.length; i++) if (Float.floatToRawIntBits(f[i]) != Float.floatToRawIntBits(g[i])) yield false;
+                yield true;
+            }
+            case double[] d -> {
+                double[] g = (double[]) other.data;
+                for (int i = 0; i < d.length; i++) if (Double.doubleToRawLongBits(d[i]) != Double.doubleToRawLongBits(g[i])) yield false;
+                yield true;
+            }
+            case byte[] b -> Arrays.equals(b, (byte[]) other.data);
+            case short[] s -> Arrays.equals(s, (short[]) other.data);
+            case int[] i -> Arrays.equals(i, (int[]) other.data);
+            case long[] l -> Arrays.equals(l, (long[]) other.data);
+            default -> false;
+        };
+    }
+
+    /** A hash consistent with {@link #contentEquals}. */
+    public int contentHash() {
+        int h = dtype.hashCode() * 31 + Arrays.hashCode(shape);
+        return h * 31 + switch (data) {
+            case float[] f -> { int x = 1; for (float v : f) x = 31 * x + Float.floatToRawIntBits(v); yield x; }
+            case double[] d -> { int x = 1; for (double v : d) x = 31 * x + Long.hashCode(Double.doubleToRawLongBits(v)); yield x; }
+            case byte[] b -> Arrays.hashCode(b);
+            case short[] s -> Arrays.hashCode(s);
+            case int[] i -> Arrays.hashCode(i);
+            case long[] l -> Arrays.hashCode(l);
+            default -> 0;
+        };
+    }
+
+    /** NDArrays compare by identity; use {@link #contentEquals} for contents. */
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("NDArray(").append(dtype).append(", ").append(Arrays.toString(shape)).append(", [");
+        int n = Math.min(elementCount(), 8);
+        for (int i = 0; i < n; i++) {
+            if (i > 0) sb.append(", ");
+            sb.append(dtype.isFloat() ? Double.toString(getDouble(i)) : Long.toString(getLong(i)));
+        }
+        if (elementCount() > n) sb.append(", ...");
+        return sb.append("])").toString();
+    }
+}

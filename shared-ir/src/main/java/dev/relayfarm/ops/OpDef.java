@@ -1,0 +1,37 @@
+package dev.relayfarm.ops;
+
+import dev.relayfarm.ir.Attrs;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ir.Type;
+import dev.relayfarm.types.TypeRelationFn;
+import dev.relayfarm.types.TypeReporter;
+import java.util.List;
+
+/**
+ * One operator of the library, registered as data: its name, arity ({@code -1} = variadic), the
+ * parser of its typed attributes, its type relation, its fusion pattern and its reference kernel.
+ *
+ * @param <A> the typed attributes record
+ */
+public record OpDef<A>(
+        String name,
+        int numInputs,
+        AttrsParser<A> attrsParser,
+        TypeRelationFn<A> relation,
+        OpPattern pattern,
+        Kernel<A> kernel) {
+
+    public A parseAttrs(Attrs attrs) {
+        return attrsParser.parse(attrs);
+    }
+
+    /** Runs the relation with attributes parsed from the call's generic ones. */
+    public boolean solve(List<Type> types, Attrs attrs, TypeReporter reporter) {
+        return relation.solve(types, types.size() - 1, attrsParser.parse(attrs), reporter);
+    }
+
+    /** Runs the reference kernel with attributes parsed from the call's generic ones. */
+    public List<NDArray> compute(List<NDArray> inputs, Attrs attrs) {
+        return kernel.compute(inputs, attrsParser.parse(attrs));
+    }
+}
