@@ -30,6 +30,16 @@ public record OpDef<A>(
         return relation.solve(types, types.size() - 1, attrsParser.parse(attrs), reporter);
     }
 
+    /**
+     * Applies the relation forward to known input types and returns the output type, or empty when
+     * the relation defers (an input is still incomplete). This is also the operator's shape
+     * function: with the run-time shapes of the inputs it yields the run-time output shape.
+     * Throws {@link dev.relayfarm.types.RelationException} when the inputs violate the relation.
+     */
+    public java.util.Optional<Type> inferOutput(List<Type> inputs, Attrs attrs) {
+        return dev.relayfarm.types.ForwardReporter.apply(this, inputs, attrs);
+    }
+
     /** Runs the reference kernel with attributes parsed from the call's generic ones. */
     public List<NDArray> compute(List<NDArray> inputs, Attrs attrs) {
         return kernel.compute(inputs, attrsParser.parse(attrs));
