@@ -38,7 +38,13 @@ public record DType(Code code, int bits, int lanes) {
 
     /** True when {@code text} names a dtype; used by the parser to tell dtypes from identifiers. */
     public static boolean isDType(String text) {
-        return SYNTAX.matcher(text).matches();
+        if (!SYNTAX.matcher(text).matches()) return false;
+        try {
+            parse(text);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false; // e.g. float8: the right shape of name, but no such type
+        }
     }
 
     /** Parses a dtype name; throws IllegalArgumentException naming the text when it is not one. */
