@@ -1,0 +1,65 @@
+package dev.relayfarm.frontend;
+
+import dev.relayfarm.frontend.proto.Onnx.TensorProto.DataType;
+import dev.relayfarm.ir.DType;
+import java.util.Optional;
+
+/** Maps ONNX element types (TensorProto.DataType numbers) to Relay dtypes and back. */
+public final class OnnxDTypes {
+    private OnnxDTypes() {}
+
+    /** The Relay dtype of ONNX element type {@code code}, or empty when Relay has none (string, complex, float8, int4...). */
+    public static Optional<DType> toDType(int code) {
+        DataType t = DataType.forNumber(code);
+        if (t == null) return Optional.empty();
+        return Optional.ofNullable(switch (t) {
+            case FLOAT -> DType.FLOAT32;
+            case DOUBLE -> DType.FLOAT64;
+            case FLOAT16 -> DType.FLOAT16;
+            case BFLOAT16 -> DType.BFLOAT16;
+            case INT8 -> DType.INT8;
+            case INT16 -> DType.INT16;
+            case INT32 -> DType.INT32;
+            case INT64 -> DType.INT64;
+            case UINT8 -> DType.UINT8;
+            case UINT16 -> DType.UINT16;
+            case UINT32 -> DType.UINT32;
+            case UINT64 -> DType.UINT64;
+            case BOOL -> DType.BOOL;
+            default -> null;
+        });
+    }
+
+    /** Like {@link #toDType} but throws naming the type and {@code where} when unsupported. */
+    public static DType require(int code, String where) {
+        return toDType(code).orElseThrow(() -> new OnnxFormatException(
+                where + ": unsupported ONNX element type " + name(code)));
+    }
+
+    public static String name(int code) {
+        DataType t = DataType.forNumber(code);
+        return t == null ? "#" + code : t.name();
+    }
+
+    /** The ONNX element type number of a Relay dtype (lanes must be 1). */
+    public static int toOnnx(DType dtype) {
+        if (dtype.lanes() != 1) throw new IllegalArgumentException("ONNX has no vector dtype " + dtype);
+        return switch (dtype.code()) {
+            case FLOAT -> dtype.bits() == 16 ? DataType.FLOAT16_VALUE : dtype.bits() == 32 ? DataType.FLOAT_VALUE : DataType.DOUBLE_VALUE;
+            case BFLOAT -> DataType.BFLOAT16_VALUE;
+            case BOOL -> DataType.BOOL_VALUE;
+            case INT -> switch (dtype.bits()) {
+                case 8 -> DataType.INT8_VALUE;
+                case 16 -> DataType.INT16_VALUE;
+                case 32 -> DataType.INT32_VALUE;
+                default -> DataType.INT64_VALUE;
+            };
+            case UINT -> switch (dtype.bits()) {
+                case 8 -> DataType.UINT8_VALUE;
+                case 16 -> DataType.UINT16_VALUE;
+                case 32 -> DataType.UINT32_VALUE;
+                default -> DataType.UINT64_VALUE;
+            };
+        };
+    }
+}

@@ -1,0 +1,127 @@
+package dev.relayfarm.frontend;
+
+import com.google.protobuf.ByteString;
+import dev.relayfarm.frontend.proto.Onnx.StringStringEntryProto;
+import dev.relayfarm.frontend.proto.Onnx.TensorProto;
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.NDArray;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+
+/**
+ * Decodes ONNX {@code TensorProto}s into {@link NDArray}s: little-endian {@code raw_data}, the typed
+ * repeated fields (with ONNX's packing rules: 8/16-bit ints, bool, float16 and bfloat16 travel in
+ * {@code int32_data}; uint32/uint64 in {@code uint64_data}), and external data files next to the
+ * model.
+ */
+public final class OnnxTensors {
+    private OnnxTensors() {}
+
+    /**
+     * Decodes {@code t}. {@code baseDir} resolves external data (may be null when there is none);
+     * {@code where} names the tensor's origin for error messages (file and initializer/node name).
+     */
+    public static NDArray toNDArray(TensorProto t, Path baseDir, String where) {
+        String label = where + (t.getName().isEmpty() ? "" : ": tensor '" + t.getName() + "'");
+        DType dtype = OnnxDTypes.require(t.getDataType(), label);
+        int[] shape = new int[t.getDimsCount()];
+        for (int i = 0; i < shape.length; i++) {
+            long d = t.getDims(i);
+            if (d < 0 || d > Integer.MAX_VALUE) throw new OnnxFormatException(label + ": invalid dimension " + d + " in " + t.getDimsList());
+            shape[i] = (int) d;
+        }
+        int n = NDArray.elementCount(dtype, shape);
+        if (t.getDataLocation() == TensorProto.DataLocation.EXTERNAL) {
+            return fromRaw(dtype, shape, readExternal(t, baseDir, label), label);
+        }
+        if (t.hasRawData()) {
+            return fromRaw(dtype, shape, t.getRawData().toByteArray(), label);
+        }
+        NDArray out = NDArray.zeros(dtype, shape);
+        int have = switch (t.getDataType()) {
+            case TensorProto.DataType.FLOAT_VALUE -> {
+                float[] dst = out.floatData();
+                for (int i = 0; i < Math.min(n, t.getFloatDataCount()); i++) dst[i] = t.getFloatData(i);
+                yield t.getFloatDataCount();
+            }
+            case TensorProto.DataType.DOUBLE_VALUE -> {
+                double[] dst = out.doubleData();
+                for (int i = 0; i < Math.min(n, t.getDoubleDataCount()); i++) dst[i] = t.getDoubleData(i);
+                yield t.getDoubleDataCount();
+            }
+            case TensorProto.DataType.INT64_VALUE -> {
+                long[] dst = out.longData();
+                for (int i = 0; i < Math.min(n, t.getInt64DataCount()); i++) dst[i] = t.getInt64Data(i);
+                yield t.getInt64DataCount();
+            }
+            case TensorProto.DataType.UINT32_VALUE, TensorProto.DataType.UINT64_VALUE -> {
+                for (int i = 0; i < Math.min(n, t.getUint64DataCount()); i++) out.setLong(i, t.getUint64Data(i));
+                yield t.getUint64DataCount();
+            }
+            case TensorProto.DataType.FLOAT16_VALUE, TensorProto.DataType.BFLOAT16_VALUE -> {
+                short[] dst = out.shortData(); // bit patterns, stored as-is
+                for (int i = 0; i < Math.min(n, t.getInt32DataCount()); i++) dst[i] = (short) t.getInt32Data(i);
+                yield t.getInt32DataCount();
+            }
+            default -> { // int8/16/32, uint8/16, bool
+                for (int i = 0; i < Math.min(n, t.getInt32DataCount()); i++) out.setLong(i, t.getInt32Data(i));
+                yield t.getInt32DataCount();
+            }
+        };
+        if (have != n) {
+            throw new OnnxFormatException(label + ": shape " + Arrays.toString(shape) + " needs " + n + " values, the tensor holds " + have);
+        }
+        return out;
+    }
+
+    private static NDArray fromRaw(DType dtype, int[] shape, byte[] bytes, String label) {
+        try {
+            return NDArray.fromBytes(dtype, shape, bytes);
+        } catch (IllegalArgumentException e) {
+            throw new OnnxFormatException(label + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static byte[] readExternal(TensorProto t, Path baseDir, String label) {
+        String location = null;
+        long offset = 0;
+        long length = -1;
+        for (StringStringEntryProto e : t.getExternalDataList()) {
+            switch (e.getKey()) {
+                case "location" -> location = e.getValue();
+                case "offset" -> offset = Long.parseLong(e.getValue());
+                case "length" -> length = Long.parseLong(e.getValue());
+                default -> { } // "checksum" and future keys: not needed to read the bytes
+            }
+        }
+        if (location == null) throw new OnnxFormatException(label + ": external data without a 'location'");
+        if (baseDir == null) throw new OnnxFormatException(label + ": external data '" + location + "' but no model directory is known");
+        Path file = baseDir.resolve(location).normalize();
+        if (!file.startsWith(baseDir.normalize())) {
+            throw new OnnxFormatException(label + ": external data location '" + location + "' leaves the model directory");
+        }
+        if (!Files.isRegularFile(file)) throw new OnnxFormatException(label + ": external data file " + file + " does not exist");
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+            long len = length >= 0 ? length : f.length() - offset;
+            if (offset < 0 || len < 0 || offset + len > f.length() || len > Integer.MAX_VALUE) {
+                throw new OnnxFormatException(label + ": external data range [" + offset + ", " + (offset + len) + ") is outside " + file + " (" + f.length() + " bytes)");
+            }
+            byte[] bytes = new byte[(int) len];
+            f.seek(offset);
+            f.readFully(bytes);
+            return bytes;
+        } catch (IOException e) {
+            throw new OnnxFormatException(label + ": cannot read external data " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Encodes an NDArray as a TensorProto with raw_data (for writing test data and models in tests). */
+    public static TensorProto fromNDArray(NDArray a, String name) {
+        TensorProto.Builder b = TensorProto.newBuilder().setName(name).setDataType(OnnxDTypes.toOnnx(a.dtype()));
+        for (int d : a.shape()) b.addDims(d);
+        return b.setRawData(ByteString.copyFrom(a.toBytes())).build();
+    }
+}
