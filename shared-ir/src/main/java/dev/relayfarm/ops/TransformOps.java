@@ -1,9 +1,41 @@
 package dev.relayfarm.ops;
 
-/** Shape and data-movement operators (reshape, transpose, concatenate, take, arange, ...). */
+import dev.relayfarm.ops.transform.Concatenate;
+import dev.relayfarm.ops.transform.ExpandDims;
+import dev.relayfarm.ops.transform.Fill;
+import dev.relayfarm.ops.transform.Reshape;
+import dev.relayfarm.ops.transform.Squeeze;
+import dev.relayfarm.ops.transform.StridedSlice;
+import dev.relayfarm.ops.transform.Take;
+import dev.relayfarm.ops.transform.Transpose;
+import java.util.List;
+
+/**
+ * Shape and data-movement operators (reshape, transpose, concatenate, take, arange, ...). Each
+ * operator lives in its own class in {@code dev.relayfarm.ops.transform}; this list is the family's
+ * single registration point (and what the tests check for kernel coverage).
+ */
 final class TransformOps {
     private TransformOps() {}
 
+    static List<OpDef<?>> definitions() {
+        return List.of(
+                Reshape.DEF,
+                Transpose.DEF,
+                Concatenate.DEF,
+                Squeeze.DEF,
+                ExpandDims.DEF,
+                StridedSlice.DEF,
+                Take.DEF,
+                Fill.ZEROS,
+                Fill.ONES,
+                Fill.FULL,
+                Fill.ZEROS_LIKE,
+                Fill.ONES_LIKE,
+                Fill.FULL_LIKE);
+    }
+
     static void register(OpRegistry.Builder r) {
+        for (OpDef<?> def : definitions()) r.add(def);
     }
 }

@@ -1,0 +1,145 @@
+package dev.relayfarm.ops;
+
+import static dev.relayfarm.ops.KernelCase.arr;
+import static dev.relayfarm.ops.KernelCase.f32;
+import static dev.relayfarm.ops.KernelCase.i32;
+import static dev.relayfarm.ops.KernelCase.i64;
+import static dev.relayfarm.ops.KernelCase.iota;
+import static dev.relayfarm.ops.KernelCase.of;
+import static dev.relayfarm.ops.KernelCase.shape;
+import static dev.relayfarm.ops.KernelCase.tuple;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.Dim;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.ir.TupleType;
+import dev.relayfarm.ir.Type;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Reference kernels of the transform operators against hand-computed values. Every case also runs
+ * the relation on the inputs' static types and checks it predicts the kernel's output shapes and
+ * dtypes (the relation is the operator's shape function).
+ */
+class TransformKernelTest {
+
+    static Stream<KernelCase> cases() {
+        NDArray x23 = f32(shape(2, 3), 1, 2, 3, 4, 5, 6);
+        NDArray x234 = iota(DType.FLOAT32, 2, 3, 4);
+        List<KernelCase> c = new ArrayList<>();
+
+        // reshape: same elements in the same row-major order.
+        c.add(of("reshape", "newshape=[3, -1]", List.of(x23), f32(shape(3, 2), 1, 2, 3, 4, 5, 6)));
+        c.add(of("reshape", "newshape=[-4, 1, 2, -3]", List.of(x234), iota(DType.FLOAT32, 1, 2, 12)));
+        c.add(of("reshape", "newshape=[]", List.of(f32(shape(1, 1), 7)), f32(shape(), 7)));
+
+        // transpose
+        c.add(of("transpose", "", List.of(x23), f32(shape(3, 2), 1, 4, 2, 5, 3, 6)));
+        c.add(of("transpose", "axes=[1, 2, 0]", List.of(x234), f32(shape(3, 4, 2),
+                0, 12, 1, 13, 2, 14, 3, 15, 4, 16, 5, 17, 6, 18, 7, 19, 8, 20, 9, 21, 10, 22, 11, 23)));
+        c.add(of("transpose", "axes=[0, 1]", List.of(i64(shape(2, 2), 1, 2, 3, 4)), i64(shape(2, 2), 1, 2, 3, 4)));
+        c.add(of("transpose", "", List.of(arr(DType.FLOAT16, shape(2, 2), 1, 2, 3, 4)), arr(DType.FLOAT16, shape(2, 2), 1, 3, 2, 4)));
+
+        // concatenate
+        c.add(tuple("concatenate", "axis=1", List.of(x23, f32(shape(2, 1), 9, 10)),
+                f32(shape(2, 4), 1, 2, 3, 9, 4, 5, 6, 10)));
+        c.add(tuple("concatenate", "axis=0", List.of(x23, f32(shape(1, 3), 7, 8, 9)),
+                f32(shape(3, 3), 1, 2, 3, 4, 5, 6, 7, 8, 9)));
+        c.add(tuple("concatenate", "axis=-1", List.of(i32(shape(2), 1, 2), i32(shape(0)), i32(shape(1), 3)), i32(shape(3), 1, 2, 3)));
+
+        // squeeze / expand_dims
+        c.add(of("squeeze", "", List.of(f32(shape(1, 3, 1), 1, 2, 3)), f32(shape(3), 1, 2, 3)));
+        c.add(of("squeeze", "axis=[-1]", List.of(f32(shape(1, 3, 1), 1, 2, 3)), f32(shape(1, 3), 1, 2, 3)));
+        c.add(of("expand_dims", "axis=1, num_newaxis=2", List.of(i32(shape(2), 5, 6)), i32(shape(2, 1, 1), 5, 6)));
+
+        // strided_slice: numpy x[1:, ::-2] on a 2x3, a negative-stride full reversal, and size mode.
+        c.add(of("strided_slice", "begin=[1, -1], end=[2, -4], strides=[1, -2]", List.of(x23), f32(shape(1, 2), 6, 4)));
+        c.add(of("strided_slice", "begin=[-1], end=[-100], strides=[-1]", List.of(x23), f32(shape(2, 3), 4, 5, 6, 1, 2, 3)));
+        c.add(of("strided_slice", "begin=[1, 1], end=[1, -1], slice_mode=\"size\"", List.of(x234),
+                f32(shape(1, 2, 4), 16, 17, 18, 19, 20, 21, 22, 23)));
+        c.add(of("strided_slice", "begin=[1], end=[3], strides=[1], axes=[2]", List.of(x234), f32(shape(2, 3, 2),
+                1, 2, 5, 6, 9, 10, 13, 14, 17, 18, 21, 22)));
+        c.add(of("strided_slice", "begin=[5], end=[9]", List.of(x23), f32(shape(0, 3))));
+
+        // take: modes, axis None, batch_dims.
+        c.add(of("take", "axis=1", List.of(x23, i32(shape(2), 2, 0)), f32(shape(2, 2), 3, 1, 6, 4)));
+        c.add(of("take", "", List.of(x23, i64(shape(2, 2), 5, 0, 1, 1)), f32(shape(2, 2), 6, 1, 2, 2)));
+        c.add(of("take", "axis=0, mode=\"clip\"", List.of(i32(shape(3), 10, 20, 30), i32(shape(3), -1, 7, 1)), i32(shape(3), 10, 30, 20)));
+        c.add(of("take", "axis=0, mode=\"wrap\"", List.of(i32(shape(3), 10, 20, 30), i32(shape(3), -1, 7, 1)), i32(shape(3), 30, 20, 20)));
+        c.add(of("take", "axis=0, mode=\"fast\"", List.of(i32(shape(3), 10, 20, 30), i32(shape(), 2)), i32(shape(), 30)));
+        c.add(of("take", "axis=1, batch_dims=1", List.of(x23, i32(shape(2, 2), 2, 2, 0, 1)), f32(shape(2, 2), 3, 3, 4, 5)));
+
+        // creation
+        c.add(of("zeros", "shape=[2], dtype=\"int64\"", List.of(), i64(shape(2), 0, 0)));
+        c.add(of("ones", "shape=[1, 2]", List.of(), f32(shape(1, 2), 1, 1)));
+        c.add(of("full", "shape=[3], dtype=\"int32\"", List.of(NDArray.scalar(2.9f)), i32(shape(3), 2, 2, 2)));
+        c.add(of("full", "shape=[2]", List.of(NDArray.scalar(-1.5)), arr(DType.FLOAT64, shape(2), -1.5, -1.5)));
+        c.add(of("zeros_like", "", List.of(i32(shape(2), 4, 5)), i32(shape(2), 0, 0)));
+        c.add(of("ones_like", "", List.of(arr(DType.UINT8, shape(3), 4, 5, 6)), arr(DType.UINT8, shape(3), 1, 1, 1)));
+        c.add(of("full_like", "", List.of(x23, NDArray.scalar(7)), f32(shape(2, 3), 7, 7, 7, 7, 7, 7)));
+        c.add(of("full_like", "", List.of(i64(shape(1), 0), NDArray.scalar(Long.MAX_VALUE)),
+                NDArray.fromLongs(DType.INT64, shape(1), new long[] {Long.MAX_VALUE})));
+        return c.stream();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void kernelMatchesHandComputedValues(KernelCase k) {
+        OpDef<?> op = OpRegistry.get(k.op());
+        List<NDArray> actual = op.compute(k.inputs(), OpTestText.attrs(k.attrs()));
+        assertEquals(k.expected().size(), actual.size(), "number of outputs");
+        for (int i = 0; i < actual.size(); i++) {
+            assertTrue(k.expected().get(i).contentEquals(actual.get(i)),
+                    "output " + i + "\n  expected " + k.expected().get(i) + "\n  actual   " + actual.get(i));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void relationPredictsKernelOutputType(KernelCase k) {
+        List<Type> inputs = new ArrayList<>();
+        for (NDArray a : k.inputs()) inputs.add(typeOf(a));
+        if (k.tupleInput()) inputs = List.of(new TupleType(inputs));
+        Type predicted = OpRegistry.get(k.op()).inferOutput(inputs, OpTestText.attrs(k.attrs())).orElseThrow();
+        List<Type> fields = predicted instanceof TupleType t ? t.fields() : List.of(predicted);
+        assertEquals(k.expected().size(), fields.size(), "outputs predicted by the relation: " + predicted);
+        for (int i = 0; i < fields.size(); i++) {
+            TensorType p = (TensorType) fields.get(i);
+            NDArray e = k.expected().get(i);
+            assertEquals(e.dtype(), p.dtype(), "dtype of output " + i);
+            assertEquals(e.rank(), p.rank(), "rank of output " + i + ": " + p);
+            for (int d = 0; d < e.rank(); d++) {
+                Dim pd = p.shape().get(d);
+                assertTrue(pd instanceof Dim.Any || pd.equals(Dim.of(e.dim(d))), "output " + i + " predicted " + p + " but kernel gave " + e);
+            }
+        }
+    }
+
+    private static TensorType typeOf(NDArray a) {
+        return TensorType.of(a.dtype(), java.util.Arrays.stream(a.shape()).asLongStream().toArray());
+    }
+
+    @Test
+    void everyTransformOpHasKernelCases() {
+        Set<String> covered = cases().map(KernelCase::op).collect(Collectors.toSet());
+        Set<String> missing = new TreeSet<>();
+        for (OpDef<?> def : TransformOps.definitions()) if (!covered.contains(def.name())) missing.add(def.name());
+        assertEquals(Set.of(), missing, "transform operators without a kernel test case");
+    }
+
+    @Test
+    void everyTransformOpIsRegistered() {
+        for (OpDef<?> def : TransformOps.definitions()) assertEquals(def, OpRegistry.get(def.name()));
+    }
+}

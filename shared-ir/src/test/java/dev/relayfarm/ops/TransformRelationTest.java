@@ -1,0 +1,160 @@
+package dev.relayfarm.ops;
+
+import static dev.relayfarm.ops.RelationAssert.defers;
+import static dev.relayfarm.ops.RelationAssert.infers;
+import static dev.relayfarm.ops.RelationAssert.rejects;
+
+import org.junit.jupiter.api.Test;
+
+/** Type relations of the transform operators: good inputs (static, symbolic, Any), deferral, errors. */
+class TransformRelationTest {
+    private static final String F = "Tensor[(2, 3), float32]";
+
+    @Test
+    void reshape() {
+        infers("reshape", "newshape=[3, 2]", "Tensor[(3, 2), float32]", F);
+        infers("reshape", "newshape=[-1]", "Tensor[(6), float32]", F);
+        infers("reshape", "newshape=[0, -1]", "Tensor[(2, 12), float32]", "Tensor[(2, 3, 4), float32]");
+        infers("reshape", "newshape=[-1, 4]", "Tensor[(3 * n, 4), float32]", "Tensor[(n, 3, 4), float32]");
+        infers("reshape", "newshape=[0, -1]", "Tensor[(n, 12), float32]", "Tensor[(n, 3, 4), float32]");
+        infers("reshape", "newshape=[-1, 12]", "Tensor[(?, 12), float32]", "Tensor[(?, 3, 4), float32]");
+        infers("reshape", "newshape=[0, 0, -1]", "Tensor[(?, 3, 4), float32]", "Tensor[(?, 3, 4), float32]");
+        infers("reshape", "newshape=[-2]", "Tensor[(n, 3, 4), float32]", "Tensor[(n, 3, 4), float32]");
+        infers("reshape", "newshape=[-3, 4]", "Tensor[(3 * n, 4), float32]", "Tensor[(n, 3, 4), float32]");
+        infers("reshape", "newshape=[-4, 2, -1, -2]", "Tensor[(2, 3, 5, 7), int8]", "Tensor[(6, 5, 7), int8]");
+        infers("reshape", "newshape=[0, 2], allowzero=True", "Tensor[(0, 2), float32]", "Tensor[(0, 4), float32]");
+        infers("reshape", "newshape=[]", "float32", "Tensor[(1, 1), float32]");
+        defers("reshape", "newshape=[-1]", "_");
+        rejects("reshape", "newshape=[4, -1]", "reshape: cannot reshape (2, 3) (6 elements) into (4, -1)", F);
+        rejects("reshape", "newshape=[4, 2]", "reshape: cannot reshape (2, 3) (6 elements) into (4, 2)", F);
+        rejects("reshape", "newshape=[-1, -1]", "reshape: cannot reshape (2, 3) (6 elements) into (-1, -1): only one -1 is allowed", F);
+        rejects("reshape", "newshape=[0, 0, 0]",
+                "reshape: cannot reshape (2, 3) (6 elements) into (0, 0, 0): 0 at position 2 copies input dim 2 but the input has rank 2", F);
+        rejects("reshape", "newshape=[-4, 4, -1]", "reshape: cannot reshape (2, 3) (6 elements) into (-4, 4, -1)", F);
+        rejects("reshape", "newshape=[2, 3], shape=[1]", "reshape: unknown attribute 'shape'", F);
+        rejects("reshape", "", "reshape: attribute 'newshape' is required", F);
+        rejects("reshape", "newshape=[-1]", "reshape: data must be a tensor, got (float32,)", "(float32,)");
+    }
+
+    @Test
+    void transpose() {
+        infers("transpose", "", "Tensor[(4, 3, n), float32]", "Tensor[(n, 3, 4), float32]");
+        infers("transpose", "axes=None", "Tensor[(3, 2), float32]", F);
+        infers("transpose", "axes=[2, 0, 1]", "Tensor[(4, n, ?), float32]", "Tensor[(n, ?, 4), float32]");
+        infers("transpose", "axes=[-1, 0, -2]", "Tensor[(4, n, ?), float32]", "Tensor[(n, ?, 4), float32]");
+        defers("transpose", "", "_");
+        rejects("transpose", "axes=[0, 1]", "transpose: axes [0, 1] has 2 entries but the input has rank 3", "Tensor[(1, 2, 3), float32]");
+        rejects("transpose", "axes=[0, 0]", "transpose: axes [0, 0] name axis 0 twice (must be a permutation)", F);
+        rejects("transpose", "axes=[0, 2]", "transpose: axis 2 is out of range for rank 2 (must be in [-2, 1])", F);
+    }
+
+    @Test
+    void concatenate() {
+        infers("concatenate", "axis=1", "Tensor[(2, 8), float32]", "(Tensor[(2, 3), float32], Tensor[(2, 5), float32])");
+        infers("concatenate", "", "Tensor[(5, 3), float32]", "(Tensor[(2, 3), float32], Tensor[(3, 3), float32])");
+        infers("concatenate", "axis=-1", "Tensor[(n, m + 3), float32]", "(Tensor[(n, m), float32], Tensor[(n, 3), float32])");
+        infers("concatenate", "axis=0", "Tensor[(2 * n, 4), float32]", "(Tensor[(n, 4), float32], Tensor[(n, 4), float32])");
+        infers("concatenate", "axis=0", "Tensor[(?, 4), float32]", "(Tensor[(?, ?), float32], Tensor[(2, 4), float32])");
+        infers("concatenate", "", "Tensor[(2), float32]", "(Tensor[(2), float32],)");
+        defers("concatenate", "", "_");
+        defers("concatenate", "", "(Tensor[(2), float32], _)");
+        rejects("concatenate", "axis=3", "concatenate: axis 3 is out of range for rank 2 (must be in [-2, 1])",
+                "(Tensor[(2, 3), float32], Tensor[(2, 3), float32])");
+        rejects("concatenate", "axis=1", "concatenate: input 1 has shape (2, 5) but input 0 has (3, 4): dims other than axis 1 must match",
+                "(Tensor[(3, 4), float32], Tensor[(2, 5), float32])");
+        rejects("concatenate", "axis=1", "concatenate: input 2 has shape (4, 1) but input 1 has (3, 1): dims other than axis 1 must match",
+                "(Tensor[(?, 4), float32], Tensor[(3, 1), float32], Tensor[(4, 1), float32])");
+        rejects("concatenate", "", "concatenate: input 1 has dtype int32 but input 0 has float32",
+                "(Tensor[(3), float32], Tensor[(3), int32])");
+        rejects("concatenate", "", "concatenate: input 1 has rank 1 but input 0 has rank 2", "(Tensor[(3, 1), float32], Tensor[(3), float32])");
+        rejects("concatenate", "", "concatenate: needs at least one input, got an empty tuple", "()");
+        rejects("concatenate", "", "concatenate: data must be a tuple of tensors, got Tensor[(3), float32]", "Tensor[(3), float32]");
+    }
+
+    @Test
+    void squeeze() {
+        infers("squeeze", "", "Tensor[(3, n, ?), float32]", "Tensor[(1, 3, n, 1, ?), float32]");
+        infers("squeeze", "axis=[0, -2]", "Tensor[(3, n, ?), float32]", "Tensor[(1, 3, n, 1, ?), float32]");
+        infers("squeeze", "axis=[1]", "Tensor[(2), float32]", "Tensor[(2, ?), float32]");
+        infers("squeeze", "axis=[]", F, F);
+        defers("squeeze", "", "_");
+        rejects("squeeze", "axis=[1]", "squeeze: axis 1 of shape (2, 3) has size 3, must be 1", F);
+        rejects("squeeze", "axis=[2]", "squeeze: axis 2 is out of range for rank 2 (must be in [-2, 1])", F);
+    }
+
+    @Test
+    void expandDims() {
+        infers("expand_dims", "axis=0", "Tensor[(1, 2, 3), float32]", F);
+        infers("expand_dims", "axis=-1", "Tensor[(n, 3, 1), float32]", "Tensor[(n, 3), float32]");
+        infers("expand_dims", "axis=1, num_newaxis=2", "Tensor[(?, 1, 1, 3), float32]", "Tensor[(?, 3), float32]");
+        infers("expand_dims", "axis=0, num_newaxis=0", F, F);
+        infers("expand_dims", "axis=0", "Tensor[(1), int64]", "int64");
+        defers("expand_dims", "axis=0", "_");
+        rejects("expand_dims", "axis=3", "expand_dims: axis 3 is out of range for rank 3 (must be in [-3, 2])", F);
+        rejects("expand_dims", "axis=0, num_newaxis=-1", "expand_dims: num_newaxis must be >= 0, got -1", F);
+        rejects("expand_dims", "", "expand_dims: attribute 'axis' is required", F);
+    }
+
+    @Test
+    void stridedSlice() {
+        String x = "Tensor[(4, 5, 6), float32]";
+        infers("strided_slice", "begin=[1, 0], end=[3, 5]", "Tensor[(2, 5, 6), float32]", x);
+        infers("strided_slice", "begin=[0, 0, 0], end=[4, 5, 6], strides=[2, 2, 4]", "Tensor[(2, 3, 2), float32]", x);
+        infers("strided_slice", "begin=[-1], end=[-5], strides=[-1]", "Tensor[(4, 5, 6), float32]", x);
+        infers("strided_slice", "begin=[-2, 10], end=[100, -100], strides=[1, -1]", "Tensor[(2, 5, 6), float32]", x);
+        infers("strided_slice", "begin=[3], end=[1]", "Tensor[(0, 5, 6), float32]", x);
+        infers("strided_slice", "begin=[1], end=[4], axes=[2]", "Tensor[(4, 5, 3), float32]", x);
+        infers("strided_slice", "begin=[1, 0], end=[2, -1], slice_mode=\"size\"", "Tensor[(2, 5, 6), float32]", x);
+        infers("strided_slice", "begin=[0, 1], end=[2147483647, 3]", "Tensor[(n, 2), float32]", "Tensor[(n, 6), float32]");
+        infers("strided_slice", "begin=[1, 1], end=[3, 3]", "Tensor[(?, 2), float32]", "Tensor[(n, 6), float32]");
+        infers("strided_slice", "begin=[0, 0], end=[-1, 1], slice_mode=\"size\"", "Tensor[(?, 1), float32]", "Tensor[(?, 6), float32]");
+        defers("strided_slice", "begin=[0], end=[1]", "_");
+        rejects("strided_slice", "begin=[0], end=[1], strides=[0]", "strided_slice: stride 0 must not be 0, got strides [0]", x);
+        rejects("strided_slice", "begin=[0, 0, 0, 0], end=[1, 1, 1, 1]",
+                "strided_slice: begin [0, 0, 0, 0] and end [1, 1, 1, 1] have 4 entries but the input has rank 3", x);
+        rejects("strided_slice", "begin=[0], end=[1], axes=[3]", "strided_slice: axis 3 is out of range for rank 3 (must be in [-3, 2])", x);
+        rejects("strided_slice", "begin=[0], end=[1, 2], axes=[0]",
+                "strided_slice: with axes [0], begin [0] and end [1, 2] must have one entry per axis", x);
+        rejects("strided_slice", "begin=[0], end=[1], slice_mode=\"stop\"", "strided_slice: slice_mode must be \"end\" or \"size\", got \"stop\"", x);
+        rejects("strided_slice", "begin=[0]", "strided_slice: attribute 'end' is required", x);
+    }
+
+    @Test
+    void take() {
+        String d = "Tensor[(4, 5, 6), float32]";
+        infers("take", "", "Tensor[(2, 3), float32]", d, "Tensor[(2, 3), int32]");
+        infers("take", "axis=1", "Tensor[(4, 2, 3, 6), float32]", d, "Tensor[(2, 3), int64]");
+        infers("take", "axis=-1", "Tensor[(4, 5), float32]", d, "int32");
+        infers("take", "axis=0, mode=\"wrap\"", "Tensor[(n, ?, 6), float32]", "Tensor[(?, ?, 6), float32]", "Tensor[(n), int32]");
+        infers("take", "axis=1, batch_dims=1", "Tensor[(4, 7, 6), float32]", d, "Tensor[(4, 7), int32]");
+        defers("take", "axis=0", d, "_");
+        defers("take", "axis=0", "_", "int32");
+        rejects("take", "axis=0", "take: indices must have an integer dtype, got float32", d, "Tensor[(2), float32]");
+        rejects("take", "axis=3", "take: axis 3 is out of range for rank 3 (must be in [-3, 2])", d, "int32");
+        rejects("take", "axis=0, mode=\"raise\"", "take: mode must be \"clip\", \"wrap\" or \"fast\", got \"raise\"", d, "int32");
+        rejects("take", "axis=1, batch_dims=1", "take: with batch_dims 1, data (4, 5, 6) and indices (3, 7) must agree on the first 1 dims",
+                d, "Tensor[(3, 7), int32]");
+        rejects("take", "axis=0, batch_dims=1", "take: batch_dims 1 must be in [0, min(axis 0, indices rank 1)]", d, "Tensor[(4), int32]");
+    }
+
+    @Test
+    void fill() {
+        infers("zeros", "shape=[2, 3], dtype=\"float32\"", F);
+        infers("zeros", "shape=[2, 3]", F);
+        infers("ones", "shape=[], dtype=\"int64\"", "int64");
+        infers("full", "shape=[2, 3], dtype=\"int32\"", "Tensor[(2, 3), int32]", "float32");
+        infers("full", "shape=[4]", "Tensor[(4), float64]", "float64");
+        infers("zeros_like", "", "Tensor[(n, ?), int8]", "Tensor[(n, ?), int8]");
+        infers("ones_like", "", "Tensor[(n, ?), int8]", "Tensor[(n, ?), int8]");
+        infers("full_like", "", "Tensor[(n, ?), int8]", "Tensor[(n, ?), int8]", "float32");
+        defers("full", "shape=[2]", "_");
+        defers("zeros_like", "", "_");
+        defers("full_like", "", "Tensor[(2), int8]", "_");
+        rejects("zeros", "shape=[2, -3]", "zeros: shape [2, -3] has a negative dim -3");
+        rejects("ones", "dtype=\"float32\"", "ones: attribute 'shape' is required");
+        rejects("zeros", "shape=[2], dtype=\"float7\"", "zeros: attribute 'dtype': unknown dtype 'float7'");
+        rejects("full", "shape=[2]", "full: fill_value must be a scalar, got Tensor[(2), float32]", "Tensor[(2), float32]");
+        rejects("full_like", "", "full_like: fill_value must be a scalar, got Tensor[(1), float32]", F, "Tensor[(1), float32]");
+        rejects("zeros_like", "dtype=\"int8\"", "zeros_like: unknown attribute 'dtype'", F);
+    }
+}
