@@ -1,0 +1,65 @@
+package dev.relayfarm.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every operator NnOps and ImageOps register must have a kernel test: this table maps each to the
+ * test that checks its kernel against hand-computed or naive-loop values, and runs them all. A new
+ * operator without an entry fails here.
+ */
+class NnKernelCoverageTest {
+    interface Check {
+        void run() throws Exception;
+    }
+
+    static Map<String, Check> kernelTests() {
+        Map<String, Check> m = new LinkedHashMap<>();
+        m.put("nn.conv2d", () -> {
+            new Conv2DTest().kernelByHand();
+            new Conv2DTest().fastKernelMatchesNaiveLoopNchw();
+        });
+        m.put("nn.dense", () -> new DenseMatmulTest().denseByHand());
+        m.put("nn.matmul", () -> new DenseMatmulTest().matmulRelationAndKernel());
+        m.put("nn.batch_matmul", () -> new DenseMatmulTest().batchMatmulKernel());
+        m.put("nn.bias_add", () -> new ActivationsTest().biasAdd());
+        m.put("nn.relu", () -> new ActivationsTest().reluFamily());
+        m.put("nn.leaky_relu", () -> new ActivationsTest().reluFamily());
+        m.put("nn.prelu", () -> new ActivationsTest().prelu());
+        m.put("nn.softmax", () -> new ActivationsTest().softmax());
+        m.put("nn.log_softmax", () -> new ActivationsTest().softmax());
+        m.put("nn.max_pool2d", () -> new PoolTest().maxPool());
+        m.put("nn.avg_pool2d", () -> new PoolTest().avgPool());
+        m.put("nn.global_avg_pool2d", () -> new PoolTest().globalPools());
+        m.put("nn.global_max_pool2d", () -> new PoolTest().globalPools());
+        return m;
+    }
+
+    private static List<OpDef<?>> ours() {
+        List<OpDef<?>> all = new ArrayList<>(NnOps.defs());
+        all.addAll(ImageOps.defs());
+        return all;
+    }
+
+    @Test
+    void everyRegisteredOperatorHasAKernelTest() {
+        List<String> missing = new ArrayList<>();
+        for (OpDef<?> def : ours()) if (!kernelTests().containsKey(def.name())) missing.add(def.name());
+        assertEquals(List.of(), missing, "operators without a kernel test entry");
+        assertTrue(ours().size() >= 14, "NnOps/ImageOps register " + ours().size() + " operators");
+    }
+
+    @Test
+    void theirKernelTestsPass() throws Exception {
+        for (OpDef<?> def : ours()) {
+            assertTrue(OpRegistry.find(def.name()).isPresent(), def.name() + " is not in the registry");
+            kernelTests().get(def.name()).run();
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package dev.relayfarm.ops;
+
+import static dev.relayfarm.ops.OpTesting.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.NDArray;
+import org.junit.jupiter.api.Test;
+
+/** nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, nn.global_max_pool2d. */
+class PoolTest {
+    private static final NDArray X44 = arr(new int[] {1, 1, 4, 4}, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+    private static final NDArray X33 = arr(new int[] {1, 1, 3, 3}, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+
+    @Test
+    void relation() {
+        assertEquals("Tensor[(1, 64, 56, 56), float32]",
+                inferText("nn.max_pool2d", attrs("pool_size", ints(3, 3), "strides", ints(2, 2), "padding", ints(1, 1)), f32(1, 64, 112, 112)));
+        assertEquals("Tensor[(1, 56, 56, 64), float32]", inferText("nn.avg_pool2d",
+                attrs("pool_size", ints(3, 3), "strides", ints(2, 2), "padding", ints(1, 1), "layout", "NHWC"), f32(1, 112, 112, 64)));
+        assertEquals("Tensor[(1, 1, 1, 1), float32]", inferText("nn.max_pool2d", attrs("pool_size", ints(2, 2), "strides", ints(2, 2)), f32(1, 1, 3, 3)));
+        assertEquals("Tensor[(1, 1, 2, 2), float32]",
+                inferText("nn.max_pool2d", attrs("pool_size", ints(2, 2), "strides", ints(2, 2), "ceil_mode", true), f32(1, 1, 3, 3)));
+        assertEquals("Tensor[(n, 8, (h - 2) / 2 + 1, ?), float32]",
+                inferText("nn.max_pool2d", attrs("pool_size", ints(2, 2), "strides", ints(2, 2)), f32("n", 8, "h", "?")));
+        assertTrue(defers("nn.avg_pool2d", attrs("pool_size", ints(2, 2)), hole()));
+        assertEquals("nn.max_pool2d: attribute 'pool_size' is required", relationError("nn.max_pool2d", attrs(), f32(1, 1, 3, 3)));
+        assertEquals("nn.max_pool2d: unknown attribute 'count_include_pad'",
+                relationError("nn.max_pool2d", attrs("pool_size", ints(2, 2), "count_include_pad", true), f32(1, 1, 3, 3)));
+        assertEquals("nn.avg_pool2d: output height would be -1: input 3 + padding 0 is smaller than the dilated pool window 5",
+                relationError("nn.avg_pool2d", attrs("pool_size", ints(3, 3), "dilation", ints(2, 1)), f32(1, 1, 3, 3)));
+        assertEquals("nn.avg_pool2d: data must have rank 4, got Tensor[(3, 3), float32]",
+                relationError("nn.avg_pool2d", attrs("pool_size", ints(3, 3)), f32(3, 3)));
+    }
+
+    @Test
+    void maxPool() {
+        assertValues(run1("nn.max_pool2d", attrs("pool_size", ints(2, 2), "strides", ints(2, 2)), X44), new int[] {1, 1, 2, 2}, 6, 8, 14, 16);
+        assertValues(run1("nn.max_pool2d", attrs("pool_size", ints(2, 2), "dilation", ints(2, 2)), X44), new int[] {1, 1, 2, 2}, 11, 12, 15, 16);
+        assertValues(run1("nn.max_pool2d", attrs("pool_size", ints(2, 2), "strides", ints(2, 2), "ceil_mode", true), X33),
+                new int[] {1, 1, 2, 2}, 5, 6, 8, 9);
+        // a window made only of padding gives the lowest float32, as TVM pads with min_value
+        float lo = -Float.MAX_VALUE;
+        assertValues(run1("nn.max_pool2d", attrs("pool_size", ints(1, 1), "padding", ints(1, 1)), arr(new int[] {1, 1, 1, 1}, 5)),
+                new int[] {1, 1, 3, 3}, lo, lo, lo, lo, 5, lo, lo, lo, lo);
+        // NHWC: two channels pooled independently
+        NDArray nhwc = arr(new int[] {1, 2, 2, 2}, 1, -1, 2, -2, 3, -3, 4, -4);
+        assertValues(run1("nn.max_pool2d", attrs("pool_size", ints(2, 2), "layout", "NHWC"), nhwc), new int[] {1, 1, 1, 2}, 4, -1);
+        assertValues(run1("nn.max_pool2d", attrs("pool_size", ints(2, 2)), arr(DType.INT8, new int[] {1, 1, 2, 2}, -7, -3, -9, -100)),
+                new int[] {1, 1, 1, 1}, -3);
+    }
+
+    @Test
+    void avgPool() {
+        assertValues(run1("nn.avg_pool2d", attrs("pool_size", ints(2, 2), "strides", ints(2, 2)), X44), new int[] {1, 1, 2, 2}, 3.5, 5.5, 11.5, 13.5);
+        NDArray x = arr(new int[] {1, 1, 2, 2}, 1, 2, 3, 4);
+        assertValues(run1("nn.avg_pool2d", attrs("pool_size", ints(3, 3), "padding", ints(1, 1)), x), new int[] {1, 1, 2, 2}, 2.5, 2.5, 2.5, 2.5);
+        double t = 10.0 / 9;
+        assertValues(run1("nn.avg_pool2d", attrs("pool_size", ints(3, 3), "padding", ints(1, 1), "count_include_pad", true), x),
+                new int[] {1, 1, 2, 2}, t, t, t, t);
+        // ceil_mode cells beyond the padding never count, with or without count_include_pad
+        for (boolean include : new boolean[] {false, true}) {
+            assertValues(run1("nn.avg_pool2d", attrs("pool_size", ints(2, 2), "strides", ints(2, 2), "ceil_mode", true, "count_include_pad", include), X33),
+                    new int[] {1, 1, 2, 2}, 3, 4.5, 7.5, 9);
+        }
+        // asymmetric padding (top 1, left 0, bottom 0, right 1) with count_include_pad: every window has 4 cells
+        assertValues(run1("nn.avg_pool2d", attrs("pool_size", ints(2, 2), "padding", ints(1, 0, 0, 1), "count_include_pad", true), x),
+                new int[] {1, 1, 2, 2}, 0.75, 0.5, 2.5, 1.5);
+    }
+
+    @Test
+    void globalPools() {
+        assertEquals("Tensor[(n, 8, 1, 1), float32]", inferText("nn.global_avg_pool2d", attrs(), f32("n", 8, "?", 7)));
+        assertEquals("Tensor[(2, 1, 1, 8), float32]", inferText("nn.global_max_pool2d", attrs("layout", "NHWC"), f32(2, 7, 7, 8)));
+        assertEquals("nn.global_avg_pool2d: layout must be a permutation of NCHW, got \"NC\"",
+                relationError("nn.global_avg_pool2d", attrs("layout", "NC"), f32(2, 7, 7, 8)));
+        NDArray x = arr(new int[] {1, 2, 2, 2}, 1, 2, 3, 4, 5, 6, 7, 8);
+        assertValues(run1("nn.global_avg_pool2d", attrs(), x), new int[] {1, 2, 1, 1}, 2.5, 6.5);
+        assertValues(run1("nn.global_max_pool2d", attrs(), x), new int[] {1, 2, 1, 1}, 4, 8);
+        assertValues(run1("nn.global_max_pool2d", attrs("layout", "NHWC"), x), new int[] {1, 1, 1, 2}, 7, 8);
+    }
+}
