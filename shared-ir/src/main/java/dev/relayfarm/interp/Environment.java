@@ -23,10 +23,10 @@ public final class Environment {
     private final Set<Expr> shared;
     private IdentityHashMap<Expr, Value> memo;
 
-    Environment(Environment parent, Set<Expr> shared, int expectedVars) {
+    Environment(Environment parent, SharedNodes.BodyInfo body, int params) {
         this.parent = parent;
-        this.shared = shared;
-        this.vars = new IdentityHashMap<>(Math.max(expectedVars, 2));
+        this.shared = body.shared();
+        this.vars = new IdentityHashMap<>(Math.max(params + body.binders(), 2));
     }
 
     /** The value of {@code var} here or in an enclosing environment. */

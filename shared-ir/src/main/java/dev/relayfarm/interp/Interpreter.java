@@ -58,7 +58,7 @@ import java.util.Set;
  * {@link Expr#children()}). A sub-expression shared within one function body (a DAG) is evaluated
  * once per activation of that body ({@link SharedNodes}). Operator calls pass tuple arguments
  * flattened to their fields and wrap multi-array (or tuple-typed) results in a {@link TupleValue};
- * attributes are parsed once per call node.
+ * attributes are parsed once per call node (once per operator for calls without attributes).
  *
  * <p><b>Not done here:</b> type checking (beyond checking the arguments of the entry function
  * against its annotations) and any form of compilation; run type inference first for typed errors.
@@ -69,8 +69,14 @@ import java.util.Set;
 public final class Interpreter {
     private final IRModule module;
     private final java.util.function.Function<String, OpDef<?>> ops;
-    private final Map<Call, PreparedOp> preparedOps = new IdentityHashMap<>();
-    private final Map<Expr, Set<Expr>> sharedByBody = new IdentityHashMap<>();
+    /** Prepared calls with attributes, by call node. */
+    private final Map<Call, PreparedOp> preparedCalls = new IdentityHashMap<>();
+    /**
+     * Prepared calls without attributes (nearly all in real models), by operator name: a small map
+     * that stays in cache, where a per-node map of a 100,000-node graph would miss on every lookup.
+     */
+    private final Map<String, PreparedOp> preparedPlain = new HashMap<>();
+    private final Map<Expr, SharedNodes.BodyInfo> bodies = new IdentityHashMap<>();
 
     /** An interpreter for {@code module} running the operators of {@link OpRegistry}. */
     public Interpreter(IRModule module) {
@@ -133,7 +139,7 @@ public final class Interpreter {
     public Value evaluate(Expr expr) {
         Machine m = new Machine();
         m.control = expr;
-        m.frame = new Environment(null, sharedOf(expr), 8);
+        m.frame = new Environment(null, bodyInfo(expr), 0);
         return m.run();
     }
 
@@ -444,7 +450,7 @@ public final class Interpreter {
             if (params.size() != args.length) {
                 throw new InterpreterException(what + " takes " + params.size() + " arguments " + params + ", got " + args.length, span);
             }
-            Environment callee = new Environment(captured, sharedOf(f.body()), params.size());
+            Environment callee = new Environment(captured, bodyInfo(f.body()), params.size());
             for (int i = 0; i < args.length; i++) callee.bind(params.get(i), args[i]);
             frame = callee;
             control = f.body();
@@ -465,8 +471,8 @@ public final class Interpreter {
         throw new InterpreterException("if condition must be a bool scalar, got " + Value.describe(v), node.span());
     }
 
-    private Set<Expr> sharedOf(Expr body) {
-        return sharedByBody.computeIfAbsent(body, SharedNodes::of);
+    private SharedNodes.BodyInfo bodyInfo(Expr body) {
+        return bodies.computeIfAbsent(body, SharedNodes::analyse);
     }
 
     // ---------------------------------------------------------------- match
@@ -536,26 +542,32 @@ public final class Interpreter {
         }
     }
 
+    private PreparedOp prepare(Op op, Attrs attrs, Span span) {
+        OpDef<?> def;
+        try {
+            def = ops.apply(op.name());
+        } catch (RuntimeException e) {
+            throw new InterpreterException("operator " + op.name() + ": " + e.getMessage(), span, e);
+        }
+        try {
+            return PreparedOp.of(def, attrs);
+        } catch (RuntimeException e) {
+            throw new InterpreterException("operator " + op.name() + ": bad attributes: " + e.getMessage(), span, e);
+        }
+    }
+
     private Value callOp(Op op, Value[] args, Call site) {
         Span span = site == null ? Span.NONE : site.span();
         Attrs attrs = site == null ? Attrs.EMPTY : site.attrs();
-        PreparedOp prepared = site == null ? null : preparedOps.get(site);
+        boolean plain = attrs.isEmpty();
+        PreparedOp prepared = plain ? preparedPlain.get(op.name()) : preparedCalls.get(site);
         if (prepared == null) {
-            OpDef<?> def;
-            try {
-                def = ops.apply(op.name());
-            } catch (RuntimeException e) {
-                throw new InterpreterException("operator " + op.name() + ": " + e.getMessage(), span, e);
-            }
-            if (def.numInputs() >= 0 && def.numInputs() != args.length) {
-                throw new InterpreterException("operator " + op.name() + " takes " + def.numInputs() + " arguments, got " + args.length, span);
-            }
-            try {
-                prepared = PreparedOp.of(def, attrs);
-            } catch (RuntimeException e) {
-                throw new InterpreterException("operator " + op.name() + ": bad attributes: " + e.getMessage(), span, e);
-            }
-            if (site != null) preparedOps.put(site, prepared);
+            prepared = prepare(op, attrs, span);
+            if (plain) preparedPlain.put(op.name(), prepared);
+            else preparedCalls.put(site, prepared);
+        }
+        if (prepared.def.numInputs() >= 0 && prepared.def.numInputs() != args.length) {
+            throw new InterpreterException("operator " + op.name() + " takes " + prepared.def.numInputs() + " arguments, got " + args.length, span);
         }
         List<NDArray> inputs = new ArrayList<>(args.length);
         for (int i = 0; i < args.length; i++) flatten(op, i, args[i], inputs, span);
@@ -579,7 +591,8 @@ public final class Interpreter {
 
     /**
      * A kernel returns one array per tuple field, so a single array is ambiguous only for operators
-     * that may return one-field tuples. The operator's type relation decides, once per call node.
+     * that may return one-field tuples. The operator's type relation decides, once per prepared call
+     * (per operator, or per call node when it has attributes).
      */
     private static boolean singleResultIsTuple(PreparedOp prepared, Value[] args, Attrs attrs) {
         if (prepared.singleResultIsTuple == null) {

@@ -11,6 +11,7 @@ import dev.relayfarm.ir.If;
 import dev.relayfarm.ir.Let;
 import dev.relayfarm.ir.Match;
 import dev.relayfarm.ir.Op;
+import dev.relayfarm.ir.Pattern;
 import dev.relayfarm.ir.RefCreate;
 import dev.relayfarm.ir.RefRead;
 import dev.relayfarm.ir.RefWrite;
@@ -37,7 +38,15 @@ import java.util.Set;
 final class SharedNodes {
     private SharedNodes() {}
 
-    static Set<Expr> of(Expr body) {
+    /**
+     * What the interpreter needs to know about one function body before running it: its shared nodes
+     * and how many variables its lets and patterns bind (to size the frame once instead of rehashing
+     * a growing map along a 100,000-let chain).
+     */
+    record BodyInfo(Set<Expr> shared, int binders) {}
+
+    static BodyInfo analyse(Expr body) {
+        int[] binders = {0};
         Map<Expr, Integer> parents = new IdentityHashMap<>();
         Set<Expr> shared = Collections.newSetFromMap(new IdentityHashMap<>());
         ArrayDeque<Expr> work = new ArrayDeque<>();
@@ -45,6 +54,8 @@ final class SharedNodes {
         parents.put(body, 1);
         while (!work.isEmpty()) {
             Expr e = work.pop();
+            if (e instanceof Let) binders[0]++;
+            if (e instanceof Match m) for (Clause cl : m.clauses()) binders[0] += countBinders(cl.pattern());
             forEachChild(e, child -> {
                 if (isLeaf(child)) return;
                 Integer n = parents.merge(child, 1, Integer::sum);
@@ -52,7 +63,16 @@ final class SharedNodes {
                 else shared.add(child);
             });
         }
-        return shared.isEmpty() ? Set.of() : shared;
+        return new BodyInfo(shared.isEmpty() ? Set.of() : shared, binders[0]);
+    }
+
+    private static int countBinders(Pattern p) {
+        return switch (p) {
+            case Pattern.Wildcard w -> 0;
+            case Pattern.Bind b -> 1;
+            case Pattern.Ctor c -> c.args().stream().mapToInt(SharedNodes::countBinders).sum();
+            case Pattern.TuplePattern t -> t.fields().stream().mapToInt(SharedNodes::countBinders).sum();
+        };
     }
 
     private static boolean isLeaf(Expr e) {
