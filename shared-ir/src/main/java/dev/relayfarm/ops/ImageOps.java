@@ -1,5 +1,6 @@
 package dev.relayfarm.ops;
 
+import dev.relayfarm.ops.image.Resize2D;
 import java.util.List;
 
 /** Image operators (image.resize2d). */
@@ -8,7 +9,7 @@ final class ImageOps {
 
     /** Every image operator, in registration order (the kernel-coverage test walks this list). */
     static List<OpDef<?>> defs() {
-        return List.of();
+        return List.of(Resize2D.def());
     }
 
     static void register(OpRegistry.Builder r) {

@@ -3,10 +3,16 @@ package dev.relayfarm.ops;
 import dev.relayfarm.ops.nn.Activations;
 import dev.relayfarm.ops.nn.BatchMatmul;
 import dev.relayfarm.ops.nn.BiasAdd;
+import dev.relayfarm.ops.nn.BatchFlatten;
 import dev.relayfarm.ops.nn.Conv2D;
+import dev.relayfarm.ops.nn.Conv2DTranspose;
+import dev.relayfarm.ops.nn.Dropout;
 import dev.relayfarm.ops.nn.Dense;
 import dev.relayfarm.ops.nn.GlobalPool2D;
+import dev.relayfarm.ops.nn.Lrn;
 import dev.relayfarm.ops.nn.Matmul;
+import dev.relayfarm.ops.nn.Normalization;
+import dev.relayfarm.ops.nn.Pad;
 import dev.relayfarm.ops.nn.Pool2D;
 import dev.relayfarm.ops.nn.Softmax;
 import java.util.List;
@@ -35,7 +41,14 @@ final class NnOps {
                 Pool2D.maxPool(),
                 Pool2D.avgPool(),
                 GlobalPool2D.avg(),
-                GlobalPool2D.max());
+                GlobalPool2D.max(),
+                Conv2DTranspose.def(),
+                Normalization.batchNorm(),
+                Normalization.layerNorm(),
+                Lrn.def(),
+                Dropout.def(),
+                Pad.def(),
+                BatchFlatten.def());
     }
 
     static void register(OpRegistry.Builder r) {

@@ -38,6 +38,21 @@ class NnKernelCoverageTest {
         m.put("nn.avg_pool2d", () -> new PoolTest().avgPool());
         m.put("nn.global_avg_pool2d", () -> new PoolTest().globalPools());
         m.put("nn.global_max_pool2d", () -> new PoolTest().globalPools());
+        m.put("nn.conv2d_transpose", () -> {
+            new Conv2DTransposeTest().kernelByHand();
+            new Conv2DTransposeTest().matchesNaiveScatter();
+        });
+        m.put("nn.batch_norm", () -> new NormalizationTest().batchNormKernel());
+        m.put("nn.layer_norm", () -> new NormalizationTest().layerNorm());
+        m.put("nn.lrn", () -> new NormalizationTest().lrn());
+        m.put("nn.dropout", () -> new NormalizationTest().dropout());
+        m.put("nn.pad", () -> new PadFlattenTest().padKernel());
+        m.put("nn.batch_flatten", () -> new PadFlattenTest().batchFlatten());
+        m.put("image.resize2d", () -> {
+            new Resize2DTest().nearest();
+            new Resize2DTest().linear();
+            new Resize2DTest().cubic();
+        });
         return m;
     }
 
@@ -52,7 +67,7 @@ class NnKernelCoverageTest {
         List<String> missing = new ArrayList<>();
         for (OpDef<?> def : ours()) if (!kernelTests().containsKey(def.name())) missing.add(def.name());
         assertEquals(List.of(), missing, "operators without a kernel test entry");
-        assertTrue(ours().size() >= 14, "NnOps/ImageOps register " + ours().size() + " operators");
+        assertTrue(ours().size() >= 22, "NnOps/ImageOps register " + ours().size() + " operators");
     }
 
     @Test
