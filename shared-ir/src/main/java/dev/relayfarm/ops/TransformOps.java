@@ -1,12 +1,22 @@
 package dev.relayfarm.ops;
 
+import dev.relayfarm.ops.transform.Arange;
+import dev.relayfarm.ops.transform.BroadcastTo;
 import dev.relayfarm.ops.transform.Concatenate;
 import dev.relayfarm.ops.transform.ExpandDims;
 import dev.relayfarm.ops.transform.Fill;
+import dev.relayfarm.ops.transform.Gather;
+import dev.relayfarm.ops.transform.LayoutTransform;
+import dev.relayfarm.ops.transform.OneHot;
 import dev.relayfarm.ops.transform.Reshape;
+import dev.relayfarm.ops.transform.Reverse;
+import dev.relayfarm.ops.transform.ShapeOf;
+import dev.relayfarm.ops.transform.Split;
 import dev.relayfarm.ops.transform.Squeeze;
+import dev.relayfarm.ops.transform.Stack;
 import dev.relayfarm.ops.transform.StridedSlice;
 import dev.relayfarm.ops.transform.Take;
+import dev.relayfarm.ops.transform.Tile;
 import dev.relayfarm.ops.transform.Transpose;
 import java.util.List;
 
@@ -27,6 +37,16 @@ final class TransformOps {
                 ExpandDims.DEF,
                 StridedSlice.DEF,
                 Take.DEF,
+                Split.DEF,
+                Gather.DEF,
+                BroadcastTo.DEF,
+                Tile.DEF,
+                Stack.DEF,
+                Reverse.DEF,
+                LayoutTransform.DEF,
+                Arange.DEF,
+                ShapeOf.DEF,
+                OneHot.DEF,
                 Fill.ZEROS,
                 Fill.ONES,
                 Fill.FULL,

@@ -79,7 +79,13 @@ final class OpTestText {
                 pos++;
                 dims.add(Dim.ANY);
             } else if (Character.isDigit(peek())) {
-                dims.add(Dim.of(Long.parseLong(word())));
+                Dim d = Dim.of(Long.parseLong(word()));
+                skip();
+                if (peek() == '*') { // "2 * n", the one dim expression the tests need
+                    pos++;
+                    d = dev.relayfarm.ir.Dims.mul(d, Dim.sym(word()));
+                }
+                dims.add(d);
             } else {
                 dims.add(Dim.sym(word()));
             }

@@ -90,6 +90,56 @@ class TransformKernelTest {
         c.add(of("full_like", "", List.of(x23, NDArray.scalar(7)), f32(shape(2, 3), 7, 7, 7, 7, 7, 7)));
         c.add(of("full_like", "", List.of(i64(shape(1), 0), NDArray.scalar(Long.MAX_VALUE)),
                 NDArray.fromLongs(DType.INT64, shape(1), new long[] {Long.MAX_VALUE})));
+
+        // split
+        c.add(of("split", "indices_or_sections=3, axis=1", List.of(x23), f32(shape(2, 1), 1, 4), f32(shape(2, 1), 2, 5), f32(shape(2, 1), 3, 6)));
+        c.add(of("split", "indices_or_sections=[1]", List.of(x23), f32(shape(1, 3), 1, 2, 3), f32(shape(1, 3), 4, 5, 6)));
+        c.add(of("split", "indices_or_sections=[1, 1], axis=-1", List.of(x23),
+                f32(shape(2, 1), 1, 4), f32(shape(2, 0)), f32(shape(2, 2), 2, 3, 5, 6)));
+
+        // gather (take_along_axis)
+        c.add(of("gather", "axis=1", List.of(x23, i32(shape(2, 2), 2, 0, 1, -1)), f32(shape(2, 2), 3, 1, 5, 6)));
+        c.add(of("gather", "axis=0", List.of(x23, i64(shape(1, 3), 1, 0, 1)), f32(shape(1, 3), 4, 2, 6)));
+
+        // broadcast_to / tile / stack / reverse
+        c.add(of("broadcast_to", "shape=[2, 3, 2]", List.of(i32(shape(3, 1), 1, 2, 3)), i32(shape(2, 3, 2), 1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3)));
+        c.add(of("broadcast_to", "shape=[2]", List.of(NDArray.scalar(5f)), f32(shape(2), 5, 5)));
+        c.add(of("tile", "reps=[2, 2]", List.of(f32(shape(2), 1, 2)), f32(shape(2, 4), 1, 2, 1, 2, 1, 2, 1, 2)));
+        c.add(of("tile", "reps=[2]", List.of(x23), f32(shape(2, 6), 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6)));
+        c.add(of("tile", "reps=[1, 3, 1]", List.of(i32(shape(2, 1), 1, 2)), i32(shape(1, 6, 1), 1, 2, 1, 2, 1, 2)));
+        c.add(tuple("stack", "axis=0", List.of(f32(shape(2), 1, 2), f32(shape(2), 3, 4)), f32(shape(2, 2), 1, 2, 3, 4)));
+        c.add(tuple("stack", "axis=-1", List.of(f32(shape(2), 1, 2), f32(shape(2), 3, 4), f32(shape(2), 5, 6)),
+                f32(shape(2, 3), 1, 3, 5, 2, 4, 6)));
+        c.add(of("reverse", "axis=0", List.of(x23), f32(shape(2, 3), 4, 5, 6, 1, 2, 3)));
+        c.add(of("reverse", "axis=-1", List.of(x23), f32(shape(2, 3), 3, 2, 1, 6, 5, 4)));
+
+        // layout_transform: blocking, unblocking, reordering, re-blocking.
+        c.add(of("layout_transform", "src_layout=\"NCHW\", dst_layout=\"NCHW2c\"", List.of(iota(DType.FLOAT32, 1, 4, 1, 2)),
+                f32(shape(1, 2, 1, 2, 2), 0, 2, 1, 3, 4, 6, 5, 7)));
+        c.add(of("layout_transform", "src_layout=\"NCHW2c\", dst_layout=\"NCHW\"", List.of(f32(shape(1, 2, 1, 2, 2), 0, 2, 1, 3, 4, 6, 5, 7)),
+                iota(DType.FLOAT32, 1, 4, 1, 2)));
+        c.add(of("layout_transform", "src_layout=\"NCHW\", dst_layout=\"NHWC\"", List.of(iota(DType.INT8, 1, 2, 2, 2)),
+                arr(DType.INT8, shape(1, 2, 2, 2), 0, 4, 1, 5, 2, 6, 3, 7)));
+        c.add(of("layout_transform", "src_layout=\"NHWC\", dst_layout=\"NCHW\"", List.of(arr(DType.INT8, shape(1, 2, 2, 2), 0, 4, 1, 5, 2, 6, 3, 7)),
+                iota(DType.INT8, 1, 2, 2, 2)));
+        c.add(of("layout_transform", "src_layout=\"NCHW4c\", dst_layout=\"NCHW2c\"", List.of(iota(DType.FLOAT32, 1, 1, 1, 2, 4)),
+                f32(shape(1, 2, 1, 2, 2), 0, 1, 4, 5, 2, 3, 6, 7)));
+
+        // arange: float, negative integer step, empty.
+        c.add(of("arange", "", List.of(NDArray.scalar(0f), NDArray.scalar(1f), NDArray.scalar(0.25f)), f32(shape(4), 0, 0.25, 0.5, 0.75)));
+        c.add(of("arange", "dtype=\"int32\"", List.of(NDArray.scalar(5), NDArray.scalar(0), NDArray.scalar(-2)), i32(shape(3), 5, 3, 1)));
+        c.add(of("arange", "dtype=\"int64\"", List.of(NDArray.scalar(0L), NDArray.scalar(10L), NDArray.scalar(3L)), i64(shape(4), 0, 3, 6, 9)));
+        c.add(of("arange", "dtype=\"int64\"", List.of(NDArray.scalar(3L), NDArray.scalar(3L), NDArray.scalar(1L)), i64(shape(0))));
+
+        // shape_of
+        c.add(of("shape_of", "", List.of(x23), i32(shape(2), 2, 3)));
+        c.add(of("shape_of", "dtype=\"int64\"", List.of(NDArray.scalar(1f)), i64(shape(0))));
+
+        // one_hot
+        c.add(of("one_hot", "depth=3", List.of(i32(shape(3), 0, 2, -1), NDArray.scalar(1f), NDArray.scalar(0f)),
+                f32(shape(3, 3), 1, 0, 0, 0, 0, 1, 0, 0, 0)));
+        c.add(of("one_hot", "depth=3, axis=0, dtype=\"int32\"", List.of(i64(shape(3), 0, 2, 7), NDArray.scalar(5.0), NDArray.scalar(-1.0)),
+                i32(shape(3, 3), 5, -1, -1, -1, -1, -1, -1, 5, -1)));
         return c.stream();
     }
 

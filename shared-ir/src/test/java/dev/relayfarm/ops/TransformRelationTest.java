@@ -157,4 +157,130 @@ class TransformRelationTest {
         rejects("full_like", "", "full_like: fill_value must be a scalar, got Tensor[(1), float32]", F, "Tensor[(1), float32]");
         rejects("zeros_like", "dtype=\"int8\"", "zeros_like: unknown attribute 'dtype'", F);
     }
+
+    @Test
+    void split() {
+        infers("split", "indices_or_sections=3", "(Tensor[(2, n), float32], Tensor[(2, n), float32], Tensor[(2, n), float32])",
+                "Tensor[(6, n), float32]");
+        infers("split", "indices_or_sections=2, axis=1", "(Tensor[(4, n), float32], Tensor[(4, n), float32])", "Tensor[(4, 2 * n), float32]");
+        infers("split", "indices_or_sections=2", "(Tensor[(?), float32], Tensor[(?), float32])", "Tensor[(?), float32]");
+        infers("split", "indices_or_sections=[2, 5], axis=-1", "(Tensor[(3, 2), int8], Tensor[(3, 3), int8], Tensor[(3, 2), int8])",
+                "Tensor[(3, 7), int8]");
+        infers("split", "indices_or_sections=[2]", "(Tensor[(2), int8], Tensor[(n - 2), int8])", "Tensor[(n), int8]");
+        infers("split", "indices_or_sections=[]", "(Tensor[(5), int8],)", "Tensor[(5), int8]");
+        defers("split", "indices_or_sections=2", "_");
+        rejects("split", "indices_or_sections=4", "split: axis 0 has size 6, which does not divide into 4 equal sections", "Tensor[(6), int8]");
+        rejects("split", "indices_or_sections=[3, 1]", "split: indices [3, 1] must be non-negative and non-decreasing", "Tensor[(6), int8]");
+        rejects("split", "indices_or_sections=[7]", "split: index 7 is beyond axis 0 of size 6", "Tensor[(6), int8]");
+        rejects("split", "indices_or_sections=0", "split: number of sections must be positive, got 0", "Tensor[(6), int8]");
+        rejects("split", "indices_or_sections=2, axis=1", "split: axis 1 is out of range for rank 1 (must be in [-1, 0])", "Tensor[(6), int8]");
+    }
+
+    @Test
+    void gather() {
+        infers("gather", "axis=1", "Tensor[(2, 7), float32]", F, "Tensor[(2, 7), int32]");
+        infers("gather", "axis=0", "Tensor[(n, ?), float32]", "Tensor[(?, ?), float32]", "Tensor[(n, ?), int64]");
+        defers("gather", "axis=0", F, "_");
+        rejects("gather", "axis=0", "gather: indices (2) must have the rank of data (2, 3)", F, "Tensor[(2), int32]");
+        rejects("gather", "axis=0", "gather: indices (2, 4) exceed data (2, 3) in dim 1 (only axis 0 may differ freely)", F, "Tensor[(2, 4), int32]");
+        rejects("gather", "axis=-3", "gather: axis -3 is out of range for rank 2 (must be in [-2, 1])", F, "Tensor[(2, 3), int32]");
+        rejects("gather", "axis=0", "gather: indices must have an integer dtype, got float32", F, F);
+        rejects("gather", "", "gather: attribute 'axis' is required", F, F);
+    }
+
+    @Test
+    void broadcastTo() {
+        infers("broadcast_to", "shape=[4, 2, 3]", "Tensor[(4, 2, 3), float32]", "Tensor[(2, 1), float32]");
+        infers("broadcast_to", "shape=[4, 3]", "Tensor[(4, 3), float32]", "Tensor[(?, n), float32]");
+        infers("broadcast_to", "shape=[2, 3], dtype=\"\"", "Tensor[(2, 3), int8]", "int8");
+        defers("broadcast_to", "shape=[2]", "_");
+        rejects("broadcast_to", "shape=[4, 3]", "broadcast_to: cannot broadcast (2, 3) to (4, 3): input dim 0 is 2, must be 1 or 4", F);
+        rejects("broadcast_to", "shape=[3]", "broadcast_to: cannot broadcast (2, 3) to (3): the input has more dims than the target", F);
+    }
+
+    @Test
+    void tile() {
+        infers("tile", "reps=[2]", "Tensor[(n, 6), float32]", "Tensor[(n, 3), float32]");
+        infers("tile", "reps=[2, 1, 2]", "Tensor[(2, ?, 6), float32]", "Tensor[(?, 3), float32]");
+        infers("tile", "reps=[3, 2]", "Tensor[(3 * n, 2), float32]", "Tensor[(n, 1), float32]");
+        defers("tile", "reps=[2]", "_");
+        rejects("tile", "reps=[2, -1]", "tile: reps [2, -1] must be non-negative", F);
+        rejects("tile", "", "tile: attribute 'reps' is required", F);
+    }
+
+    @Test
+    void stack() {
+        infers("stack", "", "Tensor[(2, n, 3), float32]", "(Tensor[(n, 3), float32], Tensor[(n, 3), float32])");
+        infers("stack", "axis=-1", "Tensor[(4, 3, 3), float32]", "(Tensor[(?, 3), float32], Tensor[(4, ?), float32], Tensor[(4, 3), float32])");
+        infers("stack", "axis=2", "Tensor[(2, 3, 1), float32]", "(" + F + ",)");
+        defers("stack", "", "(" + F + ", _)");
+        rejects("stack", "axis=3", "stack: axis 3 is out of range for rank 3 (must be in [-3, 2])", "(" + F + ", " + F + ")");
+        rejects("stack", "", "stack: input 1 has shape (3, 2) but input 0 has (2, 3): all inputs must have the same shape",
+                "(" + F + ", Tensor[(3, 2), float32])");
+        rejects("stack", "", "stack: input 1 has dtype int32 but input 0 has float32", "(" + F + ", Tensor[(2, 3), int32])");
+        rejects("stack", "", "stack: needs at least one input, got an empty tuple", "()");
+    }
+
+    @Test
+    void reverse() {
+        infers("reverse", "axis=1", "Tensor[(n, ?), float32]", "Tensor[(n, ?), float32]");
+        defers("reverse", "axis=0", "_");
+        rejects("reverse", "axis=2", "reverse: axis 2 is out of range for rank 2 (must be in [-2, 1])", F);
+        rejects("reverse", "", "reverse: attribute 'axis' is required", F);
+    }
+
+    @Test
+    void layoutTransform() {
+        infers("layout_transform", "src_layout=\"NCHW\", dst_layout=\"NCHW8c\"", "Tensor[(1, 2, 5, 5, 8), float32]", "Tensor[(1, 16, 5, 5), float32]");
+        infers("layout_transform", "src_layout=\"NCHW8c\", dst_layout=\"NCHW\"", "Tensor[(n, 16, 5, 5), float32]", "Tensor[(n, 2, 5, 5, 8), float32]");
+        infers("layout_transform", "src_layout=\"NCHW\", dst_layout=\"NHWC\"", "Tensor[(n, ?, 5, 3), float32]", "Tensor[(n, 3, ?, 5), float32]");
+        infers("layout_transform", "src_layout=\"NCHW8c\", dst_layout=\"NCHW4c\"", "Tensor[(1, 2 * c, 5, 5, 4), float32]",
+                "Tensor[(1, c, 5, 5, 8), float32]");
+        infers("layout_transform", "src_layout=\"NCHW\", dst_layout=\"NCHW4c\"", "Tensor[(1, ?, 5, 5, 4), float32]", "Tensor[(1, ?, 5, 5), float32]");
+        defers("layout_transform", "src_layout=\"NCHW\", dst_layout=\"NHWC\"", "_");
+        rejects("layout_transform", "src_layout=\"NCHW\", dst_layout=\"NCHW8c\"",
+                "layout_transform: axis C of size 3 does not divide into blocks of 8 for NCHW8c", "Tensor[(1, 3, 5, 5), float32]");
+        rejects("layout_transform", "src_layout=\"NCHW\", dst_layout=\"NHWC\"",
+                "layout_transform: input (1, 3, 5) has rank 3 but layout NCHW has 4 axes", "Tensor[(1, 3, 5), float32]");
+        rejects("layout_transform", "src_layout=\"NCHW\", dst_layout=\"NHW\"",
+                "layout_transform: NCHW and NHW must have the same primal axes", "Tensor[(1, 3, 5, 5), float32]");
+        rejects("layout_transform", "src_layout=\"NCHW8c\", dst_layout=\"NCHW\"",
+                "layout_transform: block axis 8c of NCHW8c has size 4 in input (1, 2, 5, 5, 4)", "Tensor[(1, 2, 5, 5, 4), float32]");
+        rejects("layout_transform", "src_layout=\"NCHW8d\", dst_layout=\"NCHW\"",
+                "layout_transform: bad layout \"NCHW8d\": block 8d has no primal axis D", "Tensor[(1, 2, 5, 5, 8), float32]");
+        rejects("layout_transform", "src_layout=\"NCHWc\", dst_layout=\"NCHW\"",
+                "layout_transform: bad layout \"NCHWc\": expected an upper-case axis or a block like 8c at position 4", "Tensor[(1, 2, 5, 5, 8), float32]");
+    }
+
+    @Test
+    void arange() {
+        infers("arange", "", "Tensor[(?), float32]", "float32", "float32", "float32");
+        infers("arange", "dtype=\"int64\"", "Tensor[(?), int64]", "int64", "int64", "int64");
+        defers("arange", "", "float32", "_", "float32");
+        rejects("arange", "", "arange: stop must be a scalar float32 (the dtype attribute), got int32", "float32", "int32", "float32");
+        rejects("arange", "", "arange: step must be a scalar float32 (the dtype attribute), got Tensor[(1), float32]",
+                "float32", "float32", "Tensor[(1), float32]");
+    }
+
+    @Test
+    void shapeOf() {
+        infers("shape_of", "", "Tensor[(3), int32]", "Tensor[(n, ?, 2), float32]");
+        infers("shape_of", "dtype=\"int64\"", "Tensor[(0), int64]", "float32");
+        defers("shape_of", "", "_");
+        rejects("shape_of", "dtype=\"float32\"", "shape_of: dtype must be an integer type, got float32", F);
+    }
+
+    @Test
+    void oneHot() {
+        infers("one_hot", "depth=4, dtype=\"float32\"", "Tensor[(n, 3, 4), float32]", "Tensor[(n, 3), int32]", "float32", "float32");
+        infers("one_hot", "depth=4, axis=0", "Tensor[(4, n, 3), int8]", "Tensor[(n, 3), int64]", "int8", "int8");
+        infers("one_hot", "depth=4, axis=1", "Tensor[(?, 4), float32]", "Tensor[(?), int32]", "float32", "float32");
+        defers("one_hot", "depth=4", "Tensor[(2), int32]", "_", "float32");
+        rejects("one_hot", "depth=4, axis=3", "one_hot: axis 3 is out of range for rank 3 (must be in [-3, 2])",
+                "Tensor[(2, 2), int32]", "float32", "float32");
+        rejects("one_hot", "depth=4", "one_hot: on_value must be a scalar, got Tensor[(1), float32]",
+                "Tensor[(2), int32]", "Tensor[(1), float32]", "float32");
+        rejects("one_hot", "depth=4", "one_hot: indices must have an integer dtype, got float32", "Tensor[(2), float32]", "float32", "float32");
+        rejects("one_hot", "", "one_hot: attribute 'depth' is required", "Tensor[(2), int32]", "float32", "float32");
+    }
 }
