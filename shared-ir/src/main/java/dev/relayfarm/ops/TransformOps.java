@@ -3,12 +3,15 @@ package dev.relayfarm.ops;
 import dev.relayfarm.ops.transform.Arange;
 import dev.relayfarm.ops.transform.BroadcastTo;
 import dev.relayfarm.ops.transform.Concatenate;
+import dev.relayfarm.ops.transform.Copy;
 import dev.relayfarm.ops.transform.ExpandDims;
 import dev.relayfarm.ops.transform.Fill;
 import dev.relayfarm.ops.transform.Gather;
+import dev.relayfarm.ops.transform.GatherNd;
 import dev.relayfarm.ops.transform.LayoutTransform;
 import dev.relayfarm.ops.transform.OneHot;
 import dev.relayfarm.ops.transform.Reshape;
+import dev.relayfarm.ops.transform.ReshapeLike;
 import dev.relayfarm.ops.transform.Reverse;
 import dev.relayfarm.ops.transform.ShapeOf;
 import dev.relayfarm.ops.transform.Split;
@@ -47,6 +50,9 @@ final class TransformOps {
                 Arange.DEF,
                 ShapeOf.DEF,
                 OneHot.DEF,
+                Copy.DEF,
+                ReshapeLike.DEF,
+                GatherNd.DEF,
                 Fill.ZEROS,
                 Fill.ONES,
                 Fill.FULL,

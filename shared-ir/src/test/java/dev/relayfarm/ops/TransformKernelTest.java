@@ -140,6 +140,13 @@ class TransformKernelTest {
                 f32(shape(3, 3), 1, 0, 0, 0, 0, 1, 0, 0, 0)));
         c.add(of("one_hot", "depth=3, axis=0, dtype=\"int32\"", List.of(i64(shape(3), 0, 2, 7), NDArray.scalar(5.0), NDArray.scalar(-1.0)),
                 i32(shape(3, 3), 5, -1, -1, -1, -1, -1, -1, 5, -1)));
+
+        // copy / reshape_like / gather_nd
+        c.add(of("copy", "", List.of(i32(shape(2), 1, 2)), i32(shape(2), 1, 2)));
+        c.add(of("reshape_like", "", List.of(x23, NDArray.zeros(DType.INT8, 3, 2)), f32(shape(3, 2), 1, 2, 3, 4, 5, 6)));
+        c.add(of("reshape_like", "lhs_begin=1, rhs_end=2", List.of(x23, NDArray.zeros(DType.INT8, 3, 1, 9)), f32(shape(2, 3, 1), 1, 2, 3, 4, 5, 6)));
+        c.add(of("gather_nd", "", List.of(x23, i32(shape(2, 2), 1, 0, 2, -3)), f32(shape(2), 6, 1)));
+        c.add(of("gather_nd", "", List.of(x23, i64(shape(1, 2), 1, 0)), f32(shape(2, 3), 4, 5, 6, 1, 2, 3)));
         return c.stream();
     }
 

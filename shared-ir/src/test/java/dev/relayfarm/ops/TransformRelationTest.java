@@ -283,4 +283,33 @@ class TransformRelationTest {
         rejects("one_hot", "depth=4", "one_hot: indices must have an integer dtype, got float32", "Tensor[(2), float32]", "float32", "float32");
         rejects("one_hot", "", "one_hot: attribute 'depth' is required", "Tensor[(2), int32]", "float32", "float32");
     }
+
+    @Test
+    void copy() {
+        infers("copy", "", "Tensor[(n, ?), int8]", "Tensor[(n, ?), int8]");
+        defers("copy", "", "_");
+        rejects("copy", "axis=0", "copy: unknown attribute 'axis'", F);
+    }
+
+    @Test
+    void reshapeLike() {
+        infers("reshape_like", "", "Tensor[(3, 2), float32]", F, "Tensor[(3, 2), int8]");
+        infers("reshape_like", "lhs_begin=1, rhs_begin=1", "Tensor[(2, n, ?), float32]", "Tensor[(2, 6), float32]", "Tensor[(5, n, ?), int8]");
+        defers("reshape_like", "", F, "_");
+        rejects("reshape_like", "", "reshape_like: cannot reshape (2, 3) (6 elements) into (4, 2) (8 elements)", F, "Tensor[(4, 2), int8]");
+        rejects("reshape_like", "lhs_begin=3", "reshape_like: lhs_begin 3 is out of range for rank 2", F, F);
+    }
+
+    @Test
+    void gatherNd() {
+        infers("gather_nd", "", "Tensor[(5, 4), float32]", "Tensor[(2, 3, 4), float32]", "Tensor[(2, 5), int32]");
+        infers("gather_nd", "", "Tensor[(?, 3, 4), float32]", "Tensor[(n, 3, 4), float32]", "Tensor[(1, ?), int64]");
+        infers("gather_nd", "index_rank=2", "Tensor[(7, 4), float32]", "Tensor[(2, 3, 4), float32]", "Tensor[(?, 7), int32]");
+        defers("gather_nd", "", "_", "Tensor[(2, 5), int32]");
+        rejects("gather_nd", "", "gather_nd: indices (4, 5) index 4 dims but data (2, 3) has rank 2", F, "Tensor[(4, 5), int32]");
+        rejects("gather_nd", "", "gather_nd: the first dim of indices (?, 5) must be static (or index_rank given) to know how many data dims it indexes",
+                F, "Tensor[(?, 5), int32]");
+        rejects("gather_nd", "batch_dims=1", "gather_nd: only batch_dims=0 is supported, got 1", F, "Tensor[(1, 5), int32]");
+        rejects("gather_nd", "index_rank=1", "gather_nd: index_rank 1 does not match the first dim 2 of indices", F, "Tensor[(2, 5), int32]");
+    }
 }
