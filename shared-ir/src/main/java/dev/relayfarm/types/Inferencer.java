@@ -663,7 +663,7 @@ final class Inferencer {
         try {
             rule = boundRule(def, c);
         } catch (RelationException e) {
-            throw fail(c, "relation", op.name() + ": " + e.getMessage());
+            throw fail(c, "relation", withOpName(op.name(), e.getMessage()));
         }
         IncompleteType out = solver.fresh();
         List<Type> relTypes = new ArrayList<>(argTypes);
@@ -807,9 +807,14 @@ final class Inferencer {
     }
 
     private Diagnostic relationDiagnostic(TypeSolver.Relation r, String message) {
-        String prefix = r.name.startsWith("tuple projection") ? "" : r.name + ": ";
-        String code = r.name.startsWith("tuple projection") ? "tuple-index" : "relation";
-        return Diagnostic.error(code, r.span, r.global, prefix + message);
+        boolean projection = r.name.startsWith("tuple projection");
+        return Diagnostic.error(projection ? "tuple-index" : "relation", r.span, r.global,
+                projection ? message : withOpName(r.name, message));
+    }
+
+    /** {@code "nn.conv2d: " + message}, unless the relation already named its operator. */
+    private static String withOpName(String op, String message) {
+        return message.startsWith(op + ":") ? message : op + ": " + message;
     }
 
     /** The node's position, or that of the nearest enclosing node being walked that has one. */

@@ -3,6 +3,7 @@ package dev.relayfarm.types;
 import static dev.relayfarm.types.Ir.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.Call;
@@ -152,8 +153,10 @@ class TypeErrorTest {
     void attributeErrorIsADiagnostic() {
         Var d = v("d", f32(1, 3, 8, 8));
         Call bad = new Call(Op.get("t.add"), List.of(d, d), Attrs.of("axis", TestOps.intAttr(1)), List.of(), at(2, 2));
-        assertEquals("model.relay:2:2: t.add: t.add: unknown attribute 'axis'",
-                only(module("main", fn(List.of(d), bad))).replace("unknown attribute(s)", "unknown attribute"));
+        // The attribute parser already names the operator; it is not repeated.
+        String msg = only(module("main", fn(List.of(d), bad)));
+        assertTrue(msg.startsWith("model.relay:2:2: t.add: unknown attribute"), msg);
+        assertTrue(msg.contains("axis"), msg);
     }
 
     @Test
