@@ -1,0 +1,40 @@
+package dev.relayfarm.frontend;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The converters of the default ONNX domain by op type, built once in code; each family of
+ * operators registers itself in its own class. A duplicate op type fails fast.
+ */
+public final class OnnxConverters {
+    private static final Map<String, OnnxConverter> CONVERTERS = build();
+
+    private OnnxConverters() {}
+
+    /** Collects registrations; rejects a second converter for the same op type. */
+    public static final class Builder {
+        private final Map<String, OnnxConverter> map = new TreeMap<>();
+
+        public void add(String opType, OnnxConverter c) {
+            if (map.putIfAbsent(opType, c) != null) throw new IllegalStateException("ONNX op " + opType + " registered twice");
+        }
+    }
+
+    private static Map<String, OnnxConverter> build() {
+        Builder b = new Builder();
+        ElementwiseConverters.register(b);
+        return Collections.unmodifiableMap(b.map);
+    }
+
+    public static Optional<OnnxConverter> find(String opType) {
+        return Optional.ofNullable(CONVERTERS.get(opType));
+    }
+
+    /** Op types we can convert, sorted. */
+    public static java.util.Set<String> supported() {
+        return CONVERTERS.keySet();
+    }
+}

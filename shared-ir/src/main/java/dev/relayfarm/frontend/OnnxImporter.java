@@ -1,0 +1,223 @@
+package dev.relayfarm.frontend;
+
+import dev.relayfarm.frontend.proto.Onnx.GraphProto;
+import dev.relayfarm.frontend.proto.Onnx.ModelProto;
+import dev.relayfarm.frontend.proto.Onnx.NodeProto;
+import dev.relayfarm.frontend.proto.Onnx.TensorProto;
+import dev.relayfarm.frontend.proto.Onnx.TensorShapeProto;
+import dev.relayfarm.frontend.proto.Onnx.TypeProto;
+import dev.relayfarm.frontend.proto.Onnx.ValueInfoProto;
+import dev.relayfarm.ir.Call;
+import dev.relayfarm.ir.Constant;
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.Dim;
+import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.ExprRewriter;
+import dev.relayfarm.ir.Function;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ir.Op;
+import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.ir.Tuple;
+import dev.relayfarm.ir.TupleGetItem;
+import dev.relayfarm.ir.Type;
+import dev.relayfarm.ir.Var;
+import dev.relayfarm.ops.OpDef;
+import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.types.RelationException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Imports an ONNX model as a Relay module whose {@code @main} takes the graph inputs and returns the
+ * graph output (a tuple when there are several). Initializers and Constant nodes become constants;
+ * dynamic dims become {@code Any} unless bound by {@link ImportOptions#inputShapes}; nodes whose
+ * inputs are all constant are evaluated at import time, which folds shape subgraphs
+ * (Shape → Gather → Concat → Reshape) so static models stay static. Unsupported operators or
+ * attributes are errors naming the node, its op type and opset, and the model file.
+ */
+public final class OnnxImporter {
+    private final String modelName;
+    private final Path baseDir;
+    private final ImportOptions options;
+    private final ForwardTyper typer = new ForwardTyper();
+    private final Map<Expr, Expr> folded = new IdentityHashMap<>();
+
+    private OnnxImporter(String modelName, Path baseDir, ImportOptions options) {
+        this.modelName = modelName;
+        this.baseDir = baseDir;
+        this.options = options;
+    }
+
+    public static IRModule importModel(Path file, ImportOptions options) {
+        ModelProto model = OnnxModels.read(file);
+        Path dir = file.toAbsolutePath().getParent();
+        return importModel(model, file.getFileName().toString(), dir, options);
+    }
+
+    public static IRModule importModel(ModelProto model, String modelName, Path baseDir, ImportOptions options) {
+        return new OnnxImporter(modelName, baseDir, options).run(model);
+    }
+
+    private IRModule run(ModelProto model) {
+        Map<String, Long> opsets = OnnxModels.opsets(model);
+        long opset = opsets.getOrDefault("", 1L);
+        GraphProto g = model.getGraph();
+        Map<String, Expr> env = new HashMap<>();
+        for (TensorProto init : g.getInitializerList()) {
+            env.put(init.getName(), new Constant(OnnxTensors.toNDArray(init, baseDir, modelName + ": initializer '" + init.getName() + "'")));
+        }
+        List<Var> params = new ArrayList<>();
+        for (ValueInfoProto in : g.getInputList()) {
+            if (env.containsKey(in.getName())) continue; // an initializer listed as input (IR < 4): a constant
+            Var v = Var.fresh(sanitize(in.getName()), inputType(in));
+            params.add(v);
+            env.put(in.getName(), v);
+        }
+        for (String bound : options.inputShapes().keySet()) {
+            if (g.getInputList().stream().noneMatch(v -> v.getName().equals(bound))) {
+                throw new OnnxFormatException(modelName + ": --shape names '" + bound + "', which is not a graph input");
+            }
+        }
+        for (NodeProto node : g.getNodeList()) {
+            String domain = node.getDomain().equals("ai.onnx") ? "" : node.getDomain();
+            if (!domain.isEmpty()) {
+                throw new OnnxFormatException(modelName + ": node '" + node.getName() + "' (" + node.getOpType() + "): operators of domain '"
+                        + domain + "' are not supported");
+            }
+            List<Expr> inputs = new ArrayList<>();
+            for (String name : node.getInputList()) {
+                if (name.isEmpty()) {
+                    inputs.add(null);
+                    continue;
+                }
+                Expr e = env.get(name);
+                if (e == null) throw new OnnxFormatException(modelName + ": node '" + node.getName() + "' (" + node.getOpType() + ") uses undefined value '" + name + "'");
+                inputs.add(e);
+            }
+            // Absent trailing optional inputs are trimmed so converters can use inputCount().
+            while (!inputs.isEmpty() && inputs.getLast() == null) inputs.removeLast();
+            OnnxNode n = new OnnxNode(node, opset, modelName, baseDir, inputs, this);
+            OnnxConverter converter = OnnxConverters.find(node.getOpType())
+                    .orElseThrow(() -> n.unsupported("operator " + node.getOpType() + " is not supported"));
+            List<Expr> outs;
+            try {
+                outs = converter.convert(n);
+                n.checkAllAttributesRead();
+            } catch (RelationException e) {
+                throw n.unsupported(e.getMessage());
+            }
+            for (int i = 0; i < node.getOutputCount(); i++) {
+                String name = node.getOutput(i);
+                if (name.isEmpty()) continue;
+                if (i >= outs.size() || outs.get(i) == null) throw n.unsupported("output " + i + " ('" + name + "') is not produced by the converter");
+                Expr out = options.foldConstants() ? fold(outs.get(i), n) : outs.get(i);
+                typeOf(out, n); // type errors surface at the node that caused them
+                env.put(name, out);
+            }
+        }
+        List<Expr> results = new ArrayList<>();
+        for (ValueInfoProto out : g.getOutputList()) {
+            Expr e = env.get(out.getName());
+            if (e == null) throw new OnnxFormatException(modelName + ": graph output '" + out.getName() + "' is never produced");
+            results.add(e);
+        }
+        Expr body = results.size() == 1 ? results.getFirst() : new Tuple(results);
+        return IRModule.fromMain(new Function(params, body));
+    }
+
+    private static String sanitize(String name) {
+        String s = name.replaceAll("[^A-Za-z0-9_]", "_");
+        return s.isEmpty() || Character.isDigit(s.charAt(0)) ? "v" + s : s;
+    }
+
+    private Type inputType(ValueInfoProto in) {
+        TypeProto t = in.getType();
+        if (t.getValueCase() != TypeProto.ValueCase.TENSOR_TYPE) {
+            throw new OnnxFormatException(modelName + ": graph input '" + in.getName() + "' of kind " + t.getValueCase() + " is not supported");
+        }
+        DType dtype = OnnxDTypes.require(t.getTensorType().getElemType(), modelName + ": graph input '" + in.getName() + "'");
+        List<Long> bound = options.inputShapes().get(in.getName());
+        TensorShapeProto shape = t.getTensorType().getShape();
+        if (bound != null) {
+            if (t.getTensorType().hasShape() && bound.size() != shape.getDimCount()) {
+                throw new OnnxFormatException(modelName + ": --shape " + in.getName() + " has rank " + bound.size() + " but the input has rank " + shape.getDimCount());
+            }
+            for (int i = 0; i < bound.size() && t.getTensorType().hasShape(); i++) {
+                TensorShapeProto.Dimension d = shape.getDim(i);
+                if (d.hasDimValue() && d.getDimValue() != bound.get(i)) {
+                    throw new OnnxFormatException(modelName + ": --shape " + in.getName() + " dim " + i + " is " + bound.get(i) + " but the model fixes it to " + d.getDimValue());
+                }
+            }
+            return new TensorType(bound.stream().map(Dim::of).toList(), dtype);
+        }
+        if (!t.getTensorType().hasShape()) {
+            throw new OnnxFormatException(modelName + ": graph input '" + in.getName() + "' has no shape (even its rank is unknown); bind it with --shape");
+        }
+        List<Dim> dims = new ArrayList<>();
+        for (TensorShapeProto.Dimension d : shape.getDimList()) dims.add(d.hasDimValue() ? Dim.of(d.getDimValue()) : Dim.ANY);
+        return new TensorType(dims, dtype);
+    }
+
+    Type typeOf(Expr e, OnnxNode n) {
+        try {
+            return typer.typeOf(e);
+        } catch (RelationException ex) {
+            throw n.unsupported(ex.getMessage());
+        }
+    }
+
+    /**
+     * Evaluates every operator call in {@code e} whose arguments are all constants (or tuples of
+     * constants), bottom-up; results larger than the limit stay calls.
+     */
+    Expr fold(Expr e, OnnxNode n) {
+        Expr done = folded.get(e);
+        if (done != null) return done;
+        ExprRewriter folder = new ExprRewriter() {
+            @Override
+            protected Expr rewrite(Expr pre, Expr post) {
+                Expr known = folded.get(pre);
+                if (known != null) return known;
+                Expr result = switch (post) {
+                    case Call c -> tryFold(c, n);
+                    case TupleGetItem g when g.tuple() instanceof Tuple t -> t.fields().get(g.index());
+                    default -> post;
+                };
+                folded.put(pre, result);
+                return result;
+            }
+        };
+        return folder.rewrite(e);
+    }
+
+    private Expr tryFold(Call c, OnnxNode n) {
+        if (!(c.callee() instanceof Op op)) return c;
+        List<NDArray> args = new ArrayList<>();
+        for (Expr a : c.args()) {
+            if (a instanceof Constant k) args.add(k.data());
+            else if (a instanceof Tuple t && t.fields().stream().allMatch(f -> f instanceof Constant)) {
+                t.fields().forEach(f -> args.add(((Constant) f).data()));
+            } else return c;
+        }
+        OpDef<?> def = OpRegistry.get(op.name());
+        Type resultType = typeOf(c, n);
+        if (resultType instanceof TensorType tt && tt.isStatic()) {
+            long bytes = (long) tt.dtype().storageBytes() * java.util.Arrays.stream(tt.staticShape()).asLongStream().reduce(1, (x, y) -> x * y);
+            if (bytes > options.foldLimitBytes()) return c;
+        }
+        List<NDArray> outs;
+        try {
+            outs = def.compute(args, c.attrs());
+        } catch (RuntimeException ex) {
+            throw n.unsupported("evaluating " + op.name() + " on constants failed: " + ex.getMessage());
+        }
+        if (outs.size() == 1 && !(resultType instanceof dev.relayfarm.ir.TupleType)) return new Constant(outs.getFirst());
+        return new Tuple(outs.stream().map(a -> (Expr) new Constant(a)).toList());
+    }
+}
