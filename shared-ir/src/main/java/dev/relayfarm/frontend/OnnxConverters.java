@@ -26,6 +26,9 @@ public final class OnnxConverters {
     private static Map<String, OnnxConverter> build() {
         Builder b = new Builder();
         ElementwiseConverters.register(b);
+        NnConverters.register(b);
+        TensorConverters.register(b);
+        ReduceConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 
