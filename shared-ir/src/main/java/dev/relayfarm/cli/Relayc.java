@@ -18,6 +18,8 @@ import picocli.CommandLine.Spec;
         description = "RelayFarm compiler driver: parse, type-check and serialize Relay IR.",
         subcommands = {
             HelpCommand.class,
+            CheckCommand.class,
+            ConformanceCommand.class,
             // TODO: register the parse and json subcommands here, e.g. ParseCommand.class, JsonCommand.class
         })
 public final class Relayc implements Runnable {

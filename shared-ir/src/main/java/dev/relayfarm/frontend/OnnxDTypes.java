@@ -32,8 +32,8 @@ public final class OnnxDTypes {
 
     /** Like {@link #toDType} but throws naming the type and {@code where} when unsupported. */
     public static DType require(int code, String where) {
-        return toDType(code).orElseThrow(() -> new OnnxFormatException(
-                where + ": unsupported ONNX element type " + name(code)));
+        return toDType(code).orElseThrow(() -> new UnsupportedOpException(
+                where + ": unsupported ONNX element type " + name(code), "dtype " + name(code)));
     }
 
     public static String name(int code) {

@@ -87,8 +87,8 @@ public final class OnnxImporter {
         for (NodeProto node : g.getNodeList()) {
             String domain = node.getDomain().equals("ai.onnx") ? "" : node.getDomain();
             if (!domain.isEmpty()) {
-                throw new OnnxFormatException(modelName + ": node '" + node.getName() + "' (" + node.getOpType() + "): operators of domain '"
-                        + domain + "' are not supported");
+                throw new UnsupportedOpException(modelName + ": node '" + node.getName() + "' (" + node.getOpType() + "): operators of domain '"
+                        + domain + "' are not supported", domain + "." + node.getOpType());
             }
             List<Expr> inputs = new ArrayList<>();
             for (String name : node.getInputList()) {
@@ -104,7 +104,7 @@ public final class OnnxImporter {
             while (!inputs.isEmpty() && inputs.getLast() == null) inputs.removeLast();
             OnnxNode n = new OnnxNode(node, opset, modelName, baseDir, inputs, this);
             OnnxConverter converter = OnnxConverters.find(node.getOpType())
-                    .orElseThrow(() -> n.unsupported("operator " + node.getOpType() + " is not supported"));
+                    .orElseThrow(() -> new UnsupportedOpException(n.where() + ": operator " + node.getOpType() + " is not supported", node.getOpType()));
             List<Expr> outs;
             try {
                 outs = converter.convert(n);

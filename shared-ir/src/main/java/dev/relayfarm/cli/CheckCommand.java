@@ -1,0 +1,59 @@
+package dev.relayfarm.cli;
+
+import dev.relayfarm.frontend.ImportOptions;
+import dev.relayfarm.frontend.OnnxCheck;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code relayc check DIR}: one ONNX test folder through import, type-check, run and compare. */
+@Command(name = "check", mixinStandardHelpOptions = true,
+        description = {"Run one ONNX test folder (model.onnx + test_data_set_*/input_N.pb, output_N.pb): import, type-check,",
+                "evaluate and compare every output (rtol 1e-3, atol 1e-7 unless the folder's manifest.json says otherwise).",
+                "Exit 0 on match, 1 on mismatch, 2 on an import/type/run error or an unsupported operator."})
+public final class CheckCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "DIR", description = "the test folder")
+    Path dir;
+
+    @Option(names = "--backend", defaultValue = "interp", description = "execution backend: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
+    Backend backend;
+
+    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "0", description = "optimization level (only 0 until the pass pipeline exists)")
+    int optLevel;
+
+    @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224")
+    List<String> shapes = List.of();
+
+    enum Backend { interp }
+
+    @Override
+    public Integer call() {
+        if (optLevel != 0) {
+            System.err.println("error: -O" + optLevel + " needs the optimization pipeline, which is not built yet; use -O0");
+            return 2;
+        }
+        if (!Files.isRegularFile(dir.resolve("model.onnx"))) {
+            System.err.println("error: " + dir + " has no model.onnx");
+            return 2;
+        }
+        Map<String, List<Long>> bound = new LinkedHashMap<>();
+        for (String s : shapes) {
+            var e = ImportOptions.parseShape(s);
+            bound.put(e.getKey(), e.getValue());
+        }
+        OnnxCheck.Result r = OnnxCheck.check(dir, new OnnxCheck.Options(ImportOptions.DEFAULT.withInputShapes(bound), null));
+        System.out.println(r.line());
+        System.out.printf("import %d ms, run %d ms%n", r.importMillis(), r.runMillis());
+        return switch (r.status()) {
+            case PASS -> 0;
+            case FAIL -> 1;
+            case ERROR, SKIP -> 2;
+        };
+    }
+}

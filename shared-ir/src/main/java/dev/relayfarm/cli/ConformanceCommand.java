@@ -1,0 +1,53 @@
+package dev.relayfarm.cli;
+
+import dev.relayfarm.frontend.Conformance;
+import dev.relayfarm.frontend.OnnxCheck;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code relayc conformance DIR...}: every ONNX test folder below the directories. */
+@Command(name = "conformance", mixinStandardHelpOptions = true,
+        description = {"Run every ONNX test folder below the given directories in parallel, with a per-test time limit.",
+                "Prints PASS / FAIL <reason> / SKIP <unsupported op X> per test, a table of failures grouped by reason,",
+                "and finally 'N passed, N failed, N skipped'. Exit 0 unless --min-pass is not reached."})
+public final class ConformanceCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "DIR", arity = "1..*", description = "directories holding test folders")
+    List<Path> dirs;
+
+    @Option(names = "--backend", defaultValue = "interp", description = "execution backend: interp (default)")
+    String backend;
+
+    @Option(names = "--threads", defaultValue = "0", description = "parallel tests (default: number of cores)")
+    int threads;
+
+    @Option(names = "--timeout", defaultValue = "60", description = "per-test time limit in seconds (default ${DEFAULT-VALUE})")
+    long timeoutSeconds;
+
+    @Option(names = "--min-pass", defaultValue = "0", description = "exit 1 when fewer tests pass")
+    long minPass;
+
+    @Option(names = "--quiet", description = "print only failures, the table and the counts")
+    boolean quiet;
+
+    @Override
+    public Integer call() {
+        if (!backend.equals("interp")) {
+            System.err.println("error: unknown backend '" + backend + "' (available: interp)");
+            return 2;
+        }
+        List<Path> tests = Conformance.findTests(dirs);
+        int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
+        Conformance.Summary s = Conformance.run(tests, OnnxCheck.Options.DEFAULT, n, timeoutSeconds * 1000, r -> {
+            if (!quiet || r.status() != OnnxCheck.Status.PASS) System.out.println(r.line());
+        });
+        System.out.println();
+        System.out.print(s.table());
+        System.out.println();
+        System.out.println(s.countsLine());
+        return s.passed() >= minPass ? 0 : 1;
+    }
+}

@@ -1,0 +1,147 @@
+package dev.relayfarm.frontend;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import dev.relayfarm.frontend.proto.Onnx.AttributeProto;
+import dev.relayfarm.frontend.proto.Onnx.GraphProto;
+import dev.relayfarm.frontend.proto.Onnx.ModelProto;
+import dev.relayfarm.frontend.proto.Onnx.NodeProto;
+import dev.relayfarm.frontend.proto.Onnx.OperatorSetIdProto;
+import dev.relayfarm.frontend.proto.Onnx.TensorProto;
+import dev.relayfarm.frontend.proto.Onnx.TensorShapeProto;
+import dev.relayfarm.frontend.proto.Onnx.TypeProto;
+import dev.relayfarm.frontend.proto.Onnx.ValueInfoProto;
+import dev.relayfarm.interp.Interpreter;
+import dev.relayfarm.interp.TensorValue;
+import dev.relayfarm.ir.Constant;
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.Dim;
+import dev.relayfarm.ir.ExprTraversal;
+import dev.relayfarm.ir.Function;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ir.TensorType;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class OnnxImporterTest {
+    static ValueInfoProto tensor(String name, int elemType, Object... dims) {
+        TensorShapeProto.Builder s = TensorShapeProto.newBuilder();
+        for (Object d : dims) {
+            if (d instanceof String p) s.addDim(TensorShapeProto.Dimension.newBuilder().setDimParam(p));
+            else s.addDim(TensorShapeProto.Dimension.newBuilder().setDimValue(((Number) d).longValue()));
+        }
+        return ValueInfoProto.newBuilder().setName(name)
+                .setType(TypeProto.newBuilder().setTensorType(TypeProto.Tensor.newBuilder().setElemType(elemType).setShape(s))).build();
+    }
+
+    static ModelProto model(long opset, GraphProto.Builder g) {
+        return ModelProto.newBuilder().setIrVersion(8).addOpsetImport(OperatorSetIdProto.newBuilder().setVersion(opset)).setGraph(g).build();
+    }
+
+    static NodeProto node(String op, String name, List<String> in, List<String> out, AttributeProto... attrs) {
+        return NodeProto.newBuilder().setOpType(op).setName(name).addAllInput(in).addAllOutput(out).addAllAttribute(List.of(attrs)).build();
+    }
+
+    static AttributeProto ints(String name, long... v) {
+        AttributeProto.Builder b = AttributeProto.newBuilder().setName(name).setType(AttributeProto.AttributeType.INTS);
+        for (long x : v) b.addInts(x);
+        return b.build();
+    }
+
+    private static final int F = TensorProto.DataType.FLOAT_VALUE;
+
+    /** x[1,4] -> Gemm(W[3,4], transB=1) -> Relu -> Reshape(shape computed by Shape+Concat) */
+    private static ModelProto gemmRelu() {
+        NDArray w = NDArray.fromDoubles(DType.FLOAT32, new int[] {3, 4}, new double[] {1, 0, 0, 0, 0, 1, 0, 0, -1, -1, -1, -1});
+        GraphProto.Builder g = GraphProto.newBuilder().setName("g")
+                .addInput(tensor("x", F, 1, 4))
+                .addInitializer(OnnxTensors.fromNDArray(w, "W"))
+                .addNode(node("Gemm", "fc", List.of("x", "W"), List.of("h"),
+                        AttributeProto.newBuilder().setName("transB").setType(AttributeProto.AttributeType.INT).setI(1).build()))
+                .addNode(node("Relu", "act", List.of("h"), List.of("r")))
+                .addNode(node("Shape", "shape", List.of("r"), List.of("s")))
+                .addNode(node("Reshape", "flat", List.of("r", "s"), List.of("y")))
+                .addOutput(tensor("y", F, 1, 3));
+        return model(13, g);
+    }
+
+    @Test
+    void importsTypesAndRunsASmallGraph() {
+        IRModule m = OnnxImporter.importModel(gemmRelu(), "tiny.onnx", null, ImportOptions.DEFAULT);
+        Function main = m.main().orElseThrow();
+        assertEquals(TensorType.of(DType.FLOAT32, 1, 4), main.params().getFirst().annotation());
+        // Shape of a static tensor folds to a constant, so Reshape gets a constant shape.
+        assertTrue(ExprTraversal.postOrder(main).stream().noneMatch(e -> e.toString().contains("shape_of")));
+        NDArray x = NDArray.fromDoubles(DType.FLOAT32, new int[] {1, 4}, new double[] {1, 2, 3, 4});
+        NDArray y = ((TensorValue) Interpreter.runMain(m, x)).data();
+        assertArrayEquals(new float[] {1, 2, 0}, y.floatData());
+    }
+
+    @Test
+    void dynamicDimsBecomeAnyUnlessBound() {
+        GraphProto.Builder g = GraphProto.newBuilder().addInput(tensor("x", F, "N", 4))
+                .addNode(node("Relu", "act", List.of("x"), List.of("y"))).addOutput(tensor("y", F, "N", 4));
+        IRModule dyn = OnnxImporter.importModel(model(13, g), "d.onnx", null, ImportOptions.DEFAULT);
+        assertEquals(List.of(Dim.ANY, Dim.of(4)), ((TensorType) dyn.main().orElseThrow().params().getFirst().annotation()).shape());
+        IRModule bound = OnnxImporter.importModel(model(13, g), "d.onnx", null, ImportOptions.DEFAULT.withInputShapes(Map.of("x", List.of(2L, 4L))));
+        assertEquals(TensorType.of(DType.FLOAT32, 2, 4), bound.main().orElseThrow().params().getFirst().annotation());
+        OnnxFormatException e = assertThrows(OnnxFormatException.class, () -> OnnxImporter.importModel(model(13, g), "d.onnx", null,
+                ImportOptions.DEFAULT.withInputShapes(Map.of("x", List.of(2L, 5L)))));
+        assertEquals("d.onnx: --shape x dim 1 is 5 but the model fixes it to 4", e.getMessage());
+    }
+
+    @Test
+    void unsupportedOperatorNamesNodeOpOpsetAndFile() {
+        GraphProto.Builder g = GraphProto.newBuilder().addInput(tensor("x", F, 2))
+                .addNode(node("Frobnicate", "weird_1", List.of("x"), List.of("y"))).addOutput(tensor("y", F, 2));
+        UnsupportedOpException e = assertThrows(UnsupportedOpException.class, () -> OnnxImporter.importModel(model(17, g), "net.onnx", null, ImportOptions.DEFAULT));
+        assertEquals("net.onnx: node 'weird_1' (Frobnicate, opset 17): operator Frobnicate is not supported", e.getMessage());
+        assertEquals("Frobnicate", e.what());
+    }
+
+    @Test
+    void unknownAttributeIsAnErrorNotSilentlyIgnored() {
+        GraphProto.Builder g = GraphProto.newBuilder().addInput(tensor("x", F, 2))
+                .addNode(node("Relu", "act", List.of("x"), List.of("y"), ints("mystery", 1))).addOutput(tensor("y", F, 2));
+        OnnxFormatException e = assertThrows(OnnxFormatException.class, () -> OnnxImporter.importModel(model(13, g), "net.onnx", null, ImportOptions.DEFAULT));
+        assertEquals("net.onnx: node 'act' (Relu, opset 13): attribute 'mystery' is not supported", e.getMessage());
+    }
+
+    @Test
+    void typeErrorsAreReportedAtTheNode() {
+        NDArray w = NDArray.zeros(DType.FLOAT32, 3, 5);
+        GraphProto.Builder g = GraphProto.newBuilder().addInput(tensor("x", F, 1, 4)).addInitializer(OnnxTensors.fromNDArray(w, "W"))
+                .addNode(node("Gemm", "fc", List.of("x", "W"), List.of("y"),
+                        AttributeProto.newBuilder().setName("transB").setType(AttributeProto.AttributeType.INT).setI(1).build()))
+                .addOutput(tensor("y", F, 1, 3));
+        OnnxFormatException e = assertThrows(OnnxFormatException.class, () -> OnnxImporter.importModel(model(13, g), "net.onnx", null, ImportOptions.DEFAULT));
+        assertTrue(e.getMessage().startsWith("net.onnx: node 'fc' (Gemm, opset 13): nn.dense"), e.getMessage());
+    }
+
+    @Test
+    void constantSubgraphsFold() {
+        GraphProto.Builder g = GraphProto.newBuilder()
+                .addNode(node("Constant", "c", List.of(), List.of("a"), AttributeProto.newBuilder().setName("value")
+                        .setType(AttributeProto.AttributeType.TENSOR)
+                        .setT(OnnxTensors.fromNDArray(NDArray.fromDoubles(DType.FLOAT32, new int[] {2}, new double[] {1, 2}), "a")).build()))
+                .addNode(node("Add", "twice", List.of("a", "a"), List.of("y")))
+                .addOutput(tensor("y", F, 2));
+        IRModule m = OnnxImporter.importModel(model(13, g), "c.onnx", null, ImportOptions.DEFAULT);
+        Constant c = assertInstanceOf(Constant.class, m.main().orElseThrow().body());
+        assertArrayEquals(new float[] {2, 4}, c.data().floatData());
+    }
+
+    @Test
+    void realModelsPassWhenPresent() {
+        var models = OnnxTestData.models();
+        org.junit.jupiter.api.Assumptions.assumeTrue(models.isPresent(), "../shared/onnx/models not found: skipped");
+        for (String name : List.of("mnist8_cntk", "mnist_mlp_onnxmlir")) {
+            Path dir = models.get().resolve(name);
+            OnnxCheck.Result r = OnnxCheck.check(dir, OnnxCheck.Options.DEFAULT);
+            assertEquals(OnnxCheck.Status.PASS, r.status(), r.line());
+        }
+    }
+}
