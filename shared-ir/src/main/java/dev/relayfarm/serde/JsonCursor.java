@@ -1,0 +1,146 @@
+package dev.relayfarm.serde;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * A JSON value plus how it was reached, so every read error can name its JSON path. The path string
+ * is built only when an error is raised.
+ */
+final class JsonCursor {
+    private static final Pattern IDENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    final JsonNode node;
+    private final JsonCursor parent;
+    private final String key; // null for an array element
+    private final int index;
+
+    private JsonCursor(JsonNode node, JsonCursor parent, String key, int index) {
+        this.node = node;
+        this.parent = parent;
+        this.key = key;
+        this.index = index;
+    }
+
+    static JsonCursor root(JsonNode node) {
+        return new JsonCursor(node, null, null, -1);
+    }
+
+    String path() {
+        if (parent == null) return "$";
+        if (key == null) return parent.path() + "[" + index + "]";
+        if (IDENT.matcher(key).matches()) return parent.path() + "." + key;
+        return parent.path() + "['" + key.replace("'", "\\'") + "']";
+    }
+
+    IrJsonException error(String detail) {
+        return new IrJsonException(path(), detail);
+    }
+
+    IrJsonException error(String detail, Throwable cause) {
+        return new IrJsonException(path(), detail, cause);
+    }
+
+    JsonCursor object() {
+        if (!node.isObject()) throw error("expected an object, got " + describe(node));
+        return this;
+    }
+
+    /** Rejects fields the format does not define (typos, or a newer writer's fields). */
+    JsonCursor onlyFields(Set<String> allowed, String what) {
+        object();
+        Iterator<String> names = node.fieldNames();
+        while (names.hasNext()) {
+            String n = names.next();
+            if (!allowed.contains(n)) throw error("unknown field '" + n + "' in " + what);
+        }
+        return this;
+    }
+
+    boolean has(String name) {
+        return node.has(name);
+    }
+
+    JsonCursor field(String name) {
+        object();
+        JsonNode child = node.get(name);
+        if (child == null) throw error("missing field '" + name + "'");
+        return new JsonCursor(child, this, name, -1);
+    }
+
+    /** The field, or null when absent. */
+    JsonCursor optField(String name) {
+        JsonNode child = node.get(name);
+        return child == null ? null : new JsonCursor(child, this, name, -1);
+    }
+
+    List<JsonCursor> elements() {
+        if (!node.isArray()) throw error("expected an array, got " + describe(node));
+        List<JsonCursor> out = new ArrayList<>(node.size());
+        for (int i = 0; i < node.size(); i++) out.add(new JsonCursor(node.get(i), this, null, i));
+        return out;
+    }
+
+    /** Elements of an optional array field; empty when the field is absent. */
+    List<JsonCursor> optElements(String name) {
+        JsonCursor f = optField(name);
+        return f == null ? List.of() : f.elements();
+    }
+
+    List<Map.Entry<String, JsonCursor>> fields() {
+        object();
+        List<Map.Entry<String, JsonCursor>> out = new ArrayList<>(node.size());
+        Iterator<Map.Entry<String, JsonNode>> it = node.fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> e = it.next();
+            out.add(Map.entry(e.getKey(), new JsonCursor(e.getValue(), this, e.getKey(), -1)));
+        }
+        return out;
+    }
+
+    String text() {
+        if (!node.isTextual()) throw error("expected a string, got " + describe(node));
+        return node.textValue();
+    }
+
+    boolean bool() {
+        if (!node.isBoolean()) throw error("expected true or false, got " + describe(node));
+        return node.booleanValue();
+    }
+
+    long longValue() {
+        if (!node.isIntegralNumber() || !node.canConvertToLong()) throw error("expected a 64-bit integer, got " + describe(node));
+        return node.longValue();
+    }
+
+    int intValue() {
+        if (!node.isIntegralNumber() || !node.canConvertToInt()) throw error("expected a 32-bit integer, got " + describe(node));
+        return node.intValue();
+    }
+
+    int nonNegativeInt() {
+        int v = intValue();
+        if (v < 0) throw error("expected a non-negative integer, got " + v);
+        return v;
+    }
+
+    /** An index into a table of {@code size} entries named {@code what} ("node", "var", ...). */
+    int ref(int size, String what) {
+        if (!node.isIntegralNumber() || !node.canConvertToInt()) throw error("expected a " + what + " id (an integer), got " + describe(node));
+        int v = node.intValue();
+        if (v < 0 || v >= size) {
+            throw error("unknown " + what + " id " + v + (size == 0 ? " (there are no " + what + "s)" : " (valid ids are 0.." + (size - 1) + ")"));
+        }
+        return v;
+    }
+
+    static String describe(JsonNode n) {
+        String s = n.isContainerNode() ? (n.isArray() ? "an array" : "an object") : n.toString();
+        return s.length() > 60 ? s.substring(0, 57) + "..." : s;
+    }
+}
