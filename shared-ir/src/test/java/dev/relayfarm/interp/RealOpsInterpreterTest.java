@@ -97,4 +97,30 @@ class RealOpsInterpreterTest {
         assertTrue(e.getMessage().startsWith("mlp.relay:2:3: operator nn.dense failed on inputs [Tensor[(1, 3), float32], Tensor[(2, 2), float32]]"),
                 e.getMessage());
     }
+
+    @Test
+    void batchNormReturnsATripleAndProjectionPicksTheNormalizedData() {
+        // nn.batch_norm(x=[[3, 2.5]], gamma=1, beta=0, mean=[1, 2], var=[4, 0.25], epsilon=0) = ([[1, 1]], mean, var)
+        Call bn = new Call(Op.get("nn.batch_norm"), List.of(tensor(new int[] {1, 2}, 3, 2.5), tensor(new int[] {2}, 1, 1),
+                tensor(new int[] {2}, 0, 0), tensor(new int[] {2}, 1, 2), tensor(new int[] {2}, 4, 0.25)),
+                Attrs.of("epsilon", AttrValue.of(0.0)));
+        TupleValue t = assertInstanceOf(TupleValue.class, Interpreter.eval(bn));
+        assertEquals(3, t.fields().size());
+        assertArrayEquals(new double[] {1, 2}, doubles(t.get(1)), 0);
+        assertArrayEquals(new double[] {1, 1}, doubles(Interpreter.eval(new dev.relayfarm.ir.TupleGetItem(bn, 0))), 0);
+    }
+
+    @Test
+    void splitGivesATupleEvenWithOneSection() {
+        Constant x = tensor(new int[] {4}, 1, 2, 3, 4);
+        Call two = new Call(Op.get("split"), List.of(x), Attrs.of("indices_or_sections", AttrValue.of(2)));
+        TupleValue halves = assertInstanceOf(TupleValue.class, Interpreter.eval(two));
+        assertEquals(2, halves.fields().size());
+        assertArrayEquals(new double[] {3, 4}, doubles(halves.get(1)), 0);
+        // One section: the kernel returns a single array, the type relation says (Tensor[(4), float32],).
+        Call one = new Call(Op.get("split"), List.of(x), Attrs.of("indices_or_sections", AttrValue.of(1)));
+        TupleValue whole = assertInstanceOf(TupleValue.class, Interpreter.eval(one));
+        assertEquals(1, whole.fields().size());
+        assertArrayEquals(new double[] {1, 2, 3, 4}, doubles(whole.get(0)), 0);
+    }
 }
