@@ -205,9 +205,11 @@ final class Inferencer {
             for (Global g : component) {
                 g.status = Status.DONE;
                 if (!g.sig.typeParams().isEmpty() && TypeSolver.hasHole(solver.resolve(g.sig))) {
-                    current = g;
-                    throw fail(g.fn, "under-constrained", "cannot infer the signature of polymorphic @" + g.name + ": "
-                            + solver.resolve(g.sig) + "; annotate its parameters and return type");
+                    // Its callers instantiate it now, so its signature must be complete now.
+                    Optional<Diagnostic> hole = firstHole(g, solver.finalizer());
+                    throw new CheckFailure(hole.orElse(Diagnostic.error("under-constrained", g.fn.span(), g.name,
+                            "cannot infer the signature of polymorphic @" + g.name + ": " + solver.resolve(g.sig)
+                                    + "; annotate its parameters and return type")));
                 }
             }
         } catch (CheckFailure f) {
@@ -819,8 +821,11 @@ final class Inferencer {
 
     /** The node's position, or that of the nearest enclosing node being walked that has one. */
     private Span spanOf(Expr e) {
-        if (e.span().isKnown()) return e.span();
         Frame top = stack.peek();
+        // A Var node is shared by its binder and all its uses, so its span is the declaration's:
+        // for a use, the enclosing expression's position is the better one.
+        if (e instanceof Var && top != null && top.node != e && top.span.isKnown()) return top.span;
+        if (e.span().isKnown()) return e.span();
         if (top != null && top.span.isKnown()) return top.span;
         return current != null ? current.fn.span() : Span.NONE;
     }
