@@ -175,7 +175,7 @@ final class ModuleGenerator {
 
     private FuncType funcType(int depth) {
         List<TypeVar> params = new ArrayList<>();
-        if (r.nextInt(5) == 0) params.add(TypeVar.fresh(pickFrom(TYPE_VAR_NAMES)));
+        if (r.nextInt(5) == 0) params.add(TypeVar.fresh(unshadowed(pickFrom(TYPE_VAR_NAMES))));
         typeScope.addAll(params);
         List<Type> args = new ArrayList<>();
         int n = r.nextInt(3);
@@ -258,7 +258,29 @@ final class ModuleGenerator {
         List<TypeVar> out = new ArrayList<>();
         int n = 1 + r.nextInt(2);
         // Reusing an outer type variable's name shadows it; a printer has to cope.
-        for (int i = 0; i < n; i++) out.add(TypeVar.fresh(i == 0 && !typeScope.isEmpty() && r.nextInt(3) == 0 ? pickFrom(typeScope).name() : TYPE_VAR_NAMES.get(i)));
+        Set<String> siblings = new HashSet<>();
+        for (int i = 0; i < n; i++) {
+            boolean shadow = i == 0 && !typeScope.isEmpty() && r.nextInt(3) == 0;
+            String name = unshadowed(shadow ? pickFrom(typeScope).name() : TYPE_VAR_NAMES.get(i), siblings);
+            siblings.add(name);
+            out.add(TypeVar.fresh(name));
+        }
+        return out;
+    }
+
+    private String unshadowed(String name) {
+        return unshadowed(name, Set.of());
+    }
+
+    /**
+     * {@code name} unless a sibling parameter has it, or with shadowing switched off, an enclosing
+     * type parameter; then the first free {@code name2, name3, ...}.
+     */
+    private String unshadowed(String name, Set<String> siblings) {
+        Set<String> taken = new HashSet<>(siblings);
+        if (!options.shadowTypeVars()) for (TypeVar t : typeScope) taken.add(t.name());
+        String out = name;
+        for (int k = 2; taken.contains(out); k++) out = name + k;
         return out;
     }
 

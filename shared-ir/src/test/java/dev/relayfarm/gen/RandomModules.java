@@ -34,9 +34,15 @@ public final class RandomModules {
      * @param maxDepth     expression nesting limit
      * @param maxAdts      at most this many ADT definitions
      * @param nodeBudget   soft limit of expression nodes per global function
+     * @param shadowTypeVars whether a nested function may name a type parameter like an enclosing
+     *                     one ({@code def @f[A] { fn [A]() {...} }})
      */
-    public record Options(int maxGlobals, int maxDepth, int maxAdts, int nodeBudget) {
-        public static final Options DEFAULT = new Options(4, 6, 3, 80);
+    public record Options(int maxGlobals, int maxDepth, int maxAdts, int nodeBudget, boolean shadowTypeVars) {
+        public static final Options DEFAULT = new Options(4, 6, 3, 80, true);
+
+        public Options withShadowTypeVars(boolean on) {
+            return new Options(maxGlobals, maxDepth, maxAdts, nodeBudget, on);
+        }
     }
 
     /** The module for {@code seed} with default options. */

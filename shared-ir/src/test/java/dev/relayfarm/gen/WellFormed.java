@@ -144,6 +144,7 @@ final class WellFormed {
                 }
             }
             case Function f -> {
+                if (f.typeParams().stream().map(TypeVar::name).distinct().count() != f.typeParams().size()) problem("type parameters with the same name: " + f.typeParams());
                 stack.push(new UnbindTypes(f.typeParams()));
                 stack.push(new Unbind(f.params()));
                 stack.push(new Visit(f.body()));
