@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
             HelpCommand.class,
             CheckCommand.class,
             ConformanceCommand.class,
+            ParseCommand.class,
             // TODO: register the parse and json subcommands here, e.g. ParseCommand.class, JsonCommand.class
         })
 public final class Relayc implements Runnable {

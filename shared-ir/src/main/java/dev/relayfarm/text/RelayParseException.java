@@ -1,0 +1,71 @@
+package dev.relayfarm.text;
+
+/**
+ * A syntax or name-resolution error in Relay text, with its position. {@link #getMessage()} is the
+ * rendered diagnostic:
+ *
+ * <pre>
+ * model.relay:3:12: unbound variable %y
+ *   %0 = add(%x, %y);
+ *                ^
+ * </pre>
+ */
+public final class RelayParseException extends RuntimeException {
+    private final String file;
+    private final int line;
+    private final int column;
+    private final String reason;
+    private final String sourceLine;
+
+    public RelayParseException(String file, int line, int column, String reason, String sourceLine) {
+        super(render(file, line, column, reason, sourceLine));
+        this.file = file;
+        this.line = line;
+        this.column = column;
+        this.reason = reason;
+        this.sourceLine = sourceLine;
+    }
+
+    public String file() {
+        return file;
+    }
+
+    /** 1-based line. */
+    public int line() {
+        return line;
+    }
+
+    /** 1-based column. */
+    public int column() {
+        return column;
+    }
+
+    /** The message alone, without position or source excerpt. */
+    public String reason() {
+        return reason;
+    }
+
+    /** The text of the offending line (without its newline); empty when unknown. */
+    public String sourceLine() {
+        return sourceLine;
+    }
+
+    /** {@code file:line:col: message}, the source line, and a caret under the column. */
+    public String render() {
+        return getMessage();
+    }
+
+    private static String render(String file, int line, int column, String reason, String sourceLine) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(file).append(':').append(line).append(':').append(column).append(": ").append(reason);
+        if (sourceLine != null && !sourceLine.isEmpty()) {
+            sb.append('\n').append(sourceLine).append('\n');
+            // Copy tabs from the source so the caret lines up however the terminal expands them.
+            for (int i = 0; i < column - 1; i++) {
+                sb.append(i < sourceLine.length() && sourceLine.charAt(i) == '\t' ? '\t' : ' ');
+            }
+            sb.append('^');
+        }
+        return sb.toString();
+    }
+}
