@@ -22,6 +22,15 @@ final class Literals {
 
     /** Decodes a NUMBER token; {@code negative} when a unary minus was folded into it. */
     static Number parse(String text, boolean negative) {
+        return parse(text, negative, false);
+    }
+
+    /**
+     * Like {@link #parse(String, boolean)}; with {@code asDouble} a float is read at double precision
+     * whatever its suffix, because attribute values are doubles and {@code 1e-05f} must read back as
+     * the double it was printed from.
+     */
+    static Number parse(String text, boolean negative, boolean asDouble) {
         Matcher m = NUMBER.matcher(text);
         if (!m.matches()) throw new IllegalArgumentException("malformed number '" + text + "'");
         boolean fractional = m.group(2) != null || m.group(3) != null;
@@ -41,7 +50,7 @@ final class Literals {
             throw new IllegalArgumentException("unknown dtype suffix '" + kind + bitsText + "' on '" + text + "'");
         }
         if (dtype.isFloat()) {
-            double v = bits == 32 ? Float.parseFloat(body) : Double.parseDouble(body);
+            double v = bits == 32 && !asDouble ? Float.parseFloat(body) : Double.parseDouble(body);
             return new Number(dtype, null, v, true);
         }
         if (fractional) throw new IllegalArgumentException("integer literal '" + text + "' has a fraction or exponent");

@@ -797,7 +797,7 @@ public final class RelayParser {
                 boolean neg = accept(TokenKind.MINUS);
                 Token num = expect(TokenKind.NUMBER, "a number after '-'");
                 try {
-                    Literals.Number n = Literals.parse(num.text(), neg);
+                    Literals.Number n = Literals.parse(num.text(), neg, true);
                     return n.isFloat() ? new AttrValue.FloatValue(n.real()) : new AttrValue.IntValue(n.integer().longValue());
                 } catch (IllegalArgumentException e) {
                     throw error(num, e.getMessage());

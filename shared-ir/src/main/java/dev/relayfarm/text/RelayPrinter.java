@@ -420,8 +420,16 @@ public final class RelayPrinter {
             case If i -> {
                 sb.append("if (").append(doc(i.cond())).append(") {\n");
                 block(i.thenBranch(), inner, sb);
+                Expr rest = i.elseBranch();
+                // else-if chains: an else branch that is an if used only here, whose condition needs
+                // no bindings, prints as "else if" (in a loop, so long chains do not recurse).
+                while (rest instanceof If ei && inlinable(ei) && done(ei.cond())) {
+                    sb.append(ind).append("} else if (").append(doc(ei.cond())).append(") {\n");
+                    block(ei.thenBranch(), inner, sb);
+                    rest = ei.elseBranch();
+                }
                 sb.append(ind).append("} else {\n");
-                block(i.elseBranch(), inner, sb);
+                block(rest, inner, sb);
                 sb.append(ind).append('}');
             }
             case Match m -> {
@@ -429,9 +437,14 @@ public final class RelayPrinter {
                 for (Clause cl : m.clauses()) {
                     sb.append(inner);
                     pattern(sb, cl.pattern());
-                    sb.append(" => {\n");
-                    block(cl.body(), inner + INDENT, sb);
-                    sb.append(inner).append("},\n");
+                    StringBuilder body = new StringBuilder();
+                    block(cl.body(), inner + INDENT, body);
+                    if (body.indexOf("\n") == body.length() - 1) {
+                        // A one-line body with no bindings needs no braces: "Nil => %acc,".
+                        sb.append(" => ").append(body.toString().strip()).append(",\n");
+                    } else {
+                        sb.append(" => {\n").append(body).append(inner).append("},\n");
+                    }
                 }
                 sb.append(ind).append('}');
             }

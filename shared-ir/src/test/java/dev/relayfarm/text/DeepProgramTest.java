@@ -22,7 +22,7 @@ class DeepProgramTest {
         StringBuilder sb = new StringBuilder("def @main(%x: int32) -> int32 {\n  let %v0 = %x;\n");
         for (int i = 1; i < N; i++) sb.append("  let %v").append(i).append(" = %v").append(i - 1).append(" + 1;\n");
         sb.append("  %v").append(N - 1).append("\n}\n");
-        IRModule m = RoundTrip.module(sb.toString(), "lets.relay");
+        IRModule m = RoundTrip.module(sb.toString(), "lets.relay", false);
         int depth = 0;
         for (Expr e = m.main().orElseThrow().body(); e instanceof Let l; e = l.body()) depth++;
         assertEquals(N, depth);
@@ -33,7 +33,7 @@ class DeepProgramTest {
         StringBuilder sb = new StringBuilder("def @main(%x: float32) -> float32 {\n  %0 = add(%x, 1f);\n");
         for (int i = 1; i < N; i++) sb.append("  %").append(i).append(" = multiply(%").append(i - 1).append(", 1.5f);\n");
         sb.append("  %").append(N - 1).append("\n}\n");
-        IRModule m = RoundTrip.module(sb.toString(), "dataflow.relay");
+        IRModule m = RoundTrip.module(sb.toString(), "dataflow.relay", false);
         Expr body = m.main().orElseThrow().body();
         assertTrue(body instanceof Call);
         assertEquals(N, ExprTraversal.postOrder(body).stream().filter(e -> e instanceof Call).count());
