@@ -1,6 +1,7 @@
 package dev.relayfarm.text;
 
 import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.StructuralEquality;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.TypeFormat;
@@ -30,6 +31,7 @@ public final class MismatchText {
             case null -> "(none)";
             case Expr e -> exprText(e);
             case Type t -> TypeFormat.format(t);
+            case NDArray a -> Literals.format(a) != null ? Literals.format(a) : a.toString();
             default -> String.valueOf(o);
         };
         s = s.strip().replace("\n", "\n       ");
