@@ -24,7 +24,8 @@ class RelayRoundTripTest {
     @ValueSource(strings = {
         "mlp.relay", "shadowing.relay", "closure.relay", "factorial.relay", "ackermann.relay", "nat.relay",
         "list_map_fold.relay", "match_partial.relay", "refs.relay", "tuples.relay", "conv2d.relay",
-        "meta_constants.relay", "literals.relay", "types.relay", "dataflow_shared.relay", "infix.relay"})
+        "meta_constants.relay", "literals.relay", "types.relay", "dataflow_shared.relay", "infix.relay",
+        "mutual_recursion.relay", "tree_sum.relay"})
     void resourceProgramsRoundTrip(String name) {
         IRModule m = RoundTrip.module(RoundTrip.resource(name), name);
         assertTrue(m.main().isPresent(), name + " has @main");
