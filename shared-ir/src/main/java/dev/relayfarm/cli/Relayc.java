@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
             CheckCommand.class,
             ConformanceCommand.class,
             ParseCommand.class,
-            // TODO: register the parse and json subcommands here, e.g. ParseCommand.class, JsonCommand.class
+            InferCommand.class,
         })
 public final class Relayc implements Runnable {
 
