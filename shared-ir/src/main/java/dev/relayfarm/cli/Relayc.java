@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
             ConformanceCommand.class,
             ParseCommand.class,
             InferCommand.class,
+            JsonCommand.class,
         })
 public final class Relayc implements Runnable {
 
