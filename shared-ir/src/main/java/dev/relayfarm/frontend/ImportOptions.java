@@ -1,5 +1,6 @@
 package dev.relayfarm.frontend;
 
+import dev.relayfarm.ir.NDArray;
 import java.util.List;
 import java.util.Map;
 
@@ -11,16 +12,26 @@ import java.util.Map;
  * @param foldConstants evaluate nodes whose inputs are all constants at import time (shape
  *     subgraphs, weight transforms), so the program stays static where the model is
  * @param foldLimitBytes largest folded result kept as a constant
+ * @param frozenInputs graph inputs bound to constant values, by input name: they stop being
+ *     parameters of {@code @main}. Operators such as Reshape or ReduceSum need their shape/axes
+ *     operands at import time; a model (or an ONNX test) that feeds them as graph inputs can only be
+ *     imported once they are frozen (see {@link NeedsConstantException})
  */
-public record ImportOptions(Map<String, List<Long>> inputShapes, boolean foldConstants, long foldLimitBytes) {
-    public static final ImportOptions DEFAULT = new ImportOptions(Map.of(), true, 256L << 20);
+public record ImportOptions(Map<String, List<Long>> inputShapes, boolean foldConstants, long foldLimitBytes,
+                            Map<String, NDArray> frozenInputs) {
+    public static final ImportOptions DEFAULT = new ImportOptions(Map.of(), true, 256L << 20, Map.of());
 
     public ImportOptions {
         inputShapes = Map.copyOf(inputShapes);
+        frozenInputs = Map.copyOf(frozenInputs);
     }
 
     public ImportOptions withInputShapes(Map<String, List<Long>> shapes) {
-        return new ImportOptions(shapes, foldConstants, foldLimitBytes);
+        return new ImportOptions(shapes, foldConstants, foldLimitBytes, frozenInputs);
+    }
+
+    public ImportOptions withFrozenInputs(Map<String, NDArray> frozen) {
+        return new ImportOptions(inputShapes, foldConstants, foldLimitBytes, frozen);
     }
 
     /** Parses {@code name=1x3x224x224}; throws naming the text when malformed. */

@@ -53,9 +53,14 @@ public final class OnnxCheck {
         }
         Tolerance tol = options.tolerance() != null ? options.tolerance() : manifestTolerance(dir).orElse(Tolerance.ONNX_DEFAULT);
         long t0 = System.nanoTime();
+        // Graph inputs fed by the data sets, in data-file order (initializers listed as inputs are not fed).
+        java.util.Set<String> initializers = new java.util.HashSet<>();
+        tc.model().getGraph().getInitializerList().forEach(t -> initializers.add(t.getName()));
+        List<String> fed = tc.model().getGraph().getInputList().stream().map(v -> v.getName()).filter(v -> !initializers.contains(v)).toList();
+        List<String> frozen = new ArrayList<>();
         IRModule module;
         try {
-            module = OnnxImporter.importModel(tc.model(), "model.onnx", dir, options.importOptions());
+            module = importFreezing(tc, dir, options.importOptions(), fed, frozen);
         } catch (UnsupportedOpException e) {
             return new Result(name, Status.SKIP, e.getMessage(), e.what(), 0, 0);
         } catch (RuntimeException e) {
@@ -64,8 +69,19 @@ public final class OnnxCheck {
         long importMillis = (System.nanoTime() - t0) / 1_000_000;
         long t1 = System.nanoTime();
         for (OnnxTestCase.DataSet ds : tc.dataSets()) {
+            if (!frozen.isEmpty() && ds != tc.dataSets().getFirst()) {
+                // Frozen values differ per data set, so each set gets its own import.
+                try {
+                    module = OnnxImporter.importModel(tc.model(), "model.onnx", dir,
+                            options.importOptions().withFrozenInputs(frozenValues(ds, dir, fed, frozen)));
+                } catch (RuntimeException e) {
+                    return new Result(name, Status.ERROR, "import (" + ds.dir().getFileName() + "): " + e.getMessage(), "import", importMillis, 0);
+                }
+            }
             List<NDArray> inputs = new ArrayList<>();
-            for (Message m : ds.inputs()) {
+            for (int k = 0; k < ds.inputs().size(); k++) {
+                Message m = ds.inputs().get(k);
+                if (k < fed.size() && frozen.contains(fed.get(k))) continue;
                 if (!(m instanceof TensorProto t)) {
                     return new Result(name, Status.SKIP, "non-tensor input", "sequence/optional values", importMillis, 0);
                 }
@@ -108,6 +124,46 @@ public final class OnnxCheck {
             }
         }
         return new Result(name, Status.PASS, "", "", importMillis, (System.nanoTime() - t1) / 1_000_000);
+    }
+
+    /**
+     * Imports the test's model. Many node tests feed operands that must be constant at import time
+     * (axes, shape, pads, repeats, ...) as graph inputs; when the import fails with a
+     * {@link NeedsConstantException}, the integer and bool graph inputs that value is computed from
+     * are frozen to the first data set's values and the import is retried (until it succeeds or
+     * nothing new can be frozen). {@code frozen} receives the frozen input names.
+     */
+    static IRModule importFreezing(OnnxTestCase tc, Path dir, ImportOptions options, List<String> fed, List<String> frozen) {
+        while (true) {
+            try {
+                if (frozen.isEmpty()) return OnnxImporter.importModel(tc.model(), "model.onnx", dir, options);
+                return OnnxImporter.importModel(tc.model(), "model.onnx", dir,
+                        options.withFrozenInputs(frozenValues(tc.dataSets().getFirst(), dir, fed, frozen)));
+            } catch (NeedsConstantException e) {
+                if (tc.dataSets().isEmpty()) throw e;
+                OnnxTestCase.DataSet first = tc.dataSets().getFirst();
+                List<String> more = e.graphInputs().stream()
+                        .filter(in -> !frozen.contains(in) && freezable(first, dir, fed.indexOf(in))).toList();
+                if (more.isEmpty()) throw e;
+                frozen.addAll(more);
+            }
+        }
+    }
+
+    /** Only integer and bool inputs are frozen: those are the shape-like operands; float data stays a parameter. */
+    private static boolean freezable(OnnxTestCase.DataSet ds, Path dir, int index) {
+        if (index < 0 || index >= ds.inputs().size() || !(ds.inputs().get(index) instanceof TensorProto t)) return false;
+        var dtype = OnnxDTypes.toDType(t.getDataType());
+        return dtype.isPresent() && (dtype.get().isInteger() || dtype.get().isBool());
+    }
+
+    private static java.util.Map<String, NDArray> frozenValues(OnnxTestCase.DataSet ds, Path dir, List<String> fed, List<String> names) {
+        java.util.Map<String, NDArray> values = new java.util.HashMap<>();
+        for (String in : names) {
+            TensorProto t = (TensorProto) ds.inputs().get(fed.indexOf(in));
+            values.put(in, OnnxTensors.toNDArray(t, dir, ds.dir().toString()));
+        }
+        return values;
     }
 
     /** A folder's manifest.json may set "rtol"/"atol". */

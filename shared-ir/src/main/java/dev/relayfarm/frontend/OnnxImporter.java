@@ -75,13 +75,24 @@ public final class OnnxImporter {
         List<Var> params = new ArrayList<>();
         for (ValueInfoProto in : g.getInputList()) {
             if (env.containsKey(in.getName())) continue; // an initializer listed as input (IR < 4): a constant
+            NDArray frozen = options.frozenInputs().get(in.getName());
+            if (frozen != null) {
+                env.put(in.getName(), new Constant(checkFrozen(in, frozen)));
+                continue;
+            }
             Var v = Var.fresh(sanitize(in.getName()), inputType(in));
             params.add(v);
+            paramOrigin.put(v, in.getName());
             env.put(in.getName(), v);
         }
         for (String bound : options.inputShapes().keySet()) {
             if (g.getInputList().stream().noneMatch(v -> v.getName().equals(bound))) {
                 throw new OnnxFormatException(modelName + ": --shape names '" + bound + "', which is not a graph input");
+            }
+        }
+        for (String name : options.frozenInputs().keySet()) {
+            if (g.getInputList().stream().noneMatch(v -> v.getName().equals(name))) {
+                throw new OnnxFormatException(modelName + ": frozen input '" + name + "' is not a graph input");
             }
         }
         for (NodeProto node : g.getNodeList()) {
@@ -111,6 +122,9 @@ public final class OnnxImporter {
                 n.checkAllAttributesRead();
             } catch (RelationException e) {
                 throw n.unsupported(e.getMessage());
+            } catch (NeedsConstantException e) {
+                List<String> paramNames = params.stream().map(paramOrigin::get).toList();
+                throw e.withGraphInputs(dependencies(g, e.value(), paramNames));
             }
             for (int i = 0; i < node.getOutputCount(); i++) {
                 String name = node.getOutput(i);
@@ -129,6 +143,51 @@ public final class OnnxImporter {
         }
         Expr body = results.size() == 1 ? results.getFirst() : new Tuple(results);
         return IRModule.fromMain(new Function(params, body));
+    }
+
+    /** ONNX names of the graph inputs that became parameters, by parameter. */
+    private final Map<Var, String> paramOrigin = new IdentityHashMap<>();
+
+    /**
+     * The graph inputs among {@code candidates} that {@code value} is computed from, found by walking
+     * the producing nodes backwards; in first-reached order.
+     */
+    private static List<String> dependencies(GraphProto g, String value, List<String> candidates) {
+        Map<String, NodeProto> producer = new HashMap<>();
+        for (NodeProto node : g.getNodeList()) for (String out : node.getOutputList()) producer.put(out, node);
+        List<String> found = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        ArrayDeque<String> stack = new ArrayDeque<>();
+        stack.push(value);
+        while (!stack.isEmpty()) {
+            String name = stack.pop();
+            if (name.isEmpty() || !seen.add(name)) continue;
+            if (candidates.contains(name)) found.add(name);
+            NodeProto p = producer.get(name);
+            if (p != null) p.getInputList().forEach(stack::push);
+        }
+        return found;
+    }
+
+    /** A frozen value must fit the declared input: same element type, same rank, same fixed dims. */
+    private NDArray checkFrozen(ValueInfoProto in, NDArray value) {
+        boolean hasShape = in.getType().hasTensorType() && in.getType().getTensorType().hasShape();
+        if (!hasShape) {
+            DType dtype = OnnxDTypes.require(in.getType().getTensorType().getElemType(), modelName + ": graph input '" + in.getName() + "'");
+            if (!dtype.equals(value.dtype())) {
+                throw new OnnxFormatException(modelName + ": frozen input '" + in.getName() + "' has dtype " + value.dtype() + " but the input is declared " + dtype);
+            }
+        } else if (inputType(in) instanceof TensorType t) {
+            boolean fits = t.dtype().equals(value.dtype()) && t.rank() == value.rank();
+            for (int i = 0; fits && i < t.rank(); i++) {
+                Dim d = t.shape().get(i);
+                fits = !d.isStatic() || d.value() == value.shape()[i];
+            }
+            if (!fits) {
+                throw new OnnxFormatException(modelName + ": frozen input '" + in.getName() + "' is " + new TensorType(java.util.Arrays.stream(value.shape()).mapToObj(Dim::of).toList(), value.dtype()) + " but the input is declared " + t);
+            }
+        }
+        return value;
     }
 
     private static String sanitize(String name) {

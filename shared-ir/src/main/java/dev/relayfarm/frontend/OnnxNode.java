@@ -118,10 +118,19 @@ public final class OnnxNode {
         return importer.fold(input(i), this) instanceof Constant c ? Optional.of(c.data()) : Optional.empty();
     }
 
+    /**
+     * Input {@code i}'s value, which must be a constant (after folding); otherwise a
+     * {@link NeedsConstantException} naming the value.
+     */
+    public NDArray requireConstant(int i, String what) {
+        return constantInput(i).orElseThrow(() -> new NeedsConstantException(where() + ": "
+                + what + " (input " + i + ") must be a constant; computed " + what + " values are not supported",
+                proto.getInput(i), List.of()));
+    }
+
     /** Input {@code i} as integers; it must be a constant (after folding). */
     public long[] constantInts(int i, String what) {
-        NDArray a = constantInput(i).orElseThrow(() -> unsupported(
-                what + " (input " + i + ") must be a constant; computed " + what + " values are not supported"));
+        NDArray a = requireConstant(i, what);
         long[] out = new long[a.elementCount()];
         for (int k = 0; k < out.length; k++) out[k] = a.getLong(k);
         return out;

@@ -46,7 +46,8 @@ final class ReduceConverters {
 
     private static Expr reduceCall(OnnxNode n, String op, Expr x, int sinceOpset, boolean keepdims) {
         long[] axes = axes(n, sinceOpset);
-        if (axes == null && n.attrInt("noop_with_empty_axes", 0) != 0) return x;
+        boolean noop = n.attrInt("noop_with_empty_axes", 0) != 0; // read even when axes are given
+        if (axes == null && noop) return x;
         return n.call(op, List.of(x), "axis", axes, "keepdims", keepdims);
     }
 
