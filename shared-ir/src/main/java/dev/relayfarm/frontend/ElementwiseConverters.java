@@ -15,7 +15,6 @@ final class ElementwiseConverters {
         binary(b, "Sub", "subtract");
         binary(b, "Mul", "multiply");
         binary(b, "Div", "divide");
-        binary(b, "Pow", "power");
         binary(b, "Equal", "equal");
         binary(b, "Less", "less");
         binary(b, "LessOrEqual", "less_equal");

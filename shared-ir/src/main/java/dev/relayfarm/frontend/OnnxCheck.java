@@ -129,8 +129,8 @@ public final class OnnxCheck {
     /**
      * Imports the test's model. Many node tests feed operands that must be constant at import time
      * (axes, shape, pads, repeats, ...) as graph inputs; when the import fails with a
-     * {@link NeedsConstantException}, the integer and bool graph inputs that value is computed from
-     * are frozen to the first data set's values and the import is retried (until it succeeds or
+     * {@link NeedsConstantException}, the graph input that is that value, or the integer and bool
+     * graph inputs it is computed from, are frozen to the first data set's values and the import is retried (until it succeeds or
      * nothing new can be frozen). {@code frozen} receives the frozen input names.
      */
     static IRModule importFreezing(OnnxTestCase tc, Path dir, ImportOptions options, List<String> fed, List<String> frozen) {
@@ -142,15 +142,18 @@ public final class OnnxCheck {
             } catch (NeedsConstantException e) {
                 if (tc.dataSets().isEmpty()) throw e;
                 OnnxTestCase.DataSet first = tc.dataSets().getFirst();
+                // An input that is itself the needed value is frozen whatever its dtype (OneHot's depth
+                // may be float); inputs it is computed from only when integer or bool.
                 List<String> more = e.graphInputs().stream()
-                        .filter(in -> !frozen.contains(in) && freezable(first, dir, fed.indexOf(in))).toList();
+                        .filter(in -> !frozen.contains(in) && fed.contains(in)
+                                && (in.equals(e.value()) || freezable(first, dir, fed.indexOf(in)))).toList();
                 if (more.isEmpty()) throw e;
                 frozen.addAll(more);
             }
         }
     }
 
-    /** Only integer and bool inputs are frozen: those are the shape-like operands; float data stays a parameter. */
+    /** Integer and bool inputs are the shape-like operands; float data stays a parameter. */
     private static boolean freezable(OnnxTestCase.DataSet ds, Path dir, int index) {
         if (index < 0 || index >= ds.inputs().size() || !(ds.inputs().get(index) instanceof TensorProto t)) return false;
         var dtype = OnnxDTypes.toDType(t.getDataType());

@@ -29,6 +29,8 @@ public final class OnnxConverters {
         NnConverters.register(b);
         TensorConverters.register(b);
         ReduceConverters.register(b);
+        MathConverters.register(b);
+        MiscConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 

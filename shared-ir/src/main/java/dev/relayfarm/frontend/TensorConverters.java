@@ -30,11 +30,9 @@ final class TensorConverters {
         b.add("Reshape", n -> {
             long[] shape = n.opset() < 5 ? n.attrInts("shape") : n.constantInts(1, "shape");
             if (shape == null) throw n.unsupported("attribute 'shape' is required");
-            if (n.attrInt("allowzero", 0) != 0 && Arrays.stream(shape).anyMatch(d -> d == 0)) {
-                throw n.unsupported("allowzero=1 with a 0 in the shape is not supported");
-            }
+            boolean allowzero = n.attrInt("allowzero", 0) != 0; // 0 means size 0, not "copy the input dim"
             n.ignore("consumed_inputs");
-            return List.of(n.call("reshape", List.of(n.input(0)), "newshape", shape));
+            return List.of(n.call("reshape", List.of(n.input(0)), "newshape", shape, "allowzero", allowzero));
         });
         b.add("Flatten", n -> {
             TensorType t = n.inputType(0);
@@ -70,7 +68,7 @@ final class TensorConverters {
             long[] axes = n.opset() < 13 ? n.attrInts("axes") : (n.hasInput(1) ? n.constantInts(1, "axes") : null);
             return List.of(n.call("squeeze", List.of(n.input(0)), "axis", axes));
         });
-        b.add("Gather", n -> List.of(n.call("take", List.of(n.input(0), n.input(1)), "axis", n.attrInt("axis", 0), "mode", "fast")));
+        b.add("Gather", TensorConverters::gather);
         b.add("GatherElements", n -> List.of(n.call("gather", List.of(n.input(0), n.input(1)), "axis", n.attrInt("axis", 0))));
         b.add("Shape", n -> {
             TensorType t = n.inputType(0);
@@ -109,6 +107,44 @@ final class TensorConverters {
             return List.of(n.call("arange", List.of(n.input(0), n.input(1), n.input(2)), "dtype", dtype.toString()));
         });
         b.add("Pad", TensorConverters::pad);
+    }
+
+    /**
+     * Gather: ONNX allows indices in [-n, n), negative ones counting from the end; take's "fast" mode
+     * rejects them, so constant indices are normalized here and computed ones through
+     * {@code where(i < 0, i + n, i)} (with n the static axis size; "wrap" mode when it is dynamic,
+     * which agrees on every valid index).
+     */
+    private static List<Expr> gather(OnnxNode n) {
+        long axis = n.attrInt("axis", 0);
+        TensorType t = n.inputType(0);
+        int a = (int) (axis < 0 ? axis + t.rank() : axis);
+        if (a < 0 || a >= t.rank()) throw n.unsupported("axis " + axis + " is out of range for rank " + t.rank());
+        Dim size = t.shape().get(a);
+        Expr indices = n.input(1);
+        String mode = "fast";
+        var known = n.constantInput(1);
+        if (known.isPresent() && size.isStatic()) {
+            NDArray idx = known.get();
+            boolean negative = false;
+            for (int i = 0; i < idx.elementCount() && !negative; i++) negative = idx.getLong(i) < 0;
+            if (negative) {
+                NDArray norm = NDArray.zeros(idx.dtype(), idx.shape());
+                for (int i = 0; i < idx.elementCount(); i++) {
+                    long v = idx.getLong(i);
+                    norm.setLong(i, v < 0 ? v + size.value() : v);
+                }
+                indices = OnnxNode.constant(norm);
+            }
+        } else if (size.isStatic()) {
+            DType it = n.inputType(1).dtype();
+            Expr zero = OnnxNode.constant(NDArray.fromLongs(it, new int[0], new long[] {0}));
+            Expr count = OnnxNode.constant(NDArray.fromLongs(it, new int[0], new long[] {size.value()}));
+            indices = n.call("where", n.call("less", indices, zero), n.call("add", indices, count), indices);
+        } else {
+            mode = "wrap";
+        }
+        return List.of(n.call("take", List.of(n.input(0), indices), "axis", axis, "mode", mode));
     }
 
     private static long clampAxis(long a, int rank) {

@@ -33,6 +33,7 @@ public final class OpRegistry {
         TransformOps.register(b);
         NnOps.register(b);
         ImageOps.register(b);
+        AlgorithmOps.register(b);
         return Collections.unmodifiableMap(b.ops);
     }
 
