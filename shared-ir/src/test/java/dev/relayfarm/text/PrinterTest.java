@@ -144,4 +144,14 @@ class PrinterTest {
         Expr back = RelayParser.parseExpr(text, "t", null, Map.of("x", x));
         assertSame(x, ((Call) back).args().get(0));
     }
+
+    @Test
+    void expressionsMayUseTheConstructorsOfAContextModule() {
+        IRModule lists = RelayParser.parseModule(RoundTrip.resource("list_map_fold.relay"));
+        Expr e = RelayParser.parseExpr("@map(fn (%x: float32) { %x }, Cons(1f, Nil))", "e", lists, null);
+        String text = RelayPrinter.print(e);
+        assertTrue(StructuralEquality.equal(e, RelayParser.parseExpr(text, "t", lists, null)), text);
+        RelayParseException err = org.junit.jupiter.api.Assertions.assertThrows(RelayParseException.class, () -> RelayParser.parseExpr("Cons(1f, Nil)"));
+        assertEquals("<string>:1:1: unknown constructor Cons", err.getMessage().lines().findFirst().orElseThrow());
+    }
 }
