@@ -23,6 +23,8 @@ import picocli.CommandLine.Spec;
             ParseCommand.class,
             InferCommand.class,
             JsonCommand.class,
+            RunCommand.class,
+            // TODO: register the parse and json subcommands here, e.g. ParseCommand.class, JsonCommand.class
         })
 public final class Relayc implements Runnable {
 

@@ -1,0 +1,184 @@
+package dev.relayfarm.cli;
+
+import dev.relayfarm.interp.Interpreter;
+import dev.relayfarm.interp.InterpreterException;
+import dev.relayfarm.interp.Npy;
+import dev.relayfarm.interp.TensorValue;
+import dev.relayfarm.interp.TupleValue;
+import dev.relayfarm.interp.Value;
+import dev.relayfarm.ir.Function;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ir.Var;
+import dev.relayfarm.text.RelayParseException;
+import dev.relayfarm.text.RelayParser;
+import dev.relayfarm.types.Diagnostic;
+import dev.relayfarm.types.InferResult;
+import dev.relayfarm.types.TypeException;
+import dev.relayfarm.types.TypeInference;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code relayc run FILE [--arg NAME=FILE.npy ...] [--out DIR]}: type-checks a Relay text file,
+ * evaluates its {@code @main} with the reference interpreter, prints each output's type and first values, and writes
+ * the outputs as {@code output_0.npy, output_1.npy, ...} (a tuple result gives one file per tensor,
+ * depth-first). Exit code 0 on success, 1 for a user error (bad file, missing or mismatched input,
+ * run-time error), each reported as one message naming the problem.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Evaluate @main of a Relay text file with the reference interpreter.")
+public final class RunCommand implements Callable<Integer> {
+    /** How many leading values of each output are printed. */
+    private static final int PREVIEW = 8;
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "Relay text file defining @main.")
+    Path file;
+
+    @Option(names = "--arg", paramLabel = "NAME=FILE.npy", description = "Value of @main parameter %%NAME, read from a .npy file (repeatable).")
+    List<String> args = new ArrayList<>();
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Directory to write output_<i>.npy into (created if absent).")
+    Path outDir;
+
+    /** A user error: printed as its message, exit code 1. */
+    private static final class UserError extends RuntimeException {
+        UserError(String message) {
+            super(message);
+        }
+    }
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            IRModule module = typeCheck(parse());
+            Function main = module.main().orElseThrow(() -> new UserError(file + ": no @main function to run"));
+            List<Value> inputs = readInputs(main);
+            Value result = new Interpreter(module).call("main", inputs);
+            List<NDArray> outputs = new ArrayList<>();
+            List<String> others = new ArrayList<>();
+            collect(result, outputs, others);
+            for (int i = 0; i < outputs.size(); i++) out.println("output_" + i + ": " + preview(outputs.get(i)));
+            for (String o : others) out.println("non-tensor output: " + o);
+            if (outDir != null) write(outputs, out);
+            out.flush();
+            return 0;
+        } catch (UserError | RelayParseException | TypeException | InterpreterException | Npy.NpyException e) {
+            err.println("error: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+    }
+
+    private IRModule parse() {
+        String source;
+        try {
+            source = Files.readString(file);
+        } catch (IOException e) {
+            throw new UserError("cannot read " + file + ": " + e.getMessage());
+        }
+        return RelayParser.parseModule(source, file.toString());
+    }
+
+    /**
+     * Type errors are reported before anything runs, with their positions; the checked module (whose
+     * signatures inference completed) is the one evaluated. Warnings (a non-exhaustive match) go to
+     * stderr and do not stop the run.
+     */
+    private IRModule typeCheck(IRModule module) {
+        InferResult checked = TypeInference.infer(module);
+        PrintWriter err = spec.commandLine().getErr();
+        for (Diagnostic w : checked.warnings()) err.println("warning: " + w);
+        return checked.module();
+    }
+
+    /** One value per parameter of {@code @main}, in order, from the {@code --arg} files. */
+    private List<Value> readInputs(Function main) {
+        Map<String, Path> given = new LinkedHashMap<>();
+        for (String a : args) {
+            int eq = a.indexOf('=');
+            if (eq <= 0 || eq == a.length() - 1) throw new UserError("--arg expects NAME=FILE.npy, got '" + a + "'");
+            String name = a.substring(0, eq).replaceFirst("^%", "");
+            if (given.put(name, Path.of(a.substring(eq + 1))) != null) throw new UserError("--arg " + name + " given twice");
+        }
+        List<String> names = main.params().stream().map(Var::name).toList();
+        for (String name : given.keySet()) {
+            if (!names.contains(name)) throw new UserError("@main has no parameter %" + name + " (its parameters: " + main.params() + ")");
+        }
+        List<Value> values = new ArrayList<>();
+        for (Var p : main.params()) {
+            Path npy = given.get(p.name());
+            if (npy == null) {
+                String type = p.hasAnnotation() ? p.annotation().toString() : "no type annotation";
+                throw new UserError("@main needs --arg " + p.name() + "=FILE.npy (" + type + ")");
+            }
+            try {
+                values.add(Value.tensor(Npy.read(npy)));
+            } catch (IOException e) {
+                throw new UserError("cannot read --arg " + p.name() + "=" + npy + ": " + e);
+            }
+        }
+        return values;
+    }
+
+    /** Tensors in depth-first order; anything else (closures, ADT values) is only described. */
+    private static void collect(Value v, List<NDArray> tensors, List<String> others) {
+        switch (v) {
+            case TensorValue t -> tensors.add(t.data());
+            case TupleValue t -> {
+                for (Value f : t.fields()) collect(f, tensors, others);
+            }
+            default -> others.add(Value.describe(v));
+        }
+    }
+
+    static String preview(NDArray a) {
+        StringBuilder sb = new StringBuilder(Value.typeOf(a).toString()).append(" = [");
+        int n = Math.min(a.elementCount(), PREVIEW);
+        for (int i = 0; i < n; i++) {
+            if (i > 0) sb.append(", ");
+            sb.append(element(a, i));
+        }
+        if (a.elementCount() > n) sb.append(", ... (").append(a.elementCount()).append(" values)");
+        return sb.append(']').toString();
+    }
+
+    private static String element(NDArray a, int i) {
+        if (a.dtype().isBool()) return a.getBoolean(i) ? "True" : "False";
+        if (!a.dtype().isFloat()) return a.dtype().code() == dev.relayfarm.ir.DType.Code.UINT && a.dtype().bits() == 64
+                ? Long.toUnsignedString(a.getLong(i)) : Long.toString(a.getLong(i));
+        double d = a.getDouble(i);
+        // Shortest text that reads back to the same float32 value, not its widened double digits.
+        return a.dtype().bits() == 64 ? Double.toString(d) : Float.toString((float) d);
+    }
+
+    private void write(List<NDArray> outputs, PrintWriter out) {
+        try {
+            Files.createDirectories(outDir);
+            for (int i = 0; i < outputs.size(); i++) {
+                Path f = outDir.resolve("output_" + i + ".npy");
+                Npy.write(f, outputs.get(i));
+                out.println("wrote " + f);
+            }
+        } catch (IOException e) {
+            throw new UserError("cannot write outputs to " + outDir + ": " + e);
+        }
+    }
+}
