@@ -26,7 +26,8 @@ final class Literals {
     }
 
     /**
-     * Like {@link #parse(String, boolean)}; with {@code asDouble} a float is read at double precision
+     * Like {@link #parse(String, boolean)}; with {@code asDouble} (attribute values) an unsuffixed
+     * integer may use the whole int64 range, and a float is read at double precision
      * whatever its suffix, because attribute values are doubles and {@code 1e-05f} must read back as
      * the double it was printed from.
      */
@@ -39,6 +40,9 @@ final class Literals {
         String body = (negative ? "-" : "") + m.group(1) + (m.group(2) == null ? "" : m.group(2)) + (m.group(3) == null ? "" : m.group(3));
         if (kind == null) kind = fractional ? "f" : "i";
         int bits = bitsText == null || bitsText.isEmpty() ? 32 : Integer.parseInt(bitsText);
+        // Attribute integers are longs (AttrValue.IntValue) and print without a suffix, so in an
+        // attribute an unsuffixed integer has the int64 range, not int32's.
+        if (asDouble && m.group(4) == null && !fractional) bits = 64;
         DType dtype;
         try {
             dtype = DType.parse((switch (kind) {

@@ -416,7 +416,11 @@ public final class RelayPrinter {
                 if (t.fields().size() == 1) sb.append(',');
                 sb.append(')');
             }
-            case TupleGetItem t -> sb.append(doc(t.tuple())).append('.').append(t.index());
+            case TupleGetItem t -> {
+                // A literal operand is parenthesized: "0.2" would lex as a float, "(0).2" is a projection.
+                boolean literal = t.tuple() instanceof Constant;
+                sb.append(literal ? "(" : "").append(doc(t.tuple())).append(literal ? ")" : "").append('.').append(t.index());
+            }
             case If i -> {
                 sb.append("if (").append(doc(i.cond())).append(") {\n");
                 block(i.thenBranch(), inner, sb);
