@@ -73,7 +73,7 @@ public final class BatchMatmul {
         int batch = Math.max(bx, by);
         if (bx == 0 || by == 0) batch = 0;
         DType outType = a.outDtype() != null ? a.outDtype() : x.dtype();
-        return List.of(MatMul.batched(x, bx == 1 ? 0 : m * k, a.transposeA() ? m : k, a.transposeA(),
+        return List.of(MatMulKernels.batched(x, bx == 1 ? 0 : m * k, a.transposeA() ? m : k, a.transposeA(),
                 y, by == 1 ? 0 : k * n, a.transposeB() ? k : n, a.transposeB(), batch, m, n, k, outType, new int[] {batch, m, n}));
     }
 }

@@ -73,6 +73,6 @@ public final class Dense {
         int[] outShape = xs.clone();
         outShape[outShape.length - 1] = n;
         DType outType = a.outDtype() != null ? a.outDtype() : x.dtype();
-        return List.of(MatMul.multiply(x, 0, k, false, w, 0, k, true, m, n, k, outType, outShape));
+        return List.of(MatMulKernels.multiply(x, 0, k, false, w, 0, k, true, m, n, k, outType, outShape));
     }
 }

@@ -85,7 +85,7 @@ public final class Matmul {
             outShape[outShape.length - 1] = n;
         }
         DType outType = a.outDtype() != null ? a.outDtype() : x.dtype();
-        return List.of(MatMul.multiply(x, 0, a.transposeA() ? m : k, a.transposeA(), y, 0, a.transposeB() ? k : n,
+        return List.of(MatMulKernels.multiply(x, 0, a.transposeA() ? m : k, a.transposeA(), y, 0, a.transposeB() ? k : n,
                 a.transposeB(), m, n, k, outType, outShape));
     }
 }

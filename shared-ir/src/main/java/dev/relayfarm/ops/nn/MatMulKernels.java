@@ -4,8 +4,8 @@ import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
 
 /** The float32-fast / double-generic dispatch shared by dense, matmul and batch_matmul. */
-final class MatMul {
-    private MatMul() {}
+final class MatMulKernels {
+    private MatMulKernels() {}
 
     /** One product {@code op(A)[m×k] · op(B)[k×n]} into a fresh array of {@code outShape}. */
     static NDArray multiply(NDArray a, int aOff, int lda, boolean ta, NDArray b, int bOff, int ldb, boolean tb,
