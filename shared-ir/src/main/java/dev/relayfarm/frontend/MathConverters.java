@@ -47,6 +47,15 @@ final class MathConverters {
             return List.of(n.call("cast", List.of(n.input(0)), "dtype", n.inputType(1).dtype().toString()));
         });
         b.add("IsInf", MathConverters::isInf);
+        b.add("BitCast", n -> {
+            DType to = OnnxDTypes.require((int) n.attrInt("to", 0), n.where() + ": attribute 'to'");
+            DType from = n.inputType(0).dtype();
+            // ONNX counts bool as 8 bits, as its storage here is one byte.
+            if (from.storageBytes() != to.storageBytes()) {
+                throw n.unsupported("BitCast from " + from + " to " + to + ": the bit widths differ");
+            }
+            return List.of(n.call("reinterpret", List.of(n.input(0)), "dtype", to.toString()));
+        });
         b.add("Round", n -> List.of(roundHalfEven(n, n.input(0))));
         activation(b, "HardSigmoid", (n, x) -> {
             double alpha = n.attrFloat("alpha", 0.2f), beta = n.attrFloat("beta", 0.5f);

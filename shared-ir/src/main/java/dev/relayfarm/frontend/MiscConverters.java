@@ -13,7 +13,7 @@ import java.util.List;
 
 /**
  * ONNX operators that work along whole axes or build index structure: Trilu, CumSum/CumProd,
- * Hardmax, OneHot, TopK, Einsum, LpNormalization, EyeLike, Compress.
+ * Hardmax, OneHot, TopK, Einsum, LpNormalization, EyeLike, Compress, CenterCropPad, Det, NonZero.
  */
 final class MiscConverters {
     private MiscConverters() {}
@@ -41,6 +41,11 @@ final class MiscConverters {
         });
         b.add("EyeLike", MiscConverters::eyeLike);
         b.add("Compress", MiscConverters::compress);
+        b.add("CenterCropPad", MiscConverters::centerCropPad);
+        b.add("Det", n -> List.of(n.call("det", n.input(0))));
+        // NonZero gives [rank, count] int64; argwhere gives [count, rank] int32.
+        b.add("NonZero", n -> List.of(n.call("transpose", List.of(MathConverters.cast(n, n.call("argwhere", n.input(0)), DType.INT64)),
+                "axes", new long[] {1, 0})));
     }
 
     /** The static size of dim {@code axis} (possibly negative) of input {@code i}; unsupported when dynamic. */
@@ -204,5 +209,46 @@ final class MiscConverters {
         int size = staticDim(n, 0, axis, "Compress");
         if (cond.elementCount() > size) throw n.unsupported("condition has " + cond.elementCount() + " values but the axis has " + size);
         return List.of(n.call("take", List.of(x, OnnxNode.constant(indices)), "axis", axis, "mode", "fast"));
+    }
+
+    /**
+     * CenterCropPad: along each axis (all by default) crop or zero-pad the input to the target size,
+     * centered; when the difference is odd the extra element is cropped from / padded at the end.
+     */
+    private static List<Expr> centerCropPad(OnnxNode n) {
+        TensorType t = n.inputType(0);
+        long[] target = n.constantInts(1, "shape");
+        int rank = t.rank();
+        long[] axes = n.attrInts("axes");
+        if (axes == null) {
+            axes = new long[rank];
+            for (int i = 0; i < rank; i++) axes[i] = i;
+        }
+        if (axes.length != target.length) throw n.unsupported("shape has " + target.length + " values for " + axes.length + " axes");
+        long[] begin = new long[rank], end = new long[rank];
+        List<List<Long>> pad = new ArrayList<>();
+        boolean padding = false;
+        for (int i = 0; i < rank; i++) {
+            end[i] = Long.MAX_VALUE;
+            pad.add(List.of(0L, 0L));
+        }
+        boolean cropping = false;
+        for (int k = 0; k < axes.length; k++) {
+            int a = (int) (axes[k] < 0 ? axes[k] + rank : axes[k]);
+            long dim = staticDim(n, 0, a, "CenterCropPad");
+            if (dim > target[k]) {
+                begin[a] = (dim - target[k]) / 2;
+                end[a] = begin[a] + target[k];
+                cropping = true;
+            } else if (dim < target[k]) {
+                long before = (target[k] - dim) / 2;
+                pad.set(a, List.of(before, target[k] - dim - before));
+                padding = true;
+            }
+        }
+        Expr x = n.input(0);
+        if (cropping) x = n.call("strided_slice", List.of(x), "begin", begin, "end", end);
+        if (padding) x = n.call("nn.pad", List.of(x, MathConverters.scalar(n, x, 0)), "pad_width", pad, "pad_mode", "constant");
+        return List.of(x);
     }
 }

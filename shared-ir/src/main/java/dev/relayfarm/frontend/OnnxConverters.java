@@ -31,6 +31,8 @@ public final class OnnxConverters {
         ReduceConverters.register(b);
         MathConverters.register(b);
         MiscConverters.register(b);
+        QuantizeConverters.register(b);
+        SignalConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 

@@ -10,6 +10,7 @@ import dev.relayfarm.ops.transform.Gather;
 import dev.relayfarm.ops.transform.GatherNd;
 import dev.relayfarm.ops.transform.LayoutTransform;
 import dev.relayfarm.ops.transform.OneHot;
+import dev.relayfarm.ops.transform.Reinterpret;
 import dev.relayfarm.ops.transform.Reshape;
 import dev.relayfarm.ops.transform.ReshapeLike;
 import dev.relayfarm.ops.transform.Reverse;
@@ -58,7 +59,8 @@ final class TransformOps {
                 Fill.FULL,
                 Fill.ZEROS_LIKE,
                 Fill.ONES_LIKE,
-                Fill.FULL_LIKE);
+                Fill.FULL_LIKE,
+                Reinterpret.DEF);
     }
 
     static void register(OpRegistry.Builder r) {

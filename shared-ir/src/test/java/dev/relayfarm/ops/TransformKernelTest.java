@@ -147,6 +147,10 @@ class TransformKernelTest {
         c.add(of("reshape_like", "lhs_begin=1, rhs_end=2", List.of(x23, NDArray.zeros(DType.INT8, 3, 1, 9)), f32(shape(2, 3, 1), 1, 2, 3, 4, 5, 6)));
         c.add(of("gather_nd", "", List.of(x23, i32(shape(2, 2), 1, 0, 2, -3)), f32(shape(2), 6, 1)));
         c.add(of("gather_nd", "", List.of(x23, i64(shape(1, 2), 1, 0)), f32(shape(2, 3), 4, 5, 6, 1, 2, 3)));
+
+        // reinterpret: the same bytes read as another dtype of the same width.
+        c.add(of("reinterpret", "dtype=\"int32\"", List.of(f32(shape(2), 1, -2)), i32(shape(2), 1065353216, -1073741824)));
+        c.add(of("reinterpret", "dtype=\"uint8\"", List.of(arr(DType.INT8, shape(2), -1, 5)), arr(DType.UINT8, shape(2), 255, 5)));
         return c.stream();
     }
 
