@@ -33,6 +33,7 @@ public final class OnnxConverters {
         MiscConverters.register(b);
         QuantizeConverters.register(b);
         SignalConverters.register(b);
+        ControlFlowConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 

@@ -1,5 +1,7 @@
 package dev.relayfarm.frontend;
 
+import dev.relayfarm.frontend.proto.Onnx.AttributeProto;
+import dev.relayfarm.frontend.proto.Onnx.FunctionProto;
 import dev.relayfarm.frontend.proto.Onnx.GraphProto;
 import dev.relayfarm.frontend.proto.Onnx.ModelProto;
 import dev.relayfarm.frontend.proto.Onnx.NodeProto;
@@ -21,6 +23,7 @@ import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Tuple;
 import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ir.Type;
+import dev.relayfarm.ir.TypeData;
 import dev.relayfarm.ir.Var;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpRegistry;
@@ -29,9 +32,11 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Imports an ONNX model as a Relay module whose {@code @main} takes the graph inputs and returns the
@@ -40,6 +45,10 @@ import java.util.Map;
  * inputs are all constant are evaluated at import time, which folds shape subgraphs
  * (Shape → Gather → Concat → Reshape) so static models stay static. Unsupported operators or
  * attributes are errors naming the node, its op type and opset, and the model file.
+ *
+ * <p>Subgraphs (If branches, Loop and Scan bodies) are converted as nested blocks
+ * ({@link GraphScope}); calls of model-local functions ({@code ModelProto.functions}) are expanded
+ * in place.
  */
 public final class OnnxImporter {
     private final String modelName;
@@ -47,6 +56,12 @@ public final class OnnxImporter {
     private final ImportOptions options;
     private final ForwardTyper typer = new ForwardTyper();
     private final Map<Expr, Expr> folded = new IdentityHashMap<>();
+    private final Map<String, FunctionProto> functions = new HashMap<>();
+    private final List<TypeData> adts = new ArrayList<>();
+    private final List<Var> params = new ArrayList<>();
+    private GraphProto mainGraph;
+    private long opset;
+    private int functionDepth;
 
     private OnnxImporter(String modelName, Path baseDir, ImportOptions options) {
         this.modelName = modelName;
@@ -65,25 +80,25 @@ public final class OnnxImporter {
     }
 
     private IRModule run(ModelProto model) {
-        Map<String, Long> opsets = OnnxModels.opsets(model);
-        long opset = opsets.getOrDefault("", 1L);
+        opset = OnnxModels.opsets(model).getOrDefault("", 1L);
+        for (FunctionProto f : model.getFunctionsList()) functions.put(functionKey(f.getDomain(), f.getName()), f);
         GraphProto g = model.getGraph();
-        Map<String, Expr> env = new HashMap<>();
+        mainGraph = g;
+        GraphScope root = GraphScope.root(typer::typeOf);
         for (TensorProto init : g.getInitializerList()) {
-            env.put(init.getName(), new Constant(OnnxTensors.toNDArray(init, baseDir, modelName + ": initializer '" + init.getName() + "'")));
+            root.define(init.getName(), new Constant(OnnxTensors.toNDArray(init, baseDir, modelName + ": initializer '" + init.getName() + "'")));
         }
-        List<Var> params = new ArrayList<>();
         for (ValueInfoProto in : g.getInputList()) {
-            if (env.containsKey(in.getName())) continue; // an initializer listed as input (IR < 4): a constant
+            if (root.definesLocally(in.getName())) continue; // an initializer listed as input (IR < 4): a constant
             NDArray frozen = options.frozenInputs().get(in.getName());
             if (frozen != null) {
-                env.put(in.getName(), new Constant(checkFrozen(in, frozen)));
+                root.define(in.getName(), new Constant(checkFrozen(in, frozen)));
                 continue;
             }
-            Var v = Var.fresh(sanitize(in.getName()), inputType(in));
+            Var v = Var.fresh(GraphScope.sanitize(in.getName()), inputType(in));
             params.add(v);
             paramOrigin.put(v, in.getName());
-            env.put(in.getName(), v);
+            root.define(in.getName(), v);
         }
         for (String bound : options.inputShapes().keySet()) {
             if (g.getInputList().stream().noneMatch(v -> v.getName().equals(bound))) {
@@ -95,54 +110,169 @@ public final class OnnxImporter {
                 throw new OnnxFormatException(modelName + ": frozen input '" + name + "' is not a graph input");
             }
         }
-        for (NodeProto node : g.getNodeList()) {
-            String domain = node.getDomain().equals("ai.onnx") ? "" : node.getDomain();
-            if (!domain.isEmpty()) {
-                throw new UnsupportedOpException(modelName + ": node '" + node.getName() + "' (" + node.getOpType() + "): operators of domain '"
-                        + domain + "' are not supported", domain + "." + node.getOpType());
-            }
-            List<Expr> inputs = new ArrayList<>();
-            for (String name : node.getInputList()) {
-                if (name.isEmpty()) {
-                    inputs.add(null);
-                    continue;
-                }
-                Expr e = env.get(name);
-                if (e == null) throw new OnnxFormatException(modelName + ": node '" + node.getName() + "' (" + node.getOpType() + ") uses undefined value '" + name + "'");
-                inputs.add(e);
-            }
-            // Absent trailing optional inputs are trimmed so converters can use inputCount().
-            while (!inputs.isEmpty() && inputs.getLast() == null) inputs.removeLast();
-            OnnxNode n = new OnnxNode(node, opset, modelName, baseDir, inputs, this);
-            OnnxConverter converter = OnnxConverters.find(node.getOpType())
-                    .orElseThrow(() -> new UnsupportedOpException(n.where() + ": operator " + node.getOpType() + " is not supported", node.getOpType()));
-            List<Expr> outs;
-            try {
-                outs = converter.convert(n);
-                n.checkAllAttributesRead();
-            } catch (RelationException e) {
-                throw n.unsupported(e.getMessage());
-            } catch (NeedsConstantException e) {
-                List<String> paramNames = params.stream().map(paramOrigin::get).toList();
-                throw e.withGraphInputs(dependencies(g, e.value(), paramNames));
-            }
-            for (int i = 0; i < node.getOutputCount(); i++) {
-                String name = node.getOutput(i);
-                if (name.isEmpty()) continue;
-                if (i >= outs.size() || outs.get(i) == null) throw n.unsupported("output " + i + " ('" + name + "') is not produced by the converter");
-                Expr out = options.foldConstants() ? fold(outs.get(i), n) : outs.get(i);
-                typeOf(out, n); // type errors surface at the node that caused them
-                env.put(name, out);
-            }
-        }
+        for (NodeProto node : g.getNodeList()) convertNode(node, root, Set.of());
         List<Expr> results = new ArrayList<>();
         for (ValueInfoProto out : g.getOutputList()) {
-            Expr e = env.get(out.getName());
+            Expr e = root.lookup(out.getName());
             if (e == null) throw new OnnxFormatException(modelName + ": graph output '" + out.getName() + "' is never produced");
             results.add(e);
         }
-        Expr body = results.size() == 1 ? results.getFirst() : new Tuple(results);
-        return IRModule.fromMain(new Function(params, body));
+        Expr body = root.wrap(results.size() == 1 ? results.getFirst() : new Tuple(results));
+        IRModule module = IRModule.fromMain(new Function(params, body));
+        for (TypeData td : adts) module = module.withType(td);
+        return module;
+    }
+
+    private static String functionKey(String domain, String name) {
+        return (domain.equals("ai.onnx") ? "" : domain) + ":" + name;
+    }
+
+    /** Converts one node in {@code scope}; {@code absent} names optional function inputs the call left out. */
+    private void convertNode(NodeProto node, GraphScope scope, Set<String> absent) {
+        String domain = node.getDomain().equals("ai.onnx") ? "" : node.getDomain();
+        FunctionProto local = functions.get(functionKey(domain, node.getOpType()));
+        List<Expr> inputs = new ArrayList<>();
+        for (String name : node.getInputList()) {
+            if (name.isEmpty() || absent.contains(name)) {
+                inputs.add(null);
+                continue;
+            }
+            Expr e = scope.lookup(name);
+            if (e == null) throw new OnnxFormatException(modelName + ": node '" + node.getName() + "' (" + node.getOpType() + ") uses undefined value '" + name + "'");
+            inputs.add(e);
+        }
+        // Absent trailing optional inputs are trimmed so converters can use inputCount().
+        while (!inputs.isEmpty() && inputs.getLast() == null) inputs.removeLast();
+        if (local != null) {
+            expandFunction(local, node, inputs, scope);
+            return;
+        }
+        if (!domain.isEmpty()) {
+            throw new UnsupportedOpException(modelName + ": node '" + node.getName() + "' (" + node.getOpType() + "): operators of domain '"
+                    + domain + "' are not supported", domain + "." + node.getOpType());
+        }
+        OnnxNode n = new OnnxNode(node, opset, modelName, baseDir, inputs, this, scope);
+        OnnxConverter converter = OnnxConverters.find(node.getOpType())
+                .orElseThrow(() -> new UnsupportedOpException(n.where() + ": operator " + node.getOpType() + " is not supported", node.getOpType()));
+        List<Expr> outs;
+        try {
+            outs = converter.convert(n);
+            n.checkAllAttributesRead();
+        } catch (RelationException e) {
+            throw n.unsupported(e.getMessage());
+        } catch (NeedsConstantException e) {
+            List<String> paramNames = params.stream().map(paramOrigin::get).toList();
+            throw e.withGraphInputs(dependencies(mainGraph, e.value(), paramNames));
+        }
+        for (int i = 0; i < node.getOutputCount(); i++) {
+            String name = node.getOutput(i);
+            if (name.isEmpty()) continue;
+            if (i >= outs.size() || outs.get(i) == null) throw n.unsupported("output " + i + " ('" + name + "') is not produced by the converter");
+            Expr out = options.foldConstants() ? fold(outs.get(i), n) : outs.get(i);
+            typeOf(out, n); // type errors surface at the node that caused them
+            scope.define(name, out);
+        }
+    }
+
+    /**
+     * Expands a call of a model-local function in place: the body's nodes are converted in a scope
+     * that sees only the function's formal inputs, with attributes that refer to the function's
+     * attributes ({@code ref_attr_name}) replaced by the call's (or the function's defaults).
+     */
+    private void expandFunction(FunctionProto f, NodeProto call, List<Expr> inputs, GraphScope caller) {
+        String where = modelName + ": node '" + call.getName() + "' (function " + functionKey(f.getDomain(), f.getName()) + ")";
+        if (++functionDepth > 64) throw new OnnxFormatException(where + ": model-local functions nest more than 64 deep (recursive?)");
+        try {
+            if (call.getInputCount() > f.getInputCount() || call.getOutputCount() > f.getOutputCount()) {
+                throw new OnnxFormatException(where + ": called with " + call.getInputCount() + " inputs and " + call.getOutputCount()
+                        + " outputs; the function has " + f.getInputCount() + " and " + f.getOutputCount());
+            }
+            GraphScope body = caller.functionBody();
+            Set<String> absent = new HashSet<>();
+            for (int i = 0; i < f.getInputCount(); i++) {
+                if (i < inputs.size() && inputs.get(i) != null) body.define(f.getInput(i), inputs.get(i));
+                else absent.add(f.getInput(i));
+            }
+            Map<String, AttributeProto> bound = new HashMap<>();
+            for (AttributeProto d : f.getAttributeProtoList()) bound.put(d.getName(), d);
+            for (AttributeProto a : call.getAttributeList()) {
+                if (!f.getAttributeList().contains(a.getName()) && f.getAttributeProtoList().stream().noneMatch(d -> d.getName().equals(a.getName()))) {
+                    throw new OnnxFormatException(where + ": attribute '" + a.getName() + "' is not an attribute of the function");
+                }
+                bound.put(a.getName(), a);
+            }
+            for (NodeProto node : f.getNodeList()) convertNode(bindAttributes(node, bound), body, absent);
+            for (int i = 0; i < call.getOutputCount(); i++) {
+                if (call.getOutput(i).isEmpty()) continue;
+                Expr out = body.lookup(f.getOutput(i));
+                if (out == null) throw new OnnxFormatException(where + ": function output '" + f.getOutput(i) + "' is never produced");
+                caller.define(call.getOutput(i), out);
+            }
+        } finally {
+            functionDepth--;
+        }
+    }
+
+    /** {@code node} with each {@code ref_attr_name} attribute replaced by the bound value (dropped when unbound), also inside subgraphs. */
+    private static NodeProto bindAttributes(NodeProto node, Map<String, AttributeProto> bound) {
+        NodeProto.Builder b = node.toBuilder().clearAttribute();
+        for (AttributeProto a : node.getAttributeList()) {
+            if (a.hasRefAttrName()) {
+                AttributeProto v = bound.get(a.getRefAttrName());
+                if (v != null) b.addAttribute(v.toBuilder().setName(a.getName()).build());
+            } else if (a.hasG() || a.getGraphsCount() > 0) {
+                AttributeProto.Builder ab = a.toBuilder();
+                if (a.hasG()) ab.setG(bindAttributes(a.getG(), bound));
+                ab.clearGraphs();
+                for (GraphProto g : a.getGraphsList()) ab.addGraphs(bindAttributes(g, bound));
+                b.addAttribute(ab.build());
+            } else {
+                b.addAttribute(a);
+            }
+        }
+        return b.build();
+    }
+
+    private static GraphProto bindAttributes(GraphProto g, Map<String, AttributeProto> bound) {
+        GraphProto.Builder b = g.toBuilder().clearNode();
+        for (NodeProto n : g.getNodeList()) b.addNode(bindAttributes(n, bound));
+        return b.build();
+    }
+
+    /** A converted subgraph: the values of its outputs, valid inside {@link #wrap}. */
+    record Subgraph(GraphScope scope, List<Expr> outputs) {
+        /** The subgraph's lets around {@code tail}, an expression over {@link #outputs}. */
+        Expr wrap(Expr tail) {
+            return scope.wrap(tail);
+        }
+    }
+
+    /**
+     * Converts subgraph {@code g} (a branch or loop body) as a nested block of {@code parent}, its
+     * formal inputs bound to {@code inputs} (usually the nested function's parameters).
+     */
+    Subgraph convertSubgraph(GraphProto g, GraphScope parent, List<? extends Expr> inputs, OnnxNode owner) {
+        if (g.getInputCount() != inputs.size()) {
+            throw owner.unsupported("subgraph '" + g.getName() + "' has " + g.getInputCount() + " inputs, expected " + inputs.size());
+        }
+        GraphScope scope = parent.child();
+        for (TensorProto init : g.getInitializerList()) {
+            scope.define(init.getName(), new Constant(OnnxTensors.toNDArray(init, baseDir, owner.where() + ": subgraph initializer '" + init.getName() + "'")));
+        }
+        for (int i = 0; i < inputs.size(); i++) scope.define(g.getInput(i).getName(), inputs.get(i));
+        for (NodeProto node : g.getNodeList()) convertNode(node, scope, Set.of());
+        List<Expr> outs = new ArrayList<>();
+        for (ValueInfoProto out : g.getOutputList()) {
+            Expr e = scope.lookup(out.getName());
+            if (e == null) throw owner.unsupported("subgraph output '" + out.getName() + "' is never produced");
+            outs.add(e);
+        }
+        return new Subgraph(scope, outs);
+    }
+
+    /** Registers an ADT the converted program uses (once per name). */
+    void useAdt(TypeData td) {
+        if (adts.stream().noneMatch(t -> t.header().equals(td.header()))) adts.add(td);
     }
 
     /** ONNX names of the graph inputs that became parameters, by parameter. */
@@ -190,9 +320,8 @@ public final class OnnxImporter {
         return value;
     }
 
-    private static String sanitize(String name) {
-        String s = name.replaceAll("[^A-Za-z0-9_]", "_");
-        return s.isEmpty() || Character.isDigit(s.charAt(0)) ? "v" + s : s;
+    ForwardTyper typer() {
+        return typer;
     }
 
     private Type inputType(ValueInfoProto in) {

@@ -1,6 +1,7 @@
 package dev.relayfarm.frontend;
 
 import dev.relayfarm.frontend.proto.Onnx.AttributeProto;
+import dev.relayfarm.frontend.proto.Onnx.GraphProto;
 import dev.relayfarm.frontend.proto.Onnx.NodeProto;
 import dev.relayfarm.ir.AttrValue;
 import dev.relayfarm.ir.Attrs;
@@ -11,6 +12,7 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
+import dev.relayfarm.ir.Var;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -32,10 +34,12 @@ public final class OnnxNode {
     private final Path baseDir;
     private final List<Expr> inputs;
     private final OnnxImporter importer;
+    private final GraphScope scope;
     private final Map<String, AttributeProto> attrs = new HashMap<>();
     private final Set<String> read = new HashSet<>();
 
-    OnnxNode(NodeProto proto, long opset, String modelName, Path baseDir, List<Expr> inputs, OnnxImporter importer) {
+    OnnxNode(NodeProto proto, long opset, String modelName, Path baseDir, List<Expr> inputs, OnnxImporter importer, GraphScope scope) {
+        this.scope = scope;
         this.proto = proto;
         this.opset = opset;
         this.modelName = modelName;
@@ -188,6 +192,37 @@ public final class OnnxNode {
     public NDArray attrTensor(String name) {
         AttributeProto a = attr(name, AttributeProto.AttributeType.TENSOR);
         return a == null ? null : OnnxTensors.toNDArray(a.getT(), baseDir, where() + ": attribute '" + name + "'");
+    }
+
+    /** A GRAPH attribute (If branches, Loop/Scan bodies); throws naming the node when absent. */
+    public GraphProto attrGraph(String name) {
+        AttributeProto a = attr(name, AttributeProto.AttributeType.GRAPH);
+        if (a == null || !a.hasG()) throw unsupported("graph attribute '" + name + "' is required");
+        return a.getG();
+    }
+
+    // ---- nested blocks ----
+
+    /**
+     * Converts subgraph {@code g} as a block nested in this node's graph, its formal inputs bound to
+     * {@code inputs}; the result's lets must wrap every use of its outputs.
+     */
+    OnnxImporter.Subgraph convertSubgraph(GraphProto g, List<? extends Expr> inputs) {
+        return importer.convertSubgraph(g, scope, inputs, this);
+    }
+
+    /** Binds {@code value} with a {@code let} in this node's graph, just before the node; returns the variable. */
+    public Var bind(String hint, Expr value) {
+        return scope.bind(hint, value);
+    }
+
+    /** Binds a recursive local function to its own (annotated) name. */
+    void bind(Var self, Expr value) {
+        scope.bind(self, value);
+    }
+
+    OnnxImporter importer() {
+        return importer;
     }
 
     /** Marks an attribute as deliberately not affecting the conversion (e.g. a training-only flag). */
