@@ -24,7 +24,6 @@ import picocli.CommandLine.Spec;
             InferCommand.class,
             JsonCommand.class,
             RunCommand.class,
-            // TODO: register the parse and json subcommands here, e.g. ParseCommand.class, JsonCommand.class
         })
 public final class Relayc implements Runnable {
 
