@@ -13,7 +13,7 @@ import java.util.List;
 
 /**
  * ONNX operators that work along whole axes or build index structure: Trilu, CumSum/CumProd,
- * Hardmax, OneHot, TopK, Einsum, LpNormalization, EyeLike, Compress, CenterCropPad, Det, NonZero.
+ * Hardmax, OneHot, TopK, Einsum, LpNormalization, EyeLike, Compress, CenterCropPad, Det, NonZero, Unique.
  */
 final class MiscConverters {
     private MiscConverters() {}
@@ -43,6 +43,15 @@ final class MiscConverters {
         b.add("Compress", MiscConverters::compress);
         b.add("CenterCropPad", MiscConverters::centerCropPad);
         b.add("Det", n -> List.of(n.call("det", n.input(0))));
+        b.add("Unique", n -> {
+            boolean sorted = n.attrInt("sorted", 1) != 0;
+            Expr u = n.hasAttr("axis")
+                    ? n.call("unique", List.of(n.input(0)), "sorted", sorted, "axis", n.attrInt("axis", 0))
+                    : n.call("unique", List.of(n.input(0)), "sorted", sorted);
+            List<Expr> outs = new ArrayList<>();
+            for (int i = 0; i < 4; i++) outs.add(new TupleGetItem(u, i)); // Y, indices, inverse_indices, counts
+            return outs;
+        });
         // NonZero gives [rank, count] int64; argwhere gives [count, rank] int32.
         b.add("NonZero", n -> List.of(n.call("transpose", List.of(MathConverters.cast(n, n.call("argwhere", n.input(0)), DType.INT64)),
                 "axes", new long[] {1, 0})));

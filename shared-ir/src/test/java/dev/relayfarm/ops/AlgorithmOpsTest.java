@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** cumsum/cumprod, topk, einsum, det, argwhere: reference kernels against hand-computed values, and their relations. */
+/** cumsum/cumprod, topk, einsum, det, argwhere, unique: reference kernels against hand-computed values, and their relations. */
 class AlgorithmOpsTest {
 
     static Stream<KernelCase> cases() {
@@ -71,6 +71,15 @@ class AlgorithmOpsTest {
         c.add(of("det", "", List.of(f32(shape(2, 3, 3), 0, 1, 0, 1, 0, 0, 0, 0, 2, 1, 2, 3, 2, 4, 6, 0, 1, 1)), f32(shape(2), -2, 0)));
         c.add(of("argwhere", "", List.of(arr(DType.BOOL, shape(2, 3), 0, 1, 0, 1, 0, 1)), i32(shape(3, 2), 0, 1, 1, 0, 1, 2)));
         c.add(of("argwhere", "", List.of(f32(shape(3), 0, 0, 0)), i32(shape(0, 1))));
+
+        // unique: sorted and first-occurrence order, flattened and along an axis.
+        NDArray u = f32(shape(6), 2, 1, 1, 3, 4, 3);
+        c.add(of("unique", "", List.of(u), f32(shape(4), 1, 2, 3, 4), i64(shape(4), 1, 0, 3, 4), i64(shape(6), 1, 0, 0, 2, 3, 2),
+                i64(shape(4), 2, 1, 2, 1)));
+        c.add(of("unique", "sorted=False", List.of(u), f32(shape(4), 2, 1, 3, 4), i64(shape(4), 0, 1, 3, 4), i64(shape(6), 0, 1, 1, 2, 3, 2),
+                i64(shape(4), 1, 2, 2, 1)));
+        c.add(of("unique", "axis=1", List.of(i32(shape(2, 3), 2, 1, 2, 0, 5, 0)), i32(shape(2, 2), 1, 2, 5, 0), i64(shape(2), 1, 0),
+                i64(shape(3), 1, 0, 1), i64(shape(2), 1, 2)));
         return c.stream();
     }
 
