@@ -17,9 +17,12 @@ final class NnConverters {
         b.add("Gemm", NnConverters::gemm);
         b.add("MatMul", NnConverters::matmul);
         b.add("MaxPool", n -> pool(n, "nn.max_pool2d"));
+        b.add("LpPool", NnConverters::lpPool);
+        b.add("GlobalLpPool", NnConverters::globalLpPool);
+        b.add("ConvTranspose", NnConverters::convTranspose);
         b.add("AveragePool", n -> pool(n, "nn.avg_pool2d"));
-        b.add("GlobalAveragePool", n -> List.of(n.call("nn.global_avg_pool2d", spatial2d(n))));
-        b.add("GlobalMaxPool", n -> List.of(n.call("nn.global_max_pool2d", spatial2d(n))));
+        b.add("GlobalAveragePool", n -> List.of(globalPool(n, "nn.global_avg_pool2d", "mean")));
+        b.add("GlobalMaxPool", n -> List.of(globalPool(n, "nn.global_max_pool2d", "max")));
         b.add("BatchNormalization", NnConverters::batchNorm);
         b.add("Softmax", n -> softmax(n, "nn.softmax"));
         b.add("LogSoftmax", n -> softmax(n, "nn.log_softmax"));
@@ -47,36 +50,87 @@ final class NnConverters {
         });
     }
 
-    /** Only 2-D spatial (NCHW) operators are converted; others are named as unsupported. */
-    private static Expr spatial2d(OnnxNode n) {
-        if (n.inputRank(0) != 4) throw n.unsupported(n.opType() + " on rank-" + n.inputRank(0) + " input (only 2-D NCHW is supported)");
-        return n.input(0);
+    /** NCHW uses the 2-D global pool; other spatial ranks reduce over every axis after the channels. */
+    private static Expr globalPool(OnnxNode n, String op2d, String reduce) {
+        int rank = n.inputRank(0);
+        if (rank == 4) return n.call(op2d, n.input(0));
+        if (rank < 3) throw n.unsupported(n.opType() + " on rank-" + rank + " input (needs N, C and spatial axes)");
+        long[] axes = new long[rank - 2];
+        for (int i = 0; i < axes.length; i++) axes[i] = i + 2;
+        return n.call(reduce, List.of(n.input(0)), "axis", axes, "keepdims", true);
     }
 
-    /** Explicit [top, left, bottom, right] padding, resolving auto_pad from static input dims. */
-    private static long[] pads(OnnxNode n, long[] kernel, long[] strides, long[] dilations) {
+    /**
+     * The window of a 1-D or 2-D convolution or pooling, as 2-D attributes: a 1-D operator runs as an
+     * image of height 1 (its input gets an axis 2 and its output loses it again), which is exact.
+     */
+    record Window(boolean lifted, long[] kernel, long[] strides, long[] dilations, long[] pads) {
+        Expr in(OnnxNode n, Expr x) {
+            return lifted ? n.call("expand_dims", List.of(x), "axis", 2L, "num_newaxis", 1L) : x;
+        }
+
+        Expr out(OnnxNode n, Expr y) {
+            return lifted ? n.call("squeeze", List.of(y), "axis", new long[] {2}) : y;
+        }
+    }
+
+    /** Spatial rank of input 0 (1 or 2); 3-D and higher are named as unsupported. */
+    private static int spatialRank(OnnxNode n) {
+        int sp = n.inputRank(0) - 2;
+        if (sp != 1 && sp != 2) throw n.unsupported(n.opType() + " on rank-" + n.inputRank(0) + " input (only 1-D and 2-D windows are supported)");
+        return sp;
+    }
+
+    private static Window window(OnnxNode n, long[] kernel, boolean transposed) {
+        int sp = spatialRank(n);
+        if (kernel.length != sp) throw n.unsupported("kernel_shape has " + kernel.length + " values for " + sp + " spatial axes");
+        long[] strides = spatialInts(n, "strides", sp, 1);
+        long[] dilations = spatialInts(n, "dilations", sp, 1);
+        long[] pads = transposed ? null : pads(n, sp, kernel, strides, dilations);
+        if (sp == 2) return new Window(false, kernel, strides, dilations, pads);
+        return new Window(true, new long[] {1, kernel[0]}, new long[] {1, strides[0]}, new long[] {1, dilations[0]},
+                pads == null ? null : new long[] {0, pads[0], 0, pads[1]});
+    }
+
+    private static long[] spatialInts(OnnxNode n, String name, int sp, long dflt) {
+        long[] v = n.attrInts(name);
+        if (v == null) {
+            v = new long[sp];
+            Arrays.fill(v, dflt);
+        }
+        if (v.length != sp) throw n.unsupported("attribute '" + name + "' has " + v.length + " values for " + sp + " spatial axes");
+        return v;
+    }
+
+    private static long spatialDim(OnnxNode n, int i, String why) {
+        Dim d = n.inputType(0).shape().get(2 + i);
+        if (!d.isStatic()) throw n.unsupported(why + " needs a static spatial size, got " + d);
+        return d.value();
+    }
+
+    /** Explicit ONNX-order padding [begin..., end...], resolving auto_pad from static input dims. */
+    private static long[] pads(OnnxNode n, int sp, long[] kernel, long[] strides, long[] dilations) {
         String autoPad = n.attrString("auto_pad", "NOTSET");
         long[] pads = n.attrInts("pads");
         switch (autoPad) {
             case "NOTSET" -> {
-                return pads == null ? new long[4] : pads;
+                if (pads == null) return new long[2 * sp];
+                if (pads.length != 2 * sp) throw n.unsupported("pads has " + pads.length + " values for " + sp + " spatial axes");
+                return pads;
             }
             case "VALID" -> {
-                return new long[4];
+                return new long[2 * sp];
             }
             case "SAME_UPPER", "SAME_LOWER" -> {
-                TensorType x = n.inputType(0);
-                long[] out = new long[4];
-                for (int i = 0; i < 2; i++) {
-                    Dim d = x.shape().get(2 + i);
-                    if (!d.isStatic()) throw n.unsupported("auto_pad=" + autoPad + " needs a static spatial size, got " + d);
-                    long in = d.value();
+                long[] out = new long[2 * sp];
+                for (int i = 0; i < sp; i++) {
+                    long in = spatialDim(n, i, "auto_pad=" + autoPad);
                     long outSize = (in + strides[i] - 1) / strides[i];
                     long total = Math.max(0, (outSize - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in);
                     long small = total / 2;
                     long big = total - small;
                     out[i] = autoPad.equals("SAME_UPPER") ? small : big;
-                    out[i + 2] = autoPad.equals("SAME_UPPER") ? big : small;
+                    out[i + sp] = autoPad.equals("SAME_UPPER") ? big : small;
                 }
                 return out;
             }
@@ -84,27 +138,91 @@ final class NnConverters {
         }
     }
 
-    private static long[] ints(OnnxNode n, String name, long dflt) {
-        long[] v = n.attrInts(name);
-        if (v == null) return new long[] {dflt, dflt};
-        if (v.length != 2) throw n.unsupported("attribute '" + name + "' has " + v.length + " values (only 2-D is supported)");
-        return v;
+    private static List<Expr> conv(OnnxNode n) {
+        TensorType w = n.inputType(1);
+        int sp = spatialRank(n);
+        if (w.rank() != sp + 2) throw n.unsupported("weight of rank " + w.rank() + " for a " + sp + "-D convolution");
+        long[] kernel = n.attrInts("kernel_shape");
+        if (kernel == null) kernel = w.shape().stream().skip(2).mapToLong(Dim::value).toArray();
+        Window win = window(n, kernel, false);
+        long group = n.attrInt("group", 1);
+        Expr weight = win.in(n, n.input(1));
+        Expr out = n.call("nn.conv2d", List.of(win.in(n, n.input(0)), weight), "strides", win.strides(), "padding", win.pads(),
+                "dilation", win.dilations(), "groups", group, "channels", w.shape().get(0).value(), "kernel_size", win.kernel());
+        if (n.hasInput(2)) out = n.call("nn.bias_add", List.of(out, n.input(2)), "axis", 1L);
+        return List.of(win.out(n, out));
     }
 
-    private static List<Expr> conv(OnnxNode n) {
-        spatial2d(n);
+    /**
+     * ConvTranspose: out = stride * (in - 1) + output_padding + dilation * (k - 1) + 1 - pads. An
+     * output_shape (or SAME auto_pad) fixes the total padding; where it is negative the output is
+     * larger than the transposed convolution reaches, and those positions are zero before the bias.
+     */
+    private static List<Expr> convTranspose(OnnxNode n) {
         TensorType w = n.inputType(1);
-        if (w.rank() != 4) throw n.unsupported("weight of rank " + w.rank() + " (only 2-D convolution is supported)");
+        int sp = spatialRank(n);
+        if (w.rank() != sp + 2) throw n.unsupported("weight of rank " + w.rank() + " for a " + sp + "-D transposed convolution");
         long[] kernel = n.attrInts("kernel_shape");
-        if (kernel == null) kernel = new long[] {w.shape().get(2).value(), w.shape().get(3).value()};
-        long[] strides = ints(n, "strides", 1);
-        long[] dilations = ints(n, "dilations", 1);
-        long[] pads = pads(n, kernel, strides, dilations);
+        if (kernel == null) kernel = w.shape().stream().skip(2).mapToLong(Dim::value).toArray();
+        long[] strides = spatialInts(n, "strides", sp, 1);
+        long[] dilations = spatialInts(n, "dilations", sp, 1);
+        long[] outputPadding = spatialInts(n, "output_padding", sp, 0);
+        long[] outputShape = n.attrInts("output_shape");
+        String autoPad = n.attrString("auto_pad", "NOTSET");
+        long[] explicit = n.attrInts("pads");
         long group = n.attrInt("group", 1);
-        Expr out = n.call("nn.conv2d", List.of(n.input(0), n.input(1)), "strides", strides, "padding", pads,
-                "dilation", dilations, "groups", group, "channels", w.shape().get(0).value(), "kernel_size", kernel);
+        long[] pads = new long[2 * sp];
+        if (outputShape != null || autoPad.startsWith("SAME")) {
+            if (outputShape != null && outputShape.length == sp + 2) outputShape = Arrays.copyOfRange(outputShape, 2, sp + 2);
+            if (outputShape != null && outputShape.length != sp) throw n.unsupported("output_shape has " + outputShape.length + " values for " + sp + " spatial axes");
+            for (int i = 0; i < sp; i++) {
+                long in = spatialDim(n, i, "output_shape/auto_pad");
+                long target = outputShape != null ? outputShape[i] : in * strides[i];
+                long total = strides[i] * (in - 1) + outputPadding[i] + (kernel[i] - 1) * dilations[i] + 1 - target;
+                boolean upper = autoPad.equals("SAME_UPPER");
+                // floor division: a negative total (output larger than reached) grows the end, as the reference does
+                long half = Math.floorDiv(total, 2);
+                pads[i] = upper ? half : total - half;
+                pads[i + sp] = upper ? total - half : half;
+            }
+        } else if (!autoPad.equals("NOTSET") && !autoPad.equals("VALID")) {
+            throw n.unsupported("auto_pad=" + autoPad + " is not supported");
+        } else if (explicit != null && autoPad.equals("NOTSET")) {
+            if (explicit.length != 2 * sp) throw n.unsupported("pads has " + explicit.length + " values for " + sp + " spatial axes");
+            pads = explicit;
+        }
+        // Negative padding (output_shape beyond the reach of the kernel) becomes zero padding of the result.
+        long[] cut = new long[2 * sp], grow = new long[2 * sp];
+        for (int i = 0; i < 2 * sp; i++) {
+            cut[i] = Math.max(0, pads[i]);
+            grow[i] = Math.max(0, -pads[i]);
+        }
+        // nn.conv2d_transpose takes output_padding below the stride; larger growth goes to the zero padding too.
+        long[] opad = new long[sp];
+        for (int i = 0; i < sp; i++) {
+            long limit = Math.max(strides[i], dilations[i]) - 1;
+            opad[i] = Math.min(outputPadding[i], limit);
+            grow[i + sp] += outputPadding[i] - opad[i];
+        }
+        long channels = w.shape().get(1).value() * group;
+        boolean lift = sp == 1;
+        Expr x = lift ? n.call("expand_dims", List.of(n.input(0)), "axis", 2L, "num_newaxis", 1L) : n.input(0);
+        Expr weight = lift ? n.call("expand_dims", List.of(n.input(1)), "axis", 2L, "num_newaxis", 1L) : n.input(1);
+        long[] k2 = lift ? new long[] {1, kernel[0]} : kernel;
+        long[] s2 = lift ? new long[] {1, strides[0]} : strides;
+        long[] d2 = lift ? new long[] {1, dilations[0]} : dilations;
+        long[] p2 = lift ? new long[] {0, cut[0], 0, cut[1]} : cut;
+        long[] o2 = lift ? new long[] {0, opad[0]} : opad;
+        Expr out = n.call("nn.conv2d_transpose", List.of(x, weight), "strides", s2, "padding", p2, "dilation", d2, "groups", group,
+                "channels", channels, "kernel_size", k2, "output_padding", o2);
+        if (Arrays.stream(grow).anyMatch(g -> g != 0)) {
+            List<List<Long>> width = new ArrayList<>(List.of(List.of(0L, 0L), List.of(0L, 0L)));
+            if (lift) width.add(List.of(0L, 0L));
+            for (int i = 0; i < sp; i++) width.add(List.of(grow[i], grow[i + sp]));
+            out = n.call("nn.pad", List.of(out, ElementwiseConverters.scalarLike(n, 0, 0)), "pad_width", width, "pad_mode", "constant");
+        }
         if (n.hasInput(2)) out = n.call("nn.bias_add", List.of(out, n.input(2)), "axis", 1L);
-        return List.of(out);
+        return List.of(lift ? n.call("squeeze", List.of(out), "axis", new long[] {2}) : out);
     }
 
     private static List<Expr> gemm(OnnxNode n) {
@@ -186,21 +304,45 @@ final class NnConverters {
     }
 
     private static List<Expr> pool(OnnxNode n, String op) {
-        spatial2d(n);
         long[] kernel = n.attrInts("kernel_shape");
-        if (kernel == null || kernel.length != 2) throw n.unsupported("kernel_shape must have 2 values (only 2-D pooling is supported)");
-        long[] strides = ints(n, "strides", 1);
-        long[] dilations = ints(n, "dilations", 1);
-        long[] pads = pads(n, kernel, strides, dilations);
+        if (kernel == null) throw n.unsupported("attribute 'kernel_shape' is required");
+        Window win = window(n, kernel, false);
         boolean ceil = n.attrInt("ceil_mode", 0) != 0;
         if (n.hasOutput(1)) throw n.unsupported("the Indices output of MaxPool is not supported");
         n.expectInt("storage_order", 0);
-        List<Object> kv = new ArrayList<>(List.of("pool_size", kernel, "strides", strides, "dilation", dilations, "padding", pads, "ceil_mode", ceil));
+        List<Object> kv = new ArrayList<>(List.of("pool_size", win.kernel(), "strides", win.strides(), "dilation", win.dilations(),
+                "padding", win.pads(), "ceil_mode", ceil));
         if (op.equals("nn.avg_pool2d")) {
             kv.add("count_include_pad");
             kv.add(n.attrInt("count_include_pad", 0) != 0);
         }
-        return List.of(n.call(op, List.of(n.input(0)), kv.toArray()));
+        return List.of(win.out(n, n.call(op, List.of(win.in(n, n.input(0))), kv.toArray())));
+    }
+
+    /** LpPool: (sum over the window of |x|^p)^(1/p); padding contributes zeros, so it is an average times the window size. */
+    private static List<Expr> lpPool(OnnxNode n) {
+        long[] kernel = n.attrInts("kernel_shape");
+        if (kernel == null) throw n.unsupported("attribute 'kernel_shape' is required");
+        Window win = window(n, kernel, false);
+        boolean ceil = n.attrInt("ceil_mode", 0) != 0;
+        double p = n.attrInt("p", 2);
+        Expr x = win.in(n, n.input(0));
+        Expr powed = n.call("power", n.call("abs", x), ElementwiseConverters.scalarLike(n, 0, p));
+        Expr avg = n.call("nn.avg_pool2d", List.of(powed), "pool_size", win.kernel(), "strides", win.strides(), "dilation", win.dilations(),
+                "padding", win.pads(), "ceil_mode", ceil, "count_include_pad", true);
+        long area = win.kernel()[0] * win.kernel()[1];
+        Expr sum = n.call("multiply", avg, ElementwiseConverters.scalarLike(n, 0, area));
+        return List.of(win.out(n, n.call("power", sum, ElementwiseConverters.scalarLike(n, 0, 1.0 / p))));
+    }
+
+    private static List<Expr> globalLpPool(OnnxNode n) {
+        int rank = n.inputRank(0);
+        double p = n.attrInt("p", 2);
+        long[] axes = new long[rank - 2];
+        for (int i = 0; i < axes.length; i++) axes[i] = i + 2;
+        Expr powed = n.call("power", n.call("abs", n.input(0)), ElementwiseConverters.scalarLike(n, 0, p));
+        Expr sum = n.call("sum", List.of(powed), "axis", axes, "keepdims", true);
+        return List.of(n.call("power", sum, ElementwiseConverters.scalarLike(n, 0, 1.0 / p)));
     }
 
     private static List<Expr> batchNorm(OnnxNode n) {

@@ -52,6 +52,7 @@ public final class OnnxCheck {
             return new Result(name, Status.ERROR, "load: " + e.getMessage(), "load", 0, 0);
         }
         Tolerance tol = options.tolerance() != null ? options.tolerance() : manifestTolerance(dir).orElse(Tolerance.ONNX_DEFAULT);
+        options = bindDynamicInputs(tc, options);
         long t0 = System.nanoTime();
         // Graph inputs fed by the data sets, in data-file order (initializers listed as inputs are not fed).
         java.util.Set<String> initializers = new java.util.HashSet<>();
@@ -167,6 +168,35 @@ public final class OnnxCheck {
             values.put(in, OnnxTensors.toNDArray(t, dir, ds.dir().toString()));
         }
         return values;
+    }
+
+    /**
+     * A check runs the model on concrete data, so graph inputs the model leaves dynamic are bound
+     * to the shapes of that data (unless the caller bound shapes itself, or the data sets disagree):
+     * operators whose output size depends on an input dim (Resize, ConvTranspose with
+     * output_shape) then import as they would with {@code --shape}.
+     */
+    static Options bindDynamicInputs(OnnxTestCase tc, Options options) {
+        if (!options.importOptions().inputShapes().isEmpty() || tc.dataSets().isEmpty()) return options;
+        java.util.Set<String> initializers = new java.util.HashSet<>();
+        tc.model().getGraph().getInitializerList().forEach(t -> initializers.add(t.getName()));
+        List<dev.relayfarm.frontend.proto.Onnx.ValueInfoProto> fed = tc.model().getGraph().getInputList().stream()
+                .filter(v -> !initializers.contains(v.getName())).toList();
+        java.util.Map<String, List<Long>> bound = new java.util.HashMap<>();
+        for (int i = 0; i < fed.size(); i++) {
+            var tt = fed.get(i).getType().getTensorType();
+            boolean dynamic = !tt.hasShape() || tt.getShape().getDimList().stream().anyMatch(d -> !d.hasDimValue() || d.getDimValue() < 0);
+            if (!dynamic || !fed.get(i).getType().hasTensorType()) continue;
+            List<Long> shape = null;
+            for (OnnxTestCase.DataSet ds : tc.dataSets()) {
+                if (i >= ds.inputs().size() || !(ds.inputs().get(i) instanceof TensorProto t)) return options;
+                List<Long> s = t.getDimsList();
+                if (shape != null && !shape.equals(s)) return options;
+                shape = s;
+            }
+            bound.put(fed.get(i).getName(), shape);
+        }
+        return bound.isEmpty() ? options : new Options(options.importOptions().withInputShapes(bound), options.tolerance());
     }
 
     /** A folder's manifest.json may set "rtol"/"atol". */

@@ -34,6 +34,7 @@ public final class OnnxConverters {
         QuantizeConverters.register(b);
         SignalConverters.register(b);
         ControlFlowConverters.register(b);
+        ImageConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 

@@ -338,7 +338,7 @@ public final class OnnxImporter {
             }
             for (int i = 0; i < bound.size() && t.getTensorType().hasShape(); i++) {
                 TensorShapeProto.Dimension d = shape.getDim(i);
-                if (d.hasDimValue() && d.getDimValue() != bound.get(i)) {
+                if (d.hasDimValue() && d.getDimValue() >= 0 && d.getDimValue() != bound.get(i)) {
                     throw new OnnxFormatException(modelName + ": --shape " + in.getName() + " dim " + i + " is " + bound.get(i) + " but the model fixes it to " + d.getDimValue());
                 }
             }
@@ -348,7 +348,8 @@ public final class OnnxImporter {
             throw new OnnxFormatException(modelName + ": graph input '" + in.getName() + "' has no shape (even its rank is unknown); bind it with --shape");
         }
         List<Dim> dims = new ArrayList<>();
-        for (TensorShapeProto.Dimension d : shape.getDimList()) dims.add(d.hasDimValue() ? Dim.of(d.getDimValue()) : Dim.ANY);
+        // Some exporters (Paddle) write -1 for a dynamic dim instead of leaving the value unset.
+        for (TensorShapeProto.Dimension d : shape.getDimList()) dims.add(d.hasDimValue() && d.getDimValue() >= 0 ? Dim.of(d.getDimValue()) : Dim.ANY);
         return new TensorType(dims, dtype);
     }
 

@@ -82,4 +82,25 @@ class Resize2DTest {
         // x = 0 samples coordinate 0: taps -1 (excluded), 0 (weight 1), 1, 2 (weight 0 at t = 0)
         assertEquals(0, e.getDouble(0), 1e-6);
     }
+
+    @Test
+    void onnxScales() {
+        // ONNX Resize with scale 0.6: width 4 gives 2 outputs sampled at (x + 0.5) / 0.6 - 0.5 = 0.333 and 2.0,
+        // not at the size ratio's 0.5 and 2.5
+        NDArray x = arr(new int[] {1, 1, 2, 4}, 1, 2, 3, 4, 5, 6, 7, 8);
+        NDArray out = run1(OP, attrs("size", ints(1, 2), "scales", new double[] {0.6, 0.6}), x);
+        assertEquals(2.6666667, out.getDouble(0), 1e-6);
+        assertEquals(4.3333333, out.getDouble(1), 1e-6);
+        assertValues(run1(OP, attrs("size", ints(1, 2)), x), new int[] {1, 1, 1, 2}, 3.5, 5.5);
+        // align_corners aligns the unrounded length 4 * 0.6 = 2.4: the second sample is at 3 / 1.4
+        NDArray ac = run1(OP, attrs("size", ints(1, 2), "scales", new double[] {0.6, 0.6}, "coordinate_transformation_mode", "align_corners"), x);
+        assertEquals(1 + 3 / 1.4, ac.getDouble(1), 1e-6);
+        // half_pixel_symmetric re-centres by in / 2 * (1 - out / (scale * in)): width 4 at scale 0.6 shifts by 2 * (1 - 2 / 2.4)
+        NDArray sym = run1(OP, attrs("size", ints(1, 2), "scales", new double[] {0.6, 0.6}, "coordinate_transformation_mode", "half_pixel_symmetric"), x);
+        double shift = 2 * (1 - 2 / 2.4);
+        // (the single row samples y = 1 * (1 - 1 / 1.2) + 0.5 / 0.6 - 0.5 = 0.5, halfway between the rows: + 2)
+        assertEquals(1 + 2 + (shift + 0.5 / 0.6 - 0.5), sym.getDouble(0), 1e-6);
+        assertEquals("image.resize2d: scales must be two positive numbers, got [0.5]",
+                relationError(OP, attrs("size", ints(2, 2), "scales", new double[] {0.5}), f32(1, 3, 4, 4)));
+    }
 }

@@ -19,11 +19,18 @@ import java.util.List;
 /**
  * {@code image.resize2d(data, size, roi=[0, 0, 0, 0], layout="NCHW", method="linear",
  * coordinate_transformation_mode="half_pixel", rounding_method="", cubic_alpha=-0.5, cubic_exclude=0,
- * extrapolation_value=0.0, out_dtype="")} with TOPI's arithmetic: each output coordinate maps to an
+ * extrapolation_value=0.0, out_dtype="", scales=None)} with TOPI's arithmetic: each output coordinate maps to an
  * input coordinate by the transformation mode; nearest rounds it (rounding_method, default floor, or
  * round with align_corners), linear interpolates the 2×2 neighbours, cubic the 4×4 with Keys' kernel
  * (cubic_alpha); neighbour indices are clamped to the image. Only tf_crop_and_resize can sample
  * outside the image, where it yields extrapolation_value.
+ *
+ * <p>{@code scales} ([scale_h, scale_w]) is an extension for ONNX Resize: ONNX maps coordinates
+ * with the scale the user gave ({@code x / scale}), which differs from {@code x * in / out} whenever
+ * {@code in * scale} is not an integer (a 0.6 downscale of width 4 has 2 outputs, but samples with
+ * step 1/0.6, not 2). Without it the ratio of the sizes is used, as in TOPI.
+ * {@code half_pixel_symmetric} (ONNX opset 19) is half_pixel re-centred by the rounding of the
+ * output size.
  */
 public final class Resize2D {
     public static final String NAME = "image.resize2d";
@@ -32,13 +39,16 @@ public final class Resize2D {
 
     public enum Method { NEAREST, LINEAR, CUBIC }
 
-    public enum CoordMode { HALF_PIXEL, ALIGN_CORNERS, ASYMMETRIC, PYTORCH_HALF_PIXEL, TF_HALF_PIXEL_FOR_NN, TF_CROP_AND_RESIZE }
+    public enum CoordMode { HALF_PIXEL, ALIGN_CORNERS, ASYMMETRIC, PYTORCH_HALF_PIXEL, TF_HALF_PIXEL_FOR_NN, TF_CROP_AND_RESIZE, HALF_PIXEL_SYMMETRIC }
 
     public enum Rounding { ROUND, FLOOR, CEIL, ROUND_PREFER_FLOOR, ROUND_PREFER_CEIL }
 
-    /** {@code roi} is {start_h, start_w, end_h, end_w} (used by tf_crop_and_resize only). */
+    /**
+     * {@code roi} is {start_h, start_w, end_h, end_w} (used by tf_crop_and_resize only); {@code scales}
+     * is null or {scale_h, scale_w}.
+     */
     public record Resize2DAttrs(int[] size, double[] roi, Layout layout, Method method, CoordMode coordMode, Rounding rounding,
-                                double cubicAlpha, boolean cubicExclude, double extrapolationValue, DType outDtype) {}
+                                double cubicAlpha, boolean cubicExclude, double extrapolationValue, DType outDtype, double[] scales) {}
 
     public static OpDef<Resize2DAttrs> def() {
         return new OpDef<>(NAME, 1, Resize2D::parse, Resize2D::relation, OpPattern.INJECTIVE, (in, a) -> List.of(compute(in.get(0), a)));
@@ -57,7 +67,11 @@ public final class Resize2D {
         boolean exclude = r.integer("cubic_exclude", 0) != 0;
         double extrapolation = r.real("extrapolation_value", 0.0);
         DType outDtype = r.dtype("out_dtype", null);
+        double[] scales = r.has("scales") ? r.reals("scales") : null;
         r.finish();
+        if (scales != null && (scales.length != 2 || !(scales[0] > 0) || !(scales[1] > 0))) {
+            throw new RelationException(NAME + ": scales must be two positive numbers, got " + java.util.Arrays.toString(scales));
+        }
         if (size.length != 2 || size[0] < 1 || size[1] < 1) {
             throw new RelationException(NAME + ": size must be two positive integers, got " + java.util.Arrays.toString(size));
         }
@@ -75,8 +89,9 @@ public final class Resize2D {
             case "pytorch_half_pixel" -> CoordMode.PYTORCH_HALF_PIXEL;
             case "tf_half_pixel_for_nn" -> CoordMode.TF_HALF_PIXEL_FOR_NN;
             case "tf_crop_and_resize" -> CoordMode.TF_CROP_AND_RESIZE;
+            case "half_pixel_symmetric" -> CoordMode.HALF_PIXEL_SYMMETRIC;
             default -> throw new RelationException(NAME + ": coordinate_transformation_mode \"" + coord + "\" is not one of half_pixel, "
-                    + "align_corners, asymmetric, pytorch_half_pixel, tf_half_pixel_for_nn, tf_crop_and_resize");
+                    + "align_corners, asymmetric, pytorch_half_pixel, tf_half_pixel_for_nn, tf_crop_and_resize, half_pixel_symmetric");
         };
         Rounding rd = switch (rounding) {
             // TOPI's default for nearest: round with align_corners, floor otherwise
@@ -89,7 +104,7 @@ public final class Resize2D {
             default -> throw new RelationException(NAME + ": rounding_method \"" + rounding + "\" is not one of round, floor, ceil, "
                     + "round_prefer_floor, round_prefer_ceil");
         };
-        return new Resize2DAttrs(size, roi, Layout.parse(NAME, "layout", layout, "NCHW"), m, c, rd, alpha, exclude, extrapolation, outDtype);
+        return new Resize2DAttrs(size, roi, Layout.parse(NAME, "layout", layout, "NCHW"), m, c, rd, alpha, exclude, extrapolation, outDtype, scales);
     }
 
     static boolean relation(List<Type> types, int numInputs, Resize2DAttrs a, TypeReporter reporter) {
@@ -101,12 +116,24 @@ public final class Resize2D {
         return true;
     }
 
-    /** The input coordinate sampled for output coordinate {@code x} (TOPI's get_inx). */
-    static double inputCoord(int x, int in, int out, CoordMode mode, double start, double end) {
-        double scale = (double) in / out;
+    /**
+     * The input coordinate sampled for output coordinate {@code x} (TOPI's get_inx); {@code userScale}
+     * is the ONNX scale (output / input) or 0 to use the ratio of the sizes.
+     */
+    static double inputCoord(int x, int in, int out, CoordMode mode, double start, double end, double userScale) {
+        double scale = userScale > 0 ? 1 / userScale : (double) in / out;
         return switch (mode) {
             case HALF_PIXEL -> (x + 0.5) * scale - 0.5;
-            case ALIGN_CORNERS -> out > 1 ? (double) (in - 1) / (out - 1) * x : 0;
+            case HALF_PIXEL_SYMMETRIC -> {
+                // the output size was rounded down from in * scale: shift so the sampling stays centred
+                double adjustment = userScale > 0 ? out / (userScale * in) : 1;
+                yield in / 2.0 * (1 - adjustment) + (x + 0.5) * scale - 0.5;
+            }
+            case ALIGN_CORNERS -> {
+                // ONNX aligns the corners of the unrounded output length in * scale
+                double length = userScale > 0 ? in * userScale : out;
+                yield length > 1 ? (in - 1) / (length - 1) * x : 0;
+            }
             case ASYMMETRIC -> scale * x;
             case PYTORCH_HALF_PIXEL -> out > 1 ? (x + 0.5) * scale - 0.5 : 0;
             case TF_HALF_PIXEL_FOR_NN -> (x + 0.5) * scale;
@@ -136,9 +163,9 @@ public final class Resize2D {
         for (int p = 0; p < n * c; p++) {
             int base = p * h * w;
             for (int y = 0; y < oh; y++) {
-                double iy = inputCoord(y, h, oh, a.coordMode(), roi[0], roi[2]);
+                double iy = inputCoord(y, h, oh, a.coordMode(), roi[0], roi[2], a.scales() == null ? 0 : a.scales()[0]);
                 for (int xx = 0; xx < ow; xx++) {
-                    double ix = inputCoord(xx, w, ow, a.coordMode(), roi[1], roi[3]);
+                    double ix = inputCoord(xx, w, ow, a.coordMode(), roi[1], roi[3], a.scales() == null ? 0 : a.scales()[1]);
                     double value;
                     if (a.coordMode() == CoordMode.TF_CROP_AND_RESIZE && (iy < 0 || iy > h - 1 || ix < 0 || ix > w - 1)) {
                         value = a.extrapolationValue();
