@@ -35,6 +35,9 @@ public final class OnnxConverters {
         SignalConverters.register(b);
         ControlFlowConverters.register(b);
         ImageConverters.register(b);
+        NormConverters.register(b);
+        LossConverters.register(b);
+        AttentionConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 

@@ -145,4 +145,22 @@ class OnnxImporterTest {
             assertEquals(OnnxCheck.Status.PASS, r.status(), r.line());
         }
     }
+
+    /** NLL with class weights and an ignored target: mean divides by the weights of the targets kept. */
+    @Test
+    void nllLossIgnoresTargetsAndWeighsTheMean() {
+        int i64 = TensorProto.DataType.INT64_VALUE;
+        NDArray w = NDArray.fromDoubles(DType.FLOAT32, new int[] {3}, new double[] {1, 2, 4});
+        GraphProto.Builder g = GraphProto.newBuilder().addInput(tensor("x", F, 3, 3)).addInput(tensor("t", i64, 3))
+                .addInitializer(OnnxTensors.fromNDArray(w, "w"))
+                .addNode(node("NegativeLogLikelihoodLoss", "nll", List.of("x", "t", "w"), List.of("y"),
+                        AttributeProto.newBuilder().setName("ignore_index").setType(AttributeProto.AttributeType.INT).setI(-1).build()))
+                .addOutput(tensor("y", F));
+        IRModule m = OnnxImporter.importModel(model(13, g), "nll.onnx", null, ImportOptions.DEFAULT);
+        NDArray x = NDArray.fromDoubles(DType.FLOAT32, new int[] {3, 3}, new double[] {-1, -2, -3, -4, -5, -6, -7, -8, -9});
+        NDArray t = NDArray.fromLongs(DType.INT64, new int[] {3}, new long[] {2, -1, 1});
+        NDArray y = ((TensorValue) Interpreter.runMain(m, x, t)).data();
+        // rows 0 and 2 count: (3 * 4 + 8 * 2) / (4 + 2); row 1 is ignored (its target -1 is not even a class)
+        assertEquals(28.0 / 6, y.getDouble(0), 1e-6);
+    }
 }

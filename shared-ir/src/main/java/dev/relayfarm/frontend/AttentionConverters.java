@@ -1,0 +1,176 @@
+package dev.relayfarm.frontend;
+
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ir.TensorType;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * ONNX Attention (opsets 23/24) as Relay: Q, K, V in 4-D [batch, heads, seq, head_size] or 3-D
+ * [batch, seq, heads * head_size] form; past key/value concatenated into the present ones; grouped
+ * KV heads repeated to the query heads (each KV head serves consecutive query heads); a bias built
+ * from the mask (bool: -inf where false; float: added; shorter than the keys: padded with -inf),
+ * the causal rule (query i sees key j iff j <= i + past length, or i + nonpad - q_len per batch
+ * with an external cache) and nonpad_kv_seqlen; scores {@code (Q·√s)(K·√s)ᵀ}, optional softcap
+ * {@code c·tanh(x/c)} before the bias, softmax over the keys, times V.
+ */
+final class AttentionConverters {
+    private AttentionConverters() {}
+
+    static void register(OnnxConverters.Builder b) {
+        b.add("Attention", AttentionConverters::attention);
+    }
+
+    private static int[] shape(OnnxNode n, Expr e, String what) {
+        TensorType t = (TensorType) n.typeOf(e);
+        if (!t.isStatic()) throw n.unsupported(what + " has a dynamic shape " + t + "; Attention needs static shapes");
+        return t.staticShape();
+    }
+
+    /** [B, S, H*D] -> [B, H, S, D]. */
+    private static Expr heads(OnnxNode n, Expr x, long heads, String what) {
+        int[] s = shape(n, x, what);
+        if (heads < 1 || s[2] % heads != 0) throw n.unsupported(what + " hidden size " + s[2] + " is not divisible by " + heads + " heads");
+        Expr r = n.call("reshape", List.of(x), "newshape", new long[] {s[0], s[1], heads, s[2] / heads});
+        return n.call("transpose", List.of(r), "axes", new long[] {0, 2, 1, 3});
+    }
+
+    private static Expr scalar(DType dtype, double v) {
+        return NormConverters.scalar(dtype, v);
+    }
+
+    /** [B, H, M, K] x [B, H, K', N] batched over B*H (transposeB: the second is [B, H, N, K]). */
+    private static Expr matmul4(OnnxNode n, Expr a, Expr b, boolean transposeB) {
+        int[] sa = shape(n, a, "operand"), sb = shape(n, b, "operand");
+        long bh = (long) sa[0] * sa[1];
+        Expr a3 = n.call("reshape", List.of(a), "newshape", new long[] {bh, sa[2], sa[3]});
+        Expr b3 = n.call("reshape", List.of(b), "newshape", new long[] {bh, sb[2], sb[3]});
+        Expr y = n.call("nn.batch_matmul", List.of(a3, b3), "transpose_a", false, "transpose_b", transposeB);
+        return n.call("reshape", List.of(y), "newshape", new long[] {sa[0], sa[1], sa[2], transposeB ? sb[2] : sb[3]});
+    }
+
+    private static List<Expr> attention(OnnxNode n) {
+        TensorType qt = n.inputType(0);
+        DType dt = qt.dtype();
+        boolean threeD = qt.rank() == 3;
+        if (qt.rank() != 3 && qt.rank() != 4) throw n.unsupported("Q must have rank 3 or 4, got " + qt);
+        long qHeadsAttr = n.attrInt("q_num_heads", -1), kvHeadsAttr = n.attrInt("kv_num_heads", -1);
+        boolean causal = n.attrInt("is_causal", 0) != 0;
+        long mode = n.attrInt("qk_matmul_output_mode", 0);
+        double softcap = n.attrFloat("softcap", 0f);
+        n.ignore("softmax_precision"); // the softmax runs in the input's precision
+        Expr q = n.input(0), k = n.input(1), v = n.input(2);
+        if (threeD) {
+            if (qHeadsAttr < 1 || kvHeadsAttr < 1) throw n.unsupported("3-D inputs need q_num_heads and kv_num_heads");
+            q = heads(n, q, qHeadsAttr, "Q");
+            k = heads(n, k, kvHeadsAttr, "K");
+            v = heads(n, v, kvHeadsAttr, "V");
+        }
+        int[] qs = shape(n, q, "Q");
+        double scale = n.hasAttr("scale") ? n.attrFloat("scale", 1f) : 1 / Math.sqrt(qs[3]);
+        long past = 0;
+        if (n.hasInput(4)) {
+            past = shape(n, n.input(4), "past_key")[2];
+            k = n.call("concatenate", List.of(new dev.relayfarm.ir.Tuple(List.of(n.input(4), k))), "axis", 2L);
+        }
+        if (n.hasInput(5)) v = n.call("concatenate", List.of(new dev.relayfarm.ir.Tuple(List.of(n.input(5), v))), "axis", 2L);
+        Expr presentK = k, presentV = v;
+        int[] ks = shape(n, k, "K");
+        int batch = qs[0], qLen = qs[2], kvLen = ks[2];
+        Expr bias = null;
+        if (n.hasInput(3)) {
+            Expr mask = n.input(3);
+            TensorType mt = n.inputType(3);
+            int[] ms = shape(n, mask, "attn_mask");
+            boolean bool = mt.dtype().equals(DType.BOOL);
+            if (ms[ms.length - 1] < kvLen) {
+                // a mask shorter than the keys hides the keys beyond it
+                List<List<Long>> width = new ArrayList<>();
+                for (int i = 0; i < ms.length - 1; i++) width.add(List.of(0L, 0L));
+                width.add(List.of(0L, (long) (kvLen - ms[ms.length - 1])));
+                Expr fill = bool ? OnnxNode.constant(NDArray.scalar(false)) : scalar(mt.dtype(), Double.NEGATIVE_INFINITY);
+                mask = n.call("nn.pad", List.of(mask, fill), "pad_width", width, "pad_mode", "constant");
+            }
+            bias = bool ? n.call("where", mask, scalar(dt, 0), scalar(dt, Double.NEGATIVE_INFINITY)) : mask;
+        }
+        if (causal) {
+            if (n.hasInput(6) && !n.hasInput(4)) {
+                // external cache: query i of batch b sees key j iff j <= i + nonpad[b] - q_len
+                Expr off = n.call("subtract", n.input(6), ElementwiseConverters.scalarLike(n, 6, qLen));
+                off = n.call("reshape", List.of(off), "newshape", new long[] {batch, 1, 1, 1});
+                Expr i = OnnxNode.constant(iota(n.inputType(6).dtype(), new int[] {1, 1, qLen, 1}));
+                Expr j = OnnxNode.constant(iota(n.inputType(6).dtype(), new int[] {1, 1, 1, kvLen}));
+                Expr allowed = n.call("less_equal", j, n.call("add", i, off));
+                Expr c = n.call("where", allowed, scalar(dt, 0), scalar(dt, Double.NEGATIVE_INFINITY));
+                bias = bias == null ? c : n.call("add", bias, c);
+            } else {
+                NDArray tri = NDArray.zeros(dt, qLen, kvLen);
+                for (int i = 0; i < qLen; i++) for (int j = 0; j < kvLen; j++) if (j > i + past) tri.setDouble(i * kvLen + j, Double.NEGATIVE_INFINITY);
+                Expr c = OnnxNode.constant(tri);
+                bias = bias == null ? c : n.call("add", bias, c);
+            }
+        }
+        if (n.hasInput(6)) {
+            // keys at or beyond nonpad_kv_seqlen[b] are padding
+            Expr j = OnnxNode.constant(iota(n.inputType(6).dtype(), new int[] {1, 1, 1, kvLen}));
+            Expr lim = n.call("reshape", List.of(n.input(6)), "newshape", new long[] {batch, 1, 1, 1});
+            Expr pad = n.call("where", n.call("less", j, lim), scalar(dt, 0), scalar(dt, Double.NEGATIVE_INFINITY));
+            bias = bias == null ? pad : n.call("add", bias, pad);
+        }
+        long qHeads = qs[1], kvHeads = ks[1];
+        if (qHeads != kvHeads) {
+            if (qHeads % kvHeads != 0) throw n.unsupported(qHeads + " query heads are not a multiple of " + kvHeads + " key/value heads");
+            k = repeatHeads(n, k, qHeads / kvHeads);
+            v = repeatHeads(n, v, qHeads / kvHeads);
+        }
+        Expr rootScale = scalar(dt, Math.sqrt(scale));
+        Expr qk = matmul4(n, n.call("multiply", q, rootScale), n.call("multiply", k, rootScale), true);
+        if (softcap > 0) {
+            Expr c = scalar(dt, softcap);
+            qk = n.call("multiply", n.call("tanh", n.call("divide", qk, c)), c);
+        }
+        Expr withBias = bias == null ? qk : n.call("add", qk, bias);
+        Expr probs = n.call("nn.softmax", List.of(withBias), "axis", -1L);
+        if (bias != null) {
+            // a query whose keys are all masked attends to nothing (zeros), rather than softmax's 0/0
+            Expr rowMax = n.call("max", List.of(withBias), "axis", new long[] {-1}, "keepdims", true);
+            Expr dead = n.call("equal", rowMax, scalar(dt, Double.NEGATIVE_INFINITY));
+            probs = n.call("where", dead, scalar(dt, 0), probs);
+        }
+        Expr y = matmul4(n, probs, v, false);
+        if (threeD) {
+            int[] ys = shape(n, y, "output");
+            y = n.call("reshape", List.of(n.call("transpose", List.of(y), "axes", new long[] {0, 2, 1, 3})),
+                    "newshape", new long[] {ys[0], ys[2], (long) ys[1] * ys[3]});
+        }
+        Expr qkOut = switch ((int) mode) {
+            case 0, 1 -> qk;
+            case 2 -> withBias;
+            case 3 -> probs;
+            default -> throw n.unsupported("qk_matmul_output_mode=" + mode + " is not supported");
+        };
+        List<Expr> outs = new ArrayList<>();
+        outs.add(y);
+        outs.add(n.hasOutput(1) ? presentK : null);
+        outs.add(n.hasOutput(2) ? presentV : null);
+        outs.add(n.hasOutput(3) ? qkOut : null);
+        return outs;
+    }
+
+    /** [B, H, S, D] -> [B, H*r, S, D] with each head repeated r times in place (h0, h0, h1, h1, ...). */
+    private static Expr repeatHeads(OnnxNode n, Expr x, long r) {
+        int[] s = shape(n, x, "K/V");
+        Expr e = n.call("expand_dims", List.of(x), "axis", 2L, "num_newaxis", 1L);
+        e = n.call("broadcast_to", List.of(e), "shape", new long[] {s[0], s[1], r, s[2], s[3]});
+        return n.call("reshape", List.of(e), "newshape", new long[] {s[0], s[1] * r, s[2], s[3]});
+    }
+
+    /** 0, 1, 2, ... laid out along the one non-unit axis of {@code shape}. */
+    private static NDArray iota(DType dtype, int[] shape) {
+        NDArray a = NDArray.zeros(dtype, shape);
+        for (int i = 0; i < a.elementCount(); i++) a.setLong(i, i);
+        return a;
+    }
+}
