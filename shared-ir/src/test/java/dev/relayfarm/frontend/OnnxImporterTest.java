@@ -138,8 +138,8 @@ class OnnxImporterTest {
     void realModelsPassWhenPresent() {
         var models = OnnxTestData.models();
         org.junit.jupiter.api.Assumptions.assumeTrue(models.isPresent(), "../shared/onnx/models not found: skipped");
-        // msra_teams_seg has dynamic input dims: the check binds them to the data's shape.
-        for (String name : List.of("mnist8_cntk", "mnist_mlp_onnxmlir", "msra_teams_seg")) {
+        // msra_teams_seg and the PaddleOCR models have dynamic input dims: the check binds them to the data's shape.
+        for (String name : List.of("mnist8_cntk", "mnist_mlp_onnxmlir", "msra_teams_seg", "ppocr_cls_mobilenetv3", "ppocr_v4_det")) {
             Path dir = models.get().resolve(name);
             OnnxCheck.Result r = OnnxCheck.check(dir, OnnxCheck.Options.DEFAULT);
             assertEquals(OnnxCheck.Status.PASS, r.status(), r.line());
