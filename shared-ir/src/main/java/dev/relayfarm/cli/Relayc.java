@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
             InferCommand.class,
             JsonCommand.class,
             RunCommand.class,
+            ImportCommand.class,
         })
 public final class Relayc implements Runnable {
 

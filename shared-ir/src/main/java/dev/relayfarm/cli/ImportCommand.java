@@ -1,0 +1,92 @@
+package dev.relayfarm.cli;
+
+import dev.relayfarm.frontend.ImportOptions;
+import dev.relayfarm.frontend.OnnxFormatException;
+import dev.relayfarm.frontend.OnnxImporter;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.text.RelayPrinter;
+import dev.relayfarm.types.Diagnostic;
+import dev.relayfarm.types.TypeException;
+import dev.relayfarm.types.TypeInference;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code relayc import model.onnx [--shape NAME=1x3x224x224 ...] [-o out.relay]}: imports an ONNX
+ * model and prints it as Relay text (what {@code relayc parse} / {@code relayc infer} read back).
+ * The module is type-checked before it is written, so a model that imports but does not type-check
+ * is an error, not a file that fails later. Errors (unsupported operator, malformed model, a
+ * {@code --shape} that does not fit) go to stderr naming the model and node, exit 1.
+ */
+@Command(name = "import", mixinStandardHelpOptions = true,
+        description = "Import an ONNX model and print it as Relay text.")
+public final class ImportCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "MODEL", description = "ONNX model file (.onnx).")
+    Path model;
+
+    @Option(names = "--shape", paramLabel = "NAME=D0xD1x...",
+            description = "Bind the dynamic dims of graph input NAME (repeatable), e.g. data=1x3x224x224.")
+    List<String> shapes = List.of();
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the Relay text here instead of standard output.")
+    Path output;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter err = spec.commandLine().getErr();
+        Map<String, List<Long>> bound = new LinkedHashMap<>();
+        for (String s : shapes) {
+            try {
+                Map.Entry<String, List<Long>> e = ImportOptions.parseShape(s);
+                bound.put(e.getKey(), e.getValue());
+            } catch (IllegalArgumentException e) {
+                err.println("relayc import: " + e.getMessage());
+                err.flush();
+                return 1;
+            }
+        }
+        if (!Files.isRegularFile(model)) {
+            err.println("relayc import: no such file: " + model);
+            err.flush();
+            return 1;
+        }
+        IRModule module;
+        try {
+            module = OnnxImporter.importModel(model, ImportOptions.DEFAULT.withInputShapes(bound));
+            TypeInference.infer(module);
+        } catch (OnnxFormatException e) {
+            err.println("relayc import: " + e.getMessage());
+            err.flush();
+            return 1;
+        } catch (TypeException e) {
+            err.println("relayc import: " + model + ": the imported module does not type-check:");
+            for (Diagnostic d : e.diagnostics()) err.println(d);
+            err.flush();
+            return 1;
+        }
+        String text = RelayPrinter.print(module);
+        if (output == null) {
+            PrintWriter out = spec.commandLine().getOut();
+            out.print(text);
+            out.flush();
+        } else {
+            Files.writeString(output, text, StandardCharsets.UTF_8);
+        }
+        return 0;
+    }
+}
