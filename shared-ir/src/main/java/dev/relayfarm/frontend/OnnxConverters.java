@@ -38,6 +38,11 @@ public final class OnnxConverters {
         NormConverters.register(b);
         LossConverters.register(b);
         AttentionConverters.register(b);
+        QuantConverters.register(b);
+        DetectionConverters.register(b);
+        RecurrentConverters.register(b);
+        FourierConverters.register(b);
+        GridConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 

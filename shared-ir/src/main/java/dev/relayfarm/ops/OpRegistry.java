@@ -34,6 +34,7 @@ public final class OpRegistry {
         NnOps.register(b);
         ImageOps.register(b);
         AlgorithmOps.register(b);
+        MiscOps.register(b);
         return Collections.unmodifiableMap(b.ops);
     }
 
