@@ -56,12 +56,9 @@ public final class Dims {
     /** Equal, or undecidable statically because one side is Any (the gradual-typing check). */
     public static boolean compatible(Dim a, Dim b) {
         if (a instanceof Dim.Any || b instanceof Dim.Any) return true;
-        Dim sa = simplify(a);
-        Dim sb = simplify(b);
-        if (sa.equals(sb)) return true;
-        // Two distinct constants are certainly different; symbolic ones may be equal at run time only
-        // if some symbol takes a particular value, which we treat as a mismatch.
-        return false;
+        // Symbolic dims that differ as polynomials could coincide only for particular symbol values,
+        // which we treat as a mismatch.
+        return simplify(a).equals(simplify(b));
     }
 
     /** The canonical form of {@code d}. */
@@ -103,23 +100,19 @@ public final class Dims {
             case MUL -> {
                 if (b instanceof Dim.Int(long k)) return build(scale(la, k));
                 if (a instanceof Dim.Int(long k)) return build(scale(lb, k));
-                return atom(new Dim.Bin(op, a, b));
+                return new Dim.Bin(op, a, b); // not linear: kept as an opaque atom
             }
             case FLOOR_DIV -> {
                 if (b instanceof Dim.Int(long k) && k != 0 && divisible(la, k)) return build(divide(la, k));
                 if (b instanceof Dim.Int(long k) && k == 1) return a;
-                return atom(new Dim.Bin(op, a, b));
+                return new Dim.Bin(op, a, b); // not linear: kept as an opaque atom
             }
             case FLOOR_MOD -> {
                 if (b instanceof Dim.Int(long k) && k != 0 && divisible(la, k)) return Dim.of(0);
-                return atom(new Dim.Bin(op, a, b));
+                return new Dim.Bin(op, a, b); // not linear: kept as an opaque atom
             }
         }
         throw new IllegalStateException();
-    }
-
-    private static Dim atom(Dim d) {
-        return d;
     }
 
     private static Linear linear(Dim d) {

@@ -20,8 +20,6 @@ import dev.relayfarm.ir.StructuralEquality;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.types.TypeInference;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,7 +29,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import picocli.CommandLine;
 
 /**
  * {@code relayc import} round trip: the printed Relay text parses back to a module structurally
@@ -40,19 +37,8 @@ import picocli.CommandLine;
  * data is absent.
  */
 class ImportCommandTest {
-    private record Run(int exitCode, String out, String err) {}
-
     @TempDir
     Path dir;
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cmd = new CommandLine(new Relayc());
-        cmd.setOut(new PrintWriter(out, true));
-        cmd.setErr(new PrintWriter(err, true));
-        return new Run(cmd.execute(args), out.toString(), err.toString());
-    }
 
     @ParameterizedTest
     @ValueSource(strings = {"node/test_if", "node/test_scan9_sum", "node/test_scan9_multi_state", "node/test_gemm_default_single_elem_vector_bias",
@@ -62,7 +48,7 @@ class ImportCommandTest {
         assumeTrue(root.isPresent() && Files.isDirectory(root.get().resolve(test)), test + " not found: skipped");
         Path folder = root.get().resolve(test);
         Path text = dir.resolve("out.relay");
-        Run r = run("import", folder.resolve("model.onnx").toString(), "-o", text.toString());
+        CliRun r = CliRun.relayc("import", folder.resolve("model.onnx").toString(), "-o", text.toString());
         assertEquals(0, r.exitCode(), r.err());
 
         IRModule parsed = RelayParser.parseModule(Files.readString(text), text.toString());
@@ -88,7 +74,7 @@ class ImportCommandTest {
     void printsToStandardOutputWhenNoFileIsGiven() {
         Optional<Path> node = OnnxTestData.nodeTests();
         assumeTrue(node.isPresent() && Files.isDirectory(node.get().resolve("test_if")), "node tests not found: skipped");
-        Run r = run("import", node.get().resolve("test_if/model.onnx").toString());
+        CliRun r = CliRun.relayc("import", node.get().resolve("test_if/model.onnx").toString());
         assertEquals(0, r.exitCode(), r.err());
         assertTrue(r.out().startsWith("#[version = \"0.0.5\"]"), r.out());
         assertTrue(r.out().contains("if (%cond)"), r.out());
@@ -96,10 +82,10 @@ class ImportCommandTest {
 
     @Test
     void missingFileAndBadShapeAreClearErrors() {
-        Run missing = run("import", dir.resolve("nope.onnx").toString());
+        CliRun missing = CliRun.relayc("import", dir.resolve("nope.onnx").toString());
         assertEquals(1, missing.exitCode());
         assertTrue(missing.err().contains("no such file") && missing.err().contains("nope.onnx"), missing.err());
-        Run badShape = run("import", dir.resolve("nope.onnx").toString(), "--shape", "x=1xfoo");
+        CliRun badShape = CliRun.relayc("import", dir.resolve("nope.onnx").toString(), "--shape", "x=1xfoo");
         assertEquals(1, badShape.exitCode());
         assertTrue(badShape.err().contains("--shape expects NAME=D0xD1x..., got 'x=1xfoo'"), badShape.err());
     }

@@ -4,33 +4,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class InferCommandTest {
-    private record Run(int exitCode, String out, String err) {}
-
     @TempDir
     Path dir;
 
-    private Run run(String source, String... extra) throws IOException {
+    private CliRun run(String source, String... extra) throws IOException {
         Path f = dir.resolve("model.relay");
         Files.writeString(f, source);
         String[] args = new String[extra.length + 2];
         args[0] = "infer";
         args[1] = f.toString();
         System.arraycopy(extra, 0, args, 2, extra.length);
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cmd = new CommandLine(new Relayc());
-        cmd.setOut(new PrintWriter(out, true));
-        cmd.setErr(new PrintWriter(err, true));
-        return new Run(cmd.execute(args), out.toString(), err.toString());
+        return CliRun.relayc(args);
     }
 
     private static final String PROGRAM = """
@@ -43,14 +33,14 @@ class InferCommandTest {
 
     @Test
     void typeOfPrintsTheGlobalsFunctionType() throws IOException {
-        Run r = run(PROGRAM, "--type-of", "@main");
+        CliRun r = run(PROGRAM, "--type-of", "@main");
         assertEquals(0, r.exitCode(), r.err());
         assertEquals("fn (Tensor[(10, 4), float32], Tensor[(5, 10, 1), float32]) -> Tensor[(5, 10, 4), float32]", r.out().strip());
     }
 
     @Test
     void printsTheModuleWithFullSignaturesAndTypes() throws IOException {
-        Run r = run("""
+        CliRun r = run("""
                 #[version = "0.0.5"]
                 def @main(%x: Tensor[(3), float32], %y) {
                   let %z = if (True) { %y } else { %x };
@@ -65,7 +55,7 @@ class InferCommandTest {
 
     @Test
     void illTypedInputPrintsDiagnosticsAndExitsOne() throws IOException {
-        Run r = run("""
+        CliRun r = run("""
                 #[version = "0.0.5"]
                 def @main(%x: Tensor[(3), float32]) {
                   if (%x) { 1f } else { 2f }

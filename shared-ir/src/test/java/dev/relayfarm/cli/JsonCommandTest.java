@@ -12,8 +12,6 @@ import dev.relayfarm.serde.IrJson;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.text.RelayPrinter;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,22 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import picocli.CommandLine;
 
 /** {@code relayc json}: Relay text in, JSON out, and back to the same text. */
 class JsonCommandTest {
-    private record Run(int exitCode, String out, String err) {}
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cmd = new CommandLine(new Relayc());
-        cmd.setOut(new PrintWriter(out, true));
-        cmd.setErr(new PrintWriter(err, true));
-        int code = cmd.execute(args);
-        return new Run(code, out.toString(), err.toString());
-    }
-
     static final com.networknt.schema.Schema SCHEMA = loadSchema();
 
     static com.networknt.schema.Schema loadSchema() {
@@ -68,7 +53,7 @@ class JsonCommandTest {
         String source = Files.readString(file);
         IRModule parsed = RelayParser.parseModule(source, file.toString());
 
-        Run toJson = run("json", file.toString());
+        CliRun toJson = CliRun.relayc("json", file.toString());
         assertEquals(0, toJson.exitCode(), toJson.err());
         JsonNode doc = IrJson.parse(toJson.out());
         assertEquals("relayfarm.ir", doc.get("format").asText());
@@ -79,7 +64,7 @@ class JsonCommandTest {
 
         Path json = tmp.resolve("m.json");
         Files.writeString(json, toJson.out());
-        Run back = run("json", "--to-text", json.toString());
+        CliRun back = CliRun.relayc("json", "--to-text", json.toString());
         assertEquals(0, back.exitCode(), back.err());
         assertEquals(RelayPrinter.print(parsed), back.out(), "text -> json -> text prints the same program");
         Optional<StructuralEquality.Mismatch> d2 = StructuralEquality.diff(parsed, RelayParser.parseModule(back.out(), "back.relay"));
@@ -110,13 +95,13 @@ class JsonCommandTest {
         Files.writeString(relay, bigConstantProgram());
         IRModule parsed = RelayParser.parseModule(bigConstantProgram(), relay.toString());
 
-        Run inline = run("json", relay.toString());
+        CliRun inline = CliRun.relayc("json", relay.toString());
         assertEquals(0, inline.exitCode(), inline.err());
         assertFalse(inline.out().contains("\"blob\""), "no --blobs: everything inline");
         assertTrue(inline.out().length() > 4096);
 
         Path blobs = tmp.resolve("blobs");
-        Run withBlobs = run("json", relay.toString(), "--blobs", blobs.toString(), "--pretty");
+        CliRun withBlobs = CliRun.relayc("json", relay.toString(), "--blobs", blobs.toString(), "--pretty");
         assertEquals(0, withBlobs.exitCode(), withBlobs.err());
         JsonNode doc = IrJson.parse(withBlobs.out());
         String sha = null;
@@ -128,11 +113,11 @@ class JsonCommandTest {
 
         Path json = tmp.resolve("big.json");
         Files.writeString(json, withBlobs.out());
-        Run back = run("json", "--to-text", json.toString(), "--blobs", blobs.toString());
+        CliRun back = CliRun.relayc("json", "--to-text", json.toString(), "--blobs", blobs.toString());
         assertEquals(0, back.exitCode(), back.err());
         assertEquals(RelayPrinter.print(parsed), back.out());
 
-        Run noStore = run("json", "--to-text", json.toString());
+        CliRun noStore = CliRun.relayc("json", "--to-text", json.toString());
         assertEquals(1, noStore.exitCode());
         assertTrue(noStore.err().contains("$.nodes[") && noStore.err().contains(sha) && noStore.err().contains("--blobs"), noStore.err());
     }
@@ -141,17 +126,17 @@ class JsonCommandTest {
     void errorsNameTheFileAndThePlace(@TempDir Path tmp) throws IOException {
         Path bad = tmp.resolve("bad.relay");
         Files.writeString(bad, "#[version = \"0.0.5\"]\ndef @main(%x) {\n  add(%x, %y)\n}\n");
-        Run syntax = run("json", bad.toString());
+        CliRun syntax = CliRun.relayc("json", bad.toString());
         assertEquals(1, syntax.exitCode());
         assertTrue(syntax.err().contains("bad.relay:3:"), syntax.err());
 
         Path badJson = tmp.resolve("bad.json");
         Files.writeString(badJson, "{\"format\": \"relayfarm.ir\", \"version\": 7}");
-        Run version = run("json", "--to-text", badJson.toString());
+        CliRun version = CliRun.relayc("json", "--to-text", badJson.toString());
         assertEquals(1, version.exitCode());
         assertEquals(badJson + ": $.version: unsupported version 7 (this reader reads version 1)", version.err().strip());
 
-        Run missing = run("json", tmp.resolve("nope.relay").toString());
+        CliRun missing = CliRun.relayc("json", tmp.resolve("nope.relay").toString());
         assertEquals(1, missing.exitCode());
         assertTrue(missing.err().contains("no such file"), missing.err());
     }
@@ -160,8 +145,8 @@ class JsonCommandTest {
     void noSpansLeavesFileNamesOut(@TempDir Path tmp) throws IOException {
         Path relay = tmp.resolve("s.relay");
         Files.writeString(relay, "#[version = \"0.0.5\"]\ndef @main(%x: float32) { add(%x, %x) }\n", StandardCharsets.UTF_8);
-        Run with = run("json", relay.toString());
-        Run without = run("json", relay.toString(), "--no-spans");
+        CliRun with = CliRun.relayc("json", relay.toString());
+        CliRun without = CliRun.relayc("json", relay.toString(), "--no-spans");
         assertEquals(0, with.exitCode(), with.err());
         assertTrue(with.out().contains("s.relay"), with.out());
         assertFalse(without.out().contains("s.relay"), without.out());

@@ -7,28 +7,13 @@ import dev.relayfarm.ir.StructuralEquality;
 import dev.relayfarm.text.RelayParser;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class ParseCommandTest {
-    private record Run(int exitCode, String out, String err) {}
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cmd = new CommandLine(new Relayc());
-        cmd.setOut(new PrintWriter(out, true));
-        cmd.setErr(new PrintWriter(err, true));
-        int code = cmd.execute(args);
-        return new Run(code, out.toString(), err.toString());
-    }
-
     /** The repository's examples/ directory (tests run in shared-ir/). */
     private static Path example(String name) {
         Path p = Path.of("..", "examples", name);
@@ -39,19 +24,19 @@ class ParseCommandTest {
     void examplesParseAndPrintNormalisedText() throws Exception {
         for (String name : new String[] {"mlp.relay", "adt_list.relay", "factorial.relay"}) {
             Path p = example(name);
-            Run r = run("parse", p.toString());
+            CliRun r = CliRun.relayc("parse", p.toString());
             assertEquals(0, r.exitCode(), name + ": " + r.err());
             assertTrue(r.out().startsWith("#[version = \"0.0.5\"]\n"), r.out());
             assertTrue(StructuralEquality.equal(RelayParser.parseModule(Files.readString(p)), RelayParser.parseModule(r.out())), name);
         }
-        assertTrue(run("parse", example("mlp.relay").toString()).out().contains("nn.softmax(%4, axis=-1)"));
+        assertTrue(CliRun.relayc("parse", example("mlp.relay").toString()).out().contains("nn.softmax(%4, axis=-1)"));
     }
 
     @Test
     void syntaxErrorGoesToStderrWithExitCodeOne(@TempDir Path dir) throws Exception {
         Path bad = dir.resolve("bad.relay");
         Files.writeString(bad, "def @main(%x) {\n  add(%x, %y)\n}\n");
-        Run r = run("parse", bad.toString());
+        CliRun r = CliRun.relayc("parse", bad.toString());
         assertEquals(1, r.exitCode());
         assertEquals("", r.out());
         assertEquals(bad + ":2:11: unbound variable %y\n  add(%x, %y)\n          ^\n", r.err());
@@ -59,7 +44,7 @@ class ParseCommandTest {
 
     @Test
     void missingFileIsAnError() {
-        Run r = run("parse", "no/such/file.relay");
+        CliRun r = CliRun.relayc("parse", "no/such/file.relay");
         assertEquals(1, r.exitCode());
         assertTrue(r.err().contains("no such file: no/such/file.relay"), r.err());
     }
@@ -69,11 +54,11 @@ class ParseCommandTest {
         InputStream saved = System.in;
         try {
             System.setIn(new ByteArrayInputStream("fn (%x) { %x + %x }".getBytes(StandardCharsets.UTF_8)));
-            Run r = run("parse", "--expr", "-");
+            CliRun r = CliRun.relayc("parse", "--expr", "-");
             assertEquals(0, r.exitCode(), r.err());
             assertEquals("#[version = \"0.0.5\"]\nfn (%x) {\n  add(%x, %x)\n}\n", r.out());
             System.setIn(new ByteArrayInputStream("def @main() { %z }".getBytes(StandardCharsets.UTF_8)));
-            Run e = run("parse", "-");
+            CliRun e = CliRun.relayc("parse", "-");
             assertEquals(1, e.exitCode());
             assertTrue(e.err().startsWith("<stdin>:1:15: unbound variable %z"), e.err());
         } finally {

@@ -8,27 +8,12 @@ import dev.relayfarm.interp.Npy;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class RunCommandTest {
-    private record Run(int exitCode, String out, String err) {}
-
-    private static Run relayc(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cmd = new CommandLine(new Relayc());
-        cmd.setOut(new PrintWriter(out, true));
-        cmd.setErr(new PrintWriter(err, true));
-        int code = cmd.execute(args);
-        return new Run(code, out.toString(), err.toString());
-    }
-
     private static final String PROGRAM = """
             def @main(%x: Tensor[(1, 3), float32], %w: Tensor[(2, 3), float32]) {
               %0 = nn.dense(%x, %w);
@@ -48,7 +33,7 @@ class RunCommandTest {
     void runsMainPrintsOutputsAndWritesNpyFiles(@TempDir Path dir) throws IOException {
         Path file = setUp(dir);
         Path out = dir.resolve("out");
-        Run r = relayc("run", file.toString(), "--arg", "x=" + dir.resolve("x.npy"), "--arg", "w=" + dir.resolve("w.npy"), "--out", out.toString());
+        CliRun r = CliRun.relayc("run", file.toString(), "--arg", "x=" + dir.resolve("x.npy"), "--arg", "w=" + dir.resolve("w.npy"), "--out", out.toString());
         assertEquals(0, r.exitCode(), r.err());
         // dense: [1, -1 - 2 + 1.5] = [1, -1.5]
         assertTrue(r.out().contains("output_0: Tensor[(1, 2), float32] = [1.0, 0.0]"), r.out());
@@ -62,7 +47,7 @@ class RunCommandTest {
     @Test
     void missingArgumentNamesTheParameterAndItsType(@TempDir Path dir) throws IOException {
         Path file = setUp(dir);
-        Run r = relayc("run", file.toString(), "--arg", "w=" + dir.resolve("w.npy"));
+        CliRun r = CliRun.relayc("run", file.toString(), "--arg", "w=" + dir.resolve("w.npy"));
         assertEquals(1, r.exitCode());
         assertEquals("error: @main needs --arg x=FILE.npy (Tensor[(1, 3), float32])", r.err().strip());
     }
@@ -70,10 +55,10 @@ class RunCommandTest {
     @Test
     void unknownArgumentAndWrongShapeAreUserErrors(@TempDir Path dir) throws IOException {
         Path file = setUp(dir);
-        Run unknown = relayc("run", file.toString(), "--arg", "y=" + dir.resolve("x.npy"));
+        CliRun unknown = CliRun.relayc("run", file.toString(), "--arg", "y=" + dir.resolve("x.npy"));
         assertEquals(1, unknown.exitCode());
         assertEquals("error: @main has no parameter %y (its parameters: [%x, %w])", unknown.err().strip());
-        Run shape = relayc("run", file.toString(), "--arg", "x=" + dir.resolve("w.npy"), "--arg", "w=" + dir.resolve("w.npy"));
+        CliRun shape = CliRun.relayc("run", file.toString(), "--arg", "x=" + dir.resolve("w.npy"), "--arg", "w=" + dir.resolve("w.npy"));
         assertEquals(1, shape.exitCode());
         assertTrue(shape.err().strip().endsWith("@main parameter %x expects Tensor[(1, 3), float32], got Tensor[(2, 3), float32]"), shape.err());
     }
@@ -82,7 +67,7 @@ class RunCommandTest {
     void parseErrorsAreReportedWithTheirPosition(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("bad.relay");
         Files.writeString(file, "def @main() {\n  %nope\n}\n");
-        Run r = relayc("run", file.toString());
+        CliRun r = CliRun.relayc("run", file.toString());
         assertEquals(1, r.exitCode());
         assertTrue(r.err().startsWith("error: " + file + ":2:"), r.err());
     }
@@ -93,7 +78,7 @@ class RunCommandTest {
         Files.writeString(file, "def @main(%x: Tensor[(2), float32], %y: Tensor[(3), float32]) {\n  add(%x, %y)\n}\n");
         Npy.write(dir.resolve("x.npy"), NDArray.zeros(DType.FLOAT32, 2));
         Npy.write(dir.resolve("y.npy"), NDArray.zeros(DType.FLOAT32, 3));
-        Run r = relayc("run", file.toString(), "--arg", "x=" + dir.resolve("x.npy"), "--arg", "y=" + dir.resolve("y.npy"));
+        CliRun r = CliRun.relayc("run", file.toString(), "--arg", "x=" + dir.resolve("x.npy"), "--arg", "y=" + dir.resolve("y.npy"));
         assertEquals(1, r.exitCode());
         assertTrue(r.err().startsWith("error: " + file + ":2:"), r.err());
         assertTrue(r.out().isEmpty(), r.out());
