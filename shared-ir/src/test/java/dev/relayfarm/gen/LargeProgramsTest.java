@@ -1,5 +1,6 @@
 package dev.relayfarm.gen;
 
+import dev.relayfarm.ir.WellFormed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;

@@ -1,5 +1,6 @@
 package dev.relayfarm.gen;
 
+import dev.relayfarm.ir.WellFormed;
 import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.Constant;
 import dev.relayfarm.ir.DType;

@@ -1,35 +1,5 @@
-package dev.relayfarm.gen;
+package dev.relayfarm.ir;
 
-import dev.relayfarm.ir.Call;
-import dev.relayfarm.ir.Clause;
-import dev.relayfarm.ir.Constant;
-import dev.relayfarm.ir.Constructor;
-import dev.relayfarm.ir.Expr;
-import dev.relayfarm.ir.FuncType;
-import dev.relayfarm.ir.Function;
-import dev.relayfarm.ir.GlobalTypeVar;
-import dev.relayfarm.ir.GlobalVar;
-import dev.relayfarm.ir.IRModule;
-import dev.relayfarm.ir.If;
-import dev.relayfarm.ir.IncompleteType;
-import dev.relayfarm.ir.Let;
-import dev.relayfarm.ir.Match;
-import dev.relayfarm.ir.Op;
-import dev.relayfarm.ir.Pattern;
-import dev.relayfarm.ir.RefCreate;
-import dev.relayfarm.ir.RefRead;
-import dev.relayfarm.ir.RefType;
-import dev.relayfarm.ir.RefWrite;
-import dev.relayfarm.ir.TensorType;
-import dev.relayfarm.ir.Tuple;
-import dev.relayfarm.ir.TupleGetItem;
-import dev.relayfarm.ir.TupleType;
-import dev.relayfarm.ir.Type;
-import dev.relayfarm.ir.TypeCall;
-import dev.relayfarm.ir.TypeData;
-import dev.relayfarm.ir.TypeRelation;
-import dev.relayfarm.ir.TypeVar;
-import dev.relayfarm.ir.Var;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -40,12 +10,12 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Checks the scoping rules {@link RandomModules} promises: every variable use is inside its binder's
+ * Checks scoping: the rules every module must keep (the text round-trip generator and the pass manager's debug check rely on them): every variable use is inside its binder's
  * scope, no variable is bound twice, type variables are bound, and referenced globals, ADTs and
  * constructors exist with matching arity. Iterative over expressions (explicit work stack), so it
  * also runs on the 100,000-node chains; types are shallow and checked recursively.
  */
-final class WellFormed {
+public final class WellFormed {
     private sealed interface Task {}
 
     private record Visit(Expr e) implements Task {}
@@ -70,7 +40,7 @@ final class WellFormed {
     }
 
     /** Every scoping problem found, each naming the global and the offending node; empty when well-formed. */
-    static List<String> problems(IRModule module) {
+    public static List<String> problems(IRModule module) {
         WellFormed wf = new WellFormed(module);
         wf.run();
         return wf.problems;

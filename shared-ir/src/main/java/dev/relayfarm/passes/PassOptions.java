@@ -1,0 +1,45 @@
+package dev.relayfarm.passes;
+
+import java.util.Set;
+
+/**
+ * How a pipeline runs. A pass runs when it is not {@code disabled} and either its opt level is at
+ * most {@code optLevel} or it is {@code forced} (named explicitly, e.g. {@code relayc opt --passes};
+ * TVM's "required"). {@code dumpBefore}/{@code dumpAfter} name passes whose input/output module is
+ * printed to the context's dump sink; {@code validate} (debug mode) checks scoping after every pass
+ * and that a pass answering "unchanged" really returned its input.
+ */
+public record PassOptions(int optLevel, Set<String> disabled, Set<String> forced, Set<String> dumpBefore,
+        Set<String> dumpAfter, boolean validate) {
+    public PassOptions {
+        if (optLevel < 0 || optLevel > 3) throw new IllegalArgumentException("opt level must be 0..3, got " + optLevel);
+        disabled = Set.copyOf(disabled);
+        forced = Set.copyOf(forced);
+        dumpBefore = Set.copyOf(dumpBefore);
+        dumpAfter = Set.copyOf(dumpAfter);
+    }
+
+    public static PassOptions level(int optLevel) {
+        return new PassOptions(optLevel, Set.of(), Set.of(), Set.of(), Set.of(), false);
+    }
+
+    public boolean enabled(PassInfo info) {
+        return !disabled.contains(info.name()) && (info.optLevel() <= optLevel || forced.contains(info.name()));
+    }
+
+    public PassOptions withDisabled(Set<String> names) {
+        return new PassOptions(optLevel, names, forced, dumpBefore, dumpAfter, validate);
+    }
+
+    public PassOptions withForced(Set<String> names) {
+        return new PassOptions(optLevel, disabled, names, dumpBefore, dumpAfter, validate);
+    }
+
+    public PassOptions withDumps(Set<String> before, Set<String> after) {
+        return new PassOptions(optLevel, disabled, forced, before, after, validate);
+    }
+
+    public PassOptions withValidate(boolean on) {
+        return new PassOptions(optLevel, disabled, forced, dumpBefore, dumpAfter, on);
+    }
+}
