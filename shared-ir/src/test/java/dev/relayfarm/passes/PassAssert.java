@@ -43,6 +43,19 @@ public final class PassAssert {
         assertSame(in, r.module(), "answered unchanged but returned another module");
     }
 
+    /**
+     * Runs {@code passes} over {@code text} and checks with the interpreter that {@code @main} gives
+     * the same values before and after on a few random inputs (rtol 1e-5, atol 1e-6).
+     */
+    public static IRModule assertSameResults(String passes, String text) {
+        IRModule in = TypeInference.infer(RelayParser.parseModule(header(text), "input")).module();
+        IRModule out = run(passes, in).module();
+        for (long seed = 1; seed <= 3; seed++) {
+            SameResults.assertSameResults(in, out, seed, new dev.relayfarm.frontend.Tolerance(1e-5, 1e-6));
+        }
+        return out;
+    }
+
     /** Parses and runs {@code passes} in debug mode; for tests that check a property of the output. */
     public static PassResult run(String passes, String text) {
         return run(passes, TypeInference.infer(RelayParser.parseModule(header(text), "input")).module());

@@ -1,6 +1,7 @@
 package dev.relayfarm.passes;
 
 import static dev.relayfarm.passes.PassAssert.assertRewrites;
+import static dev.relayfarm.passes.PassAssert.assertSameResults;
 import static dev.relayfarm.passes.PassAssert.assertUnchanged;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -30,6 +31,7 @@ class PassManagerTest {
                 def @f(%x: Tensor[(2), float32]) -> Tensor[(2), float32] { exp(%x) }
                 def @main(%y: Tensor[(2), float32]) { @f(%y) }
                 """);
+        assertSameResults("remove-unused-functions", TWO);
         assertUnchanged("remove-unused-functions", """
                 def @f(%x: Tensor[(2), float32]) -> Tensor[(2), float32] { exp(%x) }
                 def @main(%y: Tensor[(2), float32]) -> Tensor[(2), float32] { @f(%y) }
