@@ -2,6 +2,7 @@ package dev.relayfarm.cli;
 
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxCheck;
+import dev.relayfarm.passes.OptPipeline;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -24,7 +25,7 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--backend", defaultValue = "interp", description = "execution backend: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
     Backend backend;
 
-    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "0", description = "optimization level (only 0 until the pass pipeline exists)")
+    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "0", description = "optimization level 0..3: the pass pipeline runs on the imported module before it is evaluated (default ${DEFAULT-VALUE})")
     int optLevel;
 
     @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224")
@@ -34,8 +35,8 @@ public final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (optLevel != 0) {
-            System.err.println("error: -O" + optLevel + " needs the optimization pipeline, which is not built yet; use -O0");
+        if (optLevel < 0 || optLevel > 3) {
+            System.err.println("error: -O must be 0..3, got " + optLevel);
             return 2;
         }
         if (!Files.isRegularFile(dir.resolve("model.onnx"))) {
@@ -47,7 +48,8 @@ public final class CheckCommand implements Callable<Integer> {
             var e = ImportOptions.parseShape(s);
             bound.put(e.getKey(), e.getValue());
         }
-        OnnxCheck.Result r = OnnxCheck.check(dir, new OnnxCheck.Options(ImportOptions.DEFAULT.withInputShapes(bound), null));
+        OnnxCheck.Result r = OnnxCheck.check(dir, new OnnxCheck.Options(ImportOptions.DEFAULT.withInputShapes(bound), null,
+                m -> optLevel == 0 ? m : OptPipeline.optimize(m, optLevel)));
         System.out.println(r.line());
         System.out.printf("import %d ms, run %d ms%n", r.importMillis(), r.runMillis());
         return switch (r.status()) {

@@ -21,6 +21,9 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Option(names = "--backend", defaultValue = "interp", description = "execution backend: interp (default)")
     String backend;
 
+    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "0", description = "optimization level 0..3 applied to each imported model before it runs (default ${DEFAULT-VALUE})")
+    int optLevel;
+
     @Option(names = "--threads", defaultValue = "0", description = "parallel tests (default: number of cores)")
     int threads;
 
@@ -39,9 +42,14 @@ public final class ConformanceCommand implements Callable<Integer> {
             System.err.println("error: unknown backend '" + backend + "' (available: interp)");
             return 2;
         }
+        if (optLevel < 0 || optLevel > 3) {
+            System.err.println("error: -O must be 0..3, got " + optLevel);
+            return 2;
+        }
         List<Path> tests = Conformance.findTests(dirs);
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
-        Conformance.Summary s = Conformance.run(tests, OnnxCheck.Options.DEFAULT, n, timeoutSeconds * 1000, r -> {
+        Conformance.Summary s = Conformance.run(tests, new OnnxCheck.Options(dev.relayfarm.frontend.ImportOptions.DEFAULT, null,
+                m -> optLevel == 0 ? m : dev.relayfarm.passes.OptPipeline.optimize(m, optLevel)), n, timeoutSeconds * 1000, r -> {
             if (!quiet || r.status() != OnnxCheck.Status.PASS) System.out.println(r.line());
         });
         System.out.println();

@@ -19,6 +19,7 @@ import picocli.CommandLine.Spec;
         subcommands = {
             HelpCommand.class,
             CheckCommand.class,
+            OptCommand.class,
             ConformanceCommand.class,
             ParseCommand.class,
             InferCommand.class,

@@ -37,8 +37,16 @@ public final class OnnxCheck {
         }
     }
 
-    public record Options(ImportOptions importOptions, Tolerance tolerance) {
+    /**
+     * {@code tolerance} null means the folder's manifest or ONNX's default; {@code optimize} is applied
+     * to the imported module before it runs (the pass pipeline at some -O level; identity for -O0).
+     */
+    public record Options(ImportOptions importOptions, Tolerance tolerance, java.util.function.UnaryOperator<IRModule> optimize) {
         public static final Options DEFAULT = new Options(ImportOptions.DEFAULT, null);
+
+        public Options(ImportOptions importOptions, Tolerance tolerance) {
+            this(importOptions, tolerance, java.util.function.UnaryOperator.identity());
+        }
     }
 
     private OnnxCheck() {}
@@ -92,9 +100,15 @@ public final class OnnxCheck {
                     return new Result(name, Status.SKIP, e.getMessage(), e.what(), importMillis, 0);
                 }
             }
+            IRModule optimized;
+            try {
+                optimized = options.optimize().apply(module);
+            } catch (RuntimeException e) {
+                return new Result(name, Status.ERROR, "optimize: " + e.getMessage(), "optimize", importMillis, 0);
+            }
             Value result;
             try {
-                result = Interpreter.runMain(module, inputs.toArray(NDArray[]::new));
+                result = Interpreter.runMain(optimized, inputs.toArray(NDArray[]::new));
             } catch (RuntimeException e) {
                 return new Result(name, Status.ERROR, "run: " + e.getMessage(), "run", importMillis, 0);
             }
@@ -196,7 +210,7 @@ public final class OnnxCheck {
             }
             bound.put(fed.get(i).getName(), shape);
         }
-        return bound.isEmpty() ? options : new Options(options.importOptions().withInputShapes(bound), options.tolerance());
+        return bound.isEmpty() ? options : new Options(options.importOptions().withInputShapes(bound), options.tolerance(), options.optimize());
     }
 
     /** A folder's manifest.json may set "rtol"/"atol". */

@@ -1,5 +1,6 @@
 package dev.relayfarm.passes;
 
+import dev.relayfarm.ir.IRModule;
 import java.util.List;
 import java.util.Set;
 
@@ -16,6 +17,11 @@ public final class OptPipeline {
 
     public static Sequential build() {
         return PassRegistry.sequential("opt-pipeline", ORDER);
+    }
+
+    /** {@code module} optimized at {@code -O<level>}: the standard pipeline with default options. */
+    public static IRModule optimize(IRModule module, int level) {
+        return build().run(module, new PassContext(PassOptions.level(level))).module();
     }
 
     /** Options for {@code -O<level>} with the named passes disabled. */

@@ -1,0 +1,197 @@
+package dev.relayfarm.cli;
+
+import dev.relayfarm.frontend.ImportOptions;
+import dev.relayfarm.frontend.OnnxFormatException;
+import dev.relayfarm.frontend.OnnxImporter;
+import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.ExprTraversal;
+import dev.relayfarm.ir.Function;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.passes.OptPipeline;
+import dev.relayfarm.passes.Pass;
+import dev.relayfarm.passes.PassContext;
+import dev.relayfarm.passes.PassException;
+import dev.relayfarm.passes.PassOptions;
+import dev.relayfarm.passes.PassRecord;
+import dev.relayfarm.passes.PassRegistry;
+import dev.relayfarm.passes.Sequential;
+import dev.relayfarm.text.RelayParseException;
+import dev.relayfarm.text.RelayParser;
+import dev.relayfarm.text.RelayPrinter;
+import dev.relayfarm.types.Diagnostic;
+import dev.relayfarm.types.TypeException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code relayc opt FILE.relay|MODEL.onnx [-O3] [--passes a,b] [--disable x] [--dump-after NAME]
+ * [--timing]}: runs the optimization pipeline (or the named passes) and prints the optimized Relay
+ * text. Dumps and the timing table go to stderr so stdout stays a valid Relay file. User errors
+ * (unreadable or ill-typed input, unknown pass names) exit 1 naming the problem; a pass that breaks
+ * its contract exits 2 naming the pass.
+ */
+@Command(name = "opt", mixinStandardHelpOptions = true,
+        description = {"Optimize a Relay text file or an ONNX model and print the result as Relay text.",
+                "-O0 runs nothing, -O1 fusion, -O2 + constant folding, -O3 everything in the standard pipeline."})
+public final class OptCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "FILE", description = "Relay text file, or an ONNX model (.onnx).")
+    Path file;
+
+    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "3", description = "optimization level 0..3 (default ${DEFAULT-VALUE})")
+    int level;
+
+    @Option(names = "--passes", split = ",", paramLabel = "NAME", description = "run exactly these passes, in this order (and the passes they require), whatever -O says")
+    List<String> passes = List.of();
+
+    @Option(names = "--disable", split = ",", paramLabel = "NAME", description = "skip these passes")
+    List<String> disabled = List.of();
+
+    @Option(names = "--dump-before", split = ",", paramLabel = "NAME", description = "print the module before these passes to stderr ('all' for every pass)")
+    List<String> dumpBefore = List.of();
+
+    @Option(names = "--dump-after", split = ",", paramLabel = "NAME", description = "print the module after these passes to stderr ('all' for every pass)")
+    List<String> dumpAfter = List.of();
+
+    @Option(names = "--timing", description = "print a per-pass table (time, re-typing time, nodes before/after) to stderr")
+    boolean timing;
+
+    @Option(names = "--validate", description = "debug mode: check scoping and each pass's 'changed' answer after every pass")
+    boolean validate;
+
+    @Option(names = "--list", description = "list the passes (name, opt level, summary) and exit")
+    boolean list;
+
+    @Option(names = "--shape", paramLabel = "NAME=D0xD1x...", description = "ONNX input: bind the dynamic dims of graph input NAME (repeatable)")
+    List<String> shapes = List.of();
+
+    @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = "write the Relay text here instead of standard output")
+    Path output;
+
+    /** A user error: printed as its message, exit code 1. */
+    private static final class UserError extends RuntimeException {
+        UserError(String message) {
+            super(message);
+        }
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            if (list) {
+                for (Pass p : PassRegistry.all()) out.printf("%-28s -O%d  %s%n", p.name(), p.info().optLevel(), p.info().summary());
+                out.println("pipeline order: " + String.join(", ", OptPipeline.ORDER));
+                out.flush();
+                return 0;
+            }
+            if (file == null) throw new UserError("missing FILE (a .relay file or an .onnx model)");
+            if (level < 0 || level > 3) throw new UserError("-O must be 0..3, got " + level);
+            IRModule module = load();
+            Sequential pipeline = passes.isEmpty() ? OptPipeline.build() : PassRegistry.sequential("passes", passes);
+            Set<String> known = new HashSet<>(pipeline.passes().stream().map(Pass::name).toList());
+            for (String n : disabled) PassRegistry.get(n);
+            PassOptions options = PassOptions.level(level)
+                    .withDisabled(Set.copyOf(disabled))
+                    .withForced(passes.isEmpty() ? Set.of() : known)
+                    .withDumps(expand(dumpBefore, known), expand(dumpAfter, known))
+                    .withValidate(validate);
+            PassContext context = new PassContext(options, text -> {
+                err.println(text);
+                err.flush();
+            });
+            long t0 = System.nanoTime();
+            IRModule result = pipeline.run(module, context).module();
+            long total = System.nanoTime() - t0;
+            if (timing) printTiming(err, context.records(), module, result, total);
+            String text = RelayPrinter.print(result);
+            if (output == null) {
+                out.print(text);
+                out.flush();
+            } else {
+                Files.writeString(output, text, StandardCharsets.UTF_8);
+            }
+            return 0;
+        } catch (UserError | RelayParseException | OnnxFormatException e) {
+            err.println("relayc opt: " + e.getMessage());
+            err.flush();
+            return 1;
+        } catch (TypeException e) {
+            err.println("relayc opt: " + file + " does not type-check:");
+            for (Diagnostic d : e.diagnostics()) err.println(d);
+            err.flush();
+            return 1;
+        } catch (PassException e) {
+            boolean unknownName = e.getMessage().startsWith("unknown pass");
+            err.println("relayc opt: " + e.getMessage());
+            err.flush();
+            return unknownName ? 1 : 2;
+        }
+    }
+
+    private IRModule load() {
+        if (!Files.isRegularFile(file)) throw new UserError("no such file: " + file);
+        if (file.toString().endsWith(".onnx")) {
+            Map<String, List<Long>> bound = new LinkedHashMap<>();
+            for (String s : shapes) {
+                try {
+                    Map.Entry<String, List<Long>> e = ImportOptions.parseShape(s);
+                    bound.put(e.getKey(), e.getValue());
+                } catch (IllegalArgumentException e) {
+                    throw new UserError(e.getMessage());
+                }
+            }
+            return OnnxImporter.importModel(file, ImportOptions.DEFAULT.withInputShapes(bound));
+        }
+        if (!shapes.isEmpty()) throw new UserError("--shape applies to ONNX models only");
+        try {
+            return RelayParser.parseModule(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+        } catch (IOException e) {
+            throw new UserError("cannot read " + file + ": " + e.getMessage());
+        }
+    }
+
+    private static Set<String> expand(List<String> names, Set<String> known) {
+        if (names.contains("all")) return known;
+        for (String n : names) PassRegistry.get(n);
+        return Set.copyOf(names);
+    }
+
+    private static void printTiming(PrintWriter err, List<PassRecord> records, IRModule before, IRModule after, long totalNanos) {
+        err.printf("%-28s %10s %10s %10s %10s %8s%n", "pass", "pass ms", "retype ms", "nodes in", "nodes out", "changed");
+        for (PassRecord r : records) {
+            err.printf("%-28s %10.1f %10.1f %10d %10d %8s%n", r.name(), r.passNanos() / 1e6, r.inferNanos() / 1e6,
+                    r.nodesBefore(), r.nodesAfter(), r.changed() ? "yes" : "no");
+        }
+        err.printf("%-28s %10.1f   (including the initial type check)%n", "total", totalNanos / 1e6);
+        err.printf("nodes %d -> %d, primitive functions %d%n", ExprTraversal.countNodes(before), ExprTraversal.countNodes(after),
+                primitiveFunctions(after));
+        err.flush();
+    }
+
+    /** Fused groups: distinct functions marked Primitive, nested or global. */
+    static int primitiveFunctions(IRModule module) {
+        int n = 0;
+        for (Function f : module.functions().values()) {
+            for (Expr e : ExprTraversal.postOrder(f)) if (e instanceof Function g && g.isPrimitive()) n++;
+        }
+        return n;
+    }
+}
