@@ -36,26 +36,36 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Option(names = "--quiet", description = "print only failures, the table and the counts")
     boolean quiet;
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() {
         if (!backend.equals("interp")) {
-            System.err.println("error: unknown backend '" + backend + "' (available: interp)");
+            spec.commandLine().getErr().println("error: unknown backend '" + backend + "' (available: interp)");
             return 2;
         }
         if (optLevel < 0 || optLevel > 3) {
-            System.err.println("error: -O must be 0..3, got " + optLevel);
+            spec.commandLine().getErr().println("error: -O must be 0..3, got " + optLevel);
             return 2;
         }
-        List<Path> tests = Conformance.findTests(dirs);
+        List<Path> tests;
+        try {
+            tests = Conformance.findTests(dirs);
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("error: " + e.getMessage());
+            return 2;
+        }
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
         Conformance.Summary s = Conformance.run(tests, new OnnxCheck.Options(dev.relayfarm.frontend.ImportOptions.DEFAULT, null,
                 m -> optLevel == 0 ? m : dev.relayfarm.passes.OptPipeline.optimize(m, optLevel)), n, timeoutSeconds * 1000, r -> {
-            if (!quiet || r.status() != OnnxCheck.Status.PASS) System.out.println(r.line());
+            if (!quiet || r.status() != OnnxCheck.Status.PASS) spec.commandLine().getOut().println(r.line());
         });
-        System.out.println();
-        System.out.print(s.table());
-        System.out.println();
-        System.out.println(s.countsLine());
+        spec.commandLine().getOut().println();
+        spec.commandLine().getOut().print(s.table());
+        spec.commandLine().getOut().println();
+        spec.commandLine().getOut().println(s.countsLine());
+        spec.commandLine().getOut().flush();
         return s.passed() >= minPass ? 0 : 1;
     }
 }
