@@ -5,6 +5,7 @@ import dev.relayfarm.ops.nn.BatchMatmul;
 import dev.relayfarm.ops.nn.BiasAdd;
 import dev.relayfarm.ops.nn.BatchFlatten;
 import dev.relayfarm.ops.nn.Conv2D;
+import dev.relayfarm.ops.nn.Conv2DNCHWc;
 import dev.relayfarm.ops.nn.Conv2DTranspose;
 import dev.relayfarm.ops.nn.Dropout;
 import dev.relayfarm.ops.nn.Dense;
@@ -48,7 +49,8 @@ final class NnOps {
                 Lrn.def(),
                 Dropout.def(),
                 Pad.def(),
-                BatchFlatten.def());
+                BatchFlatten.def(),
+                Conv2DNCHWc.def());
     }
 
     static void register(OpRegistry.Builder r) {

@@ -48,6 +48,7 @@ class NnKernelCoverageTest {
         m.put("nn.dropout", () -> new NormalizationTest().dropout());
         m.put("nn.pad", () -> new PadFlattenTest().padKernel());
         m.put("nn.batch_flatten", () -> new PadFlattenTest().batchFlatten());
+        m.put("nn.contrib_conv2d_NCHWc", () -> new Conv2DNCHWcTest().kernelMatchesConv2dOnPackedData());
         m.put("image.resize2d", () -> {
             new Resize2DTest().nearest();
             new Resize2DTest().linear();
@@ -67,7 +68,7 @@ class NnKernelCoverageTest {
         List<String> missing = new ArrayList<>();
         for (OpDef<?> def : ours()) if (!kernelTests().containsKey(def.name())) missing.add(def.name());
         assertEquals(List.of(), missing, "operators without a kernel test entry");
-        assertTrue(ours().size() >= 22, "NnOps/ImageOps register " + ours().size() + " operators");
+        assertTrue(ours().size() >= 23, "NnOps/ImageOps register " + ours().size() + " operators");
     }
 
     @Test
