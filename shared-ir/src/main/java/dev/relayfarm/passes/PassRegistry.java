@@ -19,6 +19,7 @@ public final class PassRegistry {
     private static Map<String, Pass> build() {
         Map<String, Pass> m = new LinkedHashMap<>();
         add(m, new RemoveUnusedFunctions());
+        add(m, new FoldScaleAxis());
         return Collections.unmodifiableMap(m);
     }
 

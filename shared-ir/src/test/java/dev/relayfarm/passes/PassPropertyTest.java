@@ -73,7 +73,14 @@ class PassPropertyTest {
 
     private static void check(String what, UnaryOperator<IRModule> transform) {
         StringBuilder report = new StringBuilder();
-        List<Long> failing = failures(what, transform, report);
+        int[] changed = {0};
+        List<Long> failing = failures(what, m -> {
+            IRModule out = transform.apply(m);
+            if (out != m) changed[0]++;
+            return out;
+        }, report);
+        // How much of the generated input a pass actually rewrites: a pass that never fires is not being tested.
+        System.out.printf("pass-property %-28s changed %4d of %d programs%n", what, changed[0], N);
         if (!failing.isEmpty()) fail(failing.size() + " of " + N + " programs fail (seeds " + failing + ")\n" + report);
     }
 
