@@ -20,6 +20,8 @@ public final class PassRegistry {
         Map<String, Pass> m = new LinkedHashMap<>();
         add(m, new RemoveUnusedFunctions());
         add(m, new FoldScaleAxis());
+        add(m, new ConvertLayout());
+        add(m, new AlterOpLayout());
         return Collections.unmodifiableMap(m);
     }
 

@@ -1,0 +1,66 @@
+package dev.relayfarm.passes;
+
+import dev.relayfarm.ir.AttrValue;
+import dev.relayfarm.ir.Attrs;
+import dev.relayfarm.ir.Call;
+import dev.relayfarm.ir.Dim;
+import dev.relayfarm.ir.Op;
+import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.ir.Type;
+import dev.relayfarm.ops.layout.Layout;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The CPU target's layout hooks for {@link AlterOpLayout}, after TVM's x86 {@code conv2d_alter_layout}:
+ * an {@code nn.conv2d} with one group and static shapes becomes {@code nn.contrib_conv2d_NCHWc}
+ * with input channels in blocks of {@code ic} and output channels in blocks of {@code oc}, each the
+ * first of the preferred block sizes that divides the channel count (the block is the vector lane
+ * the kernel will use); a convolution no block size divides keeps its layout.
+ * <pre>
+ * nn.conv2d(%x: (1, 32, 8, 8), %w: (16, 32, 3, 3))   blocks [16, 8]
+ *   ==> nn.contrib_conv2d_NCHWc(%x as NCHW16c, %w as OIHW16i16o, data_layout="NCHW16c",
+ *                               kernel_layout="OIHW16i16o", out_layout="NCHW16c")
+ * </pre>
+ * Choosing blocks by channel count alone means a convolution's output blocks are the next one's
+ * input blocks whenever the channel counts agree, so no transform is needed between them.
+ */
+public final class CpuLayoutHooks {
+    /** Preferred block sizes, most preferred first. */
+    public static final List<Integer> DEFAULT_BLOCKS = List.of(16, 8);
+
+    private CpuLayoutHooks() {}
+
+    public static AlterLayoutHooks hooks(List<Integer> blocks) {
+        if (blocks.isEmpty() || blocks.stream().anyMatch(b -> b < 1)) throw new IllegalArgumentException("block sizes must be positive, got " + blocks);
+        List<Integer> bs = List.copyOf(blocks);
+        return AlterLayoutHooks.none().with("nn.conv2d", (call, argTypes, resultType) -> conv2dNCHWc(call, argTypes, bs));
+    }
+
+    static Optional<LayoutChange> conv2dNCHWc(Call call, List<Type> argTypes, List<Integer> blocks) {
+        Attrs attrs = call.attrs();
+        if (LayoutRewriter.intAttr(attrs, "groups", 1) != 1) return Optional.empty();
+        Layout data = LayoutRewriter.layoutAttr(attrs, "data_layout", "NCHW");
+        Layout kernel = LayoutRewriter.layoutAttr(attrs, "kernel_layout", "OIHW");
+        if (data == null || kernel == null) return Optional.empty();
+        Layout out = LayoutRewriter.layoutAttr(attrs, "out_layout", data.name());
+        if (out == null || data.isBlocked() || kernel.isBlocked() || out.isBlocked()) return Optional.empty();
+        if (!(argTypes.get(0) instanceof TensorType x) || !(argTypes.get(1) instanceof TensorType w)) return Optional.empty();
+        if (x.shape().stream().anyMatch(d -> !d.isStatic()) || w.shape().stream().anyMatch(d -> !d.isStatic())) return Optional.empty();
+        int ic = block(data.extent(x.shape(), 'C'), blocks);
+        int oc = block(kernel.extent(w.shape(), 'O'), blocks);
+        if (ic == 0 || oc == 0) return Optional.empty();
+        Layout dataNew = Layout.parse("NCHW" + ic + "c");
+        Layout kernelNew = Layout.parse("OIHW" + ic + "i" + oc + "o");
+        Layout outNew = Layout.parse("NCHW" + oc + "c");
+        Attrs newAttrs = attrs.with("data_layout", AttrValue.of(dataNew.name())).with("kernel_layout", AttrValue.of(kernelNew.name()))
+                .with("out_layout", AttrValue.of(outNew.name()));
+        return Optional.of(new LayoutChange(List.of(data, kernel), List.of(dataNew, kernelNew), out, outNew,
+                args -> new Call(Op.get("nn.contrib_conv2d_NCHWc"), args, newAttrs, List.of(), call.span())));
+    }
+
+    private static int block(Dim channels, List<Integer> blocks) {
+        for (int b : blocks) if (channels.value() % b == 0) return b;
+        return 0;
+    }
+}

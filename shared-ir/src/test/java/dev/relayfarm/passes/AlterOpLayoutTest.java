@@ -1,0 +1,210 @@
+package dev.relayfarm.passes;
+
+import static dev.relayfarm.passes.PassAssert.assertRewrites;
+import static dev.relayfarm.passes.PassAssert.assertSameResults;
+import static dev.relayfarm.passes.PassAssert.assertUnchanged;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.relayfarm.frontend.ImportOptions;
+import dev.relayfarm.frontend.OnnxImporter;
+import dev.relayfarm.frontend.Tolerance;
+import dev.relayfarm.interp.Interpreter;
+import dev.relayfarm.interp.TensorValue;
+import dev.relayfarm.ir.Call;
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.ExprTraversal;
+import dev.relayfarm.ir.GlobalVar;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ir.Op;
+import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.ir.Var;
+import dev.relayfarm.text.RelayParser;
+import dev.relayfarm.types.TypeInference;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class AlterOpLayoutTest {
+    private static final String P = "alter-op-layout";
+
+    private static final String CONV_RELU_CONV = """
+            def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(32, 16, 3, 3), float32], %w2: Tensor[(16, 32, 1, 1), float32],
+                      %c: Tensor[(16, 1, 1), float32]) {
+              %0 = nn.conv2d(%x, %w1, padding=[1, 1]);
+              %1 = nn.relu(%0);
+              %2 = nn.conv2d(%1, %w2);
+              %3 = add(%2, %c);
+              nn.batch_flatten(%3)
+            }
+            """;
+
+    @Test
+    void consecutiveConvsStayBlocked() {
+        assertRewrites(P, CONV_RELU_CONV, """
+                def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(32, 16, 3, 3), float32], %w2: Tensor[(16, 32, 1, 1), float32],
+                          %c: Tensor[(16, 1, 1), float32]) {
+                  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW16c");
+                  %1 = layout_transform(%w1, src_layout="OIHW", dst_layout="OIHW16i16o");
+                  %2 = nn.contrib_conv2d_NCHWc(%0, %1, padding=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c");
+                  %3 = nn.relu(%2);
+                  %4 = layout_transform(%w2, src_layout="OIHW", dst_layout="OIHW16i16o");
+                  %5 = nn.contrib_conv2d_NCHWc(%3, %4, data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c");
+                  %6 = expand_dims(%c, axis=0, num_newaxis=1);
+                  %7 = layout_transform(%6, src_layout="NCHW", dst_layout="NCHW16c");
+                  %8 = add(%5, %7);
+                  %9 = layout_transform(%8, src_layout="NCHW16c", dst_layout="NCHW");
+                  nn.batch_flatten(%9)
+                }
+                """);
+        assertSameResults(P, CONV_RELU_CONV);
+    }
+
+    private static final String BIAS_SOFTMAX = """
+            def @main(%x: Tensor[(1, 8, 4, 4), float32], %w: Tensor[(24, 8, 3, 3), float32], %b: Tensor[(24), float32],
+                      %s: Tensor[(1, 1, 4, 4), float32]) {
+              %0 = nn.conv2d(%x, %w, padding=[1, 1]);
+              %1 = nn.bias_add(%0, %b);
+              %2 = multiply(%1, %s);
+              nn.softmax(%2, axis=1)
+            }
+            """;
+
+    @Test
+    void blockedBiasAddBecomesAnAddAndSoftmaxGetsNchwBack() {
+        // 24 channels: 16 does not divide them, 8 does; a size-1 channel operand is blocked by 1.
+        assertRewrites(P, BIAS_SOFTMAX, """
+                def @main(%x: Tensor[(1, 8, 4, 4), float32], %w: Tensor[(24, 8, 3, 3), float32], %b: Tensor[(24), float32],
+                          %s: Tensor[(1, 1, 4, 4), float32]) {
+                  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW8c");
+                  %1 = layout_transform(%w, src_layout="OIHW", dst_layout="OIHW8i8o");
+                  %2 = nn.contrib_conv2d_NCHWc(%0, %1, padding=[1, 1], data_layout="NCHW8c", kernel_layout="OIHW8i8o", out_layout="NCHW8c");
+                  %3 = expand_dims(%b, axis=1, num_newaxis=2);
+                  %4 = expand_dims(%3, axis=0, num_newaxis=1);
+                  %5 = layout_transform(%4, src_layout="NCHW", dst_layout="NCHW8c");
+                  %6 = add(%2, %5);
+                  %7 = layout_transform(%s, src_layout="NCHW", dst_layout="NCHW1c");
+                  %8 = multiply(%6, %7);
+                  %9 = layout_transform(%8, src_layout="NCHW8c", dst_layout="NCHW");
+                  nn.softmax(%9, axis=1)
+                }
+                """);
+        assertSameResults(P, BIAS_SOFTMAX);
+    }
+
+    @Test
+    void concatOfBlockedBranchesAndAPoolInBetween() {
+        String before = """
+                def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 1, 1), float32], %w2: Tensor[(8, 8, 3, 3), float32],
+                          %w3: Tensor[(16, 16, 1, 1), float32]) {
+                  %0 = nn.conv2d(%x, %w1);
+                  %1 = nn.conv2d(%x, %w2, padding=[1, 1]);
+                  %2 = concatenate((%0, %1), axis=1);
+                  %3 = nn.max_pool2d(%2, pool_size=[2, 2], strides=[2, 2]);
+                  %4 = nn.conv2d(%3, %w3);
+                  nn.global_avg_pool2d(%4)
+                }
+                """;
+        IRModule out = assertSameResults(P, before);
+        Map<String, Integer> n = countOps(out);
+        assertEquals(3, n.get("nn.contrib_conv2d_NCHWc"));
+        assertEquals(null, n.get("nn.conv2d"));
+        // x in once (shared by both convs), three weights, around the pool (not blocked) out and in, and out before the global pool
+        assertEquals(7, n.get("layout_transform"), () -> dev.relayfarm.text.RelayPrinter.print(out));
+    }
+
+    @Test
+    void convolutionsTheHookDeclinesKeepTheirLayout() {
+        // 3 input channels: no block size divides them
+        assertUnchanged(P, """
+                def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(16, 3, 3, 3), float32]) { nn.relu(nn.conv2d(%x, %w)) }
+                """);
+        // grouped
+        assertUnchanged(P, """
+                def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(16, 8, 3, 3), float32]) { nn.conv2d(%x, %w, groups=2) }
+                """);
+        // dynamic batch
+        assertUnchanged(P, """
+                def @main(%x: Tensor[(?, 16, 8, 8), float32], %w: Tensor[(16, 16, 3, 3), float32]) { nn.conv2d(%x, %w) }
+                """);
+        // no hooks at all
+        IRModule in = TypeInference.infer(RelayParser.parseModule(CONV_RELU_CONV, "t")).module();
+        PassResult r = new Sequential("t", List.of(new AlterOpLayout(new AlterOpLayout.Options(AlterLayoutHooks.none()))))
+                .run(in, new PassContext(PassOptions.level(3)));
+        assertTrue(!r.changed() && r.module() == in);
+    }
+
+    @Test
+    void targetsFillTheirOwnHooks() {
+        AlterLayoutHooks eights = CpuLayoutHooks.hooks(List.of(8));
+        IRModule in = TypeInference.infer(RelayParser.parseModule(CONV_RELU_CONV, "t")).module();
+        IRModule out = new Sequential("t", List.of(new AlterOpLayout(new AlterOpLayout.Options(eights))))
+                .run(in, new PassContext(PassOptions.level(3))).module();
+        String text = dev.relayfarm.text.RelayPrinter.print(out);
+        assertTrue(text.contains("kernel_layout=\"OIHW8i8o\"") && !text.contains("16c"), text);
+        assertThrows(IllegalArgumentException.class, () -> eights.with("nn.conv2d", (c, a, r) -> Optional.empty()));
+        assertThrows(IllegalArgumentException.class, () -> CpuLayoutHooks.hooks(List.of(0)));
+    }
+
+    @Test
+    void isInTheOptPipelineAtLevel3() {
+        assertTrue(OptPipeline.ORDER.contains(P));
+        assertEquals(3, PassRegistry.get(P).info().optLevel());
+        assertTrue(!OptPipeline.ORDER.contains("convert-layout"));
+    }
+
+    @Test
+    void longChainBetweenTwoConvsStaysBlocked() {
+        int n = 100_000;
+        StringBuilder sb = new StringBuilder("def @main(%x: Tensor[(1, 8, 2, 2), float32], %w: Tensor[(8, 8, 1, 1), float32]) {\n");
+        sb.append("  %0 = nn.conv2d(%x, %w);\n");
+        for (int i = 1; i <= n; i++) sb.append("  %").append(i).append(" = negative(%").append(i - 1).append(");\n");
+        sb.append("  nn.conv2d(%").append(n).append(", %w)\n}\n");
+        IRModule out = PassAssert.run(P, sb.toString()).module();
+        Map<String, Integer> c = countOps(out);
+        assertEquals(n, c.get("negative"));
+        assertEquals(2, c.get("nn.contrib_conv2d_NCHWc"));
+        assertEquals(3, c.get("layout_transform"), "x in, the shared weight once, the result out");
+    }
+
+    /** A real network: squeezenet (light) from ONNX gives the same output after alter-op-layout (and fold-constant when registered). */
+    @Test
+    void squeezenetComputesTheSameAfterAlteringLayouts() throws Exception {
+        Path file = Path.of("/work/shared/onnx/light/light_squeezenet.onnx");
+        assumeTrue(Files.exists(file), "light squeezenet not present");
+        IRModule m = OnnxImporter.importModel(file, ImportOptions.DEFAULT);
+        Var input = m.main().orElseThrow().params().getFirst();
+        if (!(input.annotation() instanceof TensorType t && t.isStatic())) {
+            m = OnnxImporter.importModel(file, ImportOptions.DEFAULT.withInputShapes(Map.of(input.name(), List.of(1L, 3L, 224L, 224L))));
+        }
+        m = TypeInference.infer(m).module();
+        String passes = PassRegistry.all().stream().anyMatch(p -> p.name().equals("fold-constant")) ? P + ",fold-constant" : P;
+        IRModule out = PassAssert.run(passes, m).module();
+        Map<String, Integer> c = countOps(out);
+        assertTrue(c.getOrDefault("nn.contrib_conv2d_NCHWc", 0) >= 20, "convolutions altered: " + c);
+        int[] dims = ((TensorType) m.main().orElseThrow().params().getFirst().annotation()).staticShape();
+        NDArray x = NDArray.zeros(DType.FLOAT32, dims);
+        java.util.Random rnd = new java.util.Random(3);
+        for (int i = 0; i < x.size(); i++) x.setDouble(i, rnd.nextDouble());
+        NDArray want = ((TensorValue) Interpreter.runMain(m, x)).data();
+        NDArray got = ((TensorValue) Interpreter.runMain(out, x)).data();
+        new Tolerance(1e-4, 1e-5).compare(got, want).ifPresent(mm -> org.junit.jupiter.api.Assertions.fail(mm.message()));
+    }
+
+    static Map<String, Integer> countOps(IRModule m) {
+        Map<String, Integer> n = new HashMap<>();
+        for (Expr e : ExprTraversal.postOrder(m.lookup(new GlobalVar("main")))) {
+            if (e instanceof Call c && c.callee() instanceof Op op) n.merge(op.name(), 1, Integer::sum);
+        }
+        return n;
+    }
+}
