@@ -32,6 +32,7 @@ public final class WellFormed {
     private final List<String> problems = new ArrayList<>();
     private final IdentityHashMap<Var, Integer> inScope = new IdentityHashMap<>();
     private final Set<Var> everBound = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Set<Expr> walked = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Map<TypeVar, Integer> typesInScope = new HashMap<>();
     private String where = "";
 
@@ -91,6 +92,11 @@ public final class WellFormed {
     }
 
     private void visit(Expr e, ArrayDeque<Task> stack) {
+        // A node shared by several parents (a dataflow DAG, e.g. a fused group's call used twice)
+        // is one node: it is walked once, as TVM's checker does. Walking it again would report the
+        // binders inside it as bound twice and take exponential time on chains of diamonds.
+        // Variable uses are still checked at every occurrence.
+        if (!(e instanceof Var) && !e.children().isEmpty() && !walked.add(e)) return;
         switch (e) {
             case Var v -> {
                 if (!inScope.containsKey(v)) problem("%" + v.name() + " (id " + v.id() + ") used outside its binder's scope");
