@@ -382,7 +382,8 @@ class FuseOpsTest {
             body = new dev.relayfarm.ir.Let(vars.get(i), Call.op("negative", input), body);
         }
         IRModule in = TypeInference.infer(IRModule.fromMain(new Function(List.of(x), body))).module();
-        IRModule out = PassAssert.run(FUSE, in).module();
+        // Without the debug validation: 700,000 nodes out, the check alone would double the time.
+        IRModule out = new Sequential("t", List.of(new FuseOps())).run(in, new PassContext(PassOptions.level(1))).module();
         assertEquals(new FusionStats(100_000, 100_000, 1, 0), FusionStats.of(out));
         SameResults.assertSameResults(in, out, 1, new Tolerance(1e-6, 1e-7));
     }
