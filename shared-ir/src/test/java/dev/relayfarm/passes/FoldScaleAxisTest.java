@@ -144,6 +144,62 @@ class FoldScaleAxisTest {
         assertSameResults(PASS, before);
     }
 
+    @Test
+    void backwardScalesBothConvsOfASum() {
+        NDArray w2 = spread(11, 3, 2, 1, 1);
+        String before = m("""
+                def @main(%x: Tensor[(1, 2, 4, 4), float32], %y: Tensor[(1, 2, 4, 4), float32]) {
+                  %0 = nn.conv2d(%x, meta[relay.Constant][0], padding=[1, 1]);
+                  %1 = nn.conv2d(%y, meta[relay.Constant][2]);
+                  %2 = nn.bias_add(%1, meta[relay.Constant][3]);
+                  %3 = add(%0, %2);
+                  multiply(%3, meta[relay.Constant][1])
+                }
+                """, W, S, w2, BIAS);
+        assertRewrites(PASS, before, m("""
+                def @main(%x: Tensor[(1, 2, 4, 4), float32], %y: Tensor[(1, 2, 4, 4), float32]) {
+                  %0 = multiply(meta[relay.Constant][0], meta[relay.Constant][1]);
+                  %1 = nn.conv2d(%x, %0, padding=[1, 1]);
+                  %2 = multiply(meta[relay.Constant][2], meta[relay.Constant][1]);
+                  %3 = nn.conv2d(%y, %2);
+                  %4 = multiply(meta[relay.Constant][3], meta[relay.Constant][4]);
+                  %5 = nn.bias_add(%3, %4);
+                  add(%1, %5)
+                }
+                """, W, S_O, w2, BIAS, S_VEC));
+        assertSameResults(PASS, before);
+        // Both branches must be scalable: a parameter on one side stops the fold.
+        assertUnchanged(PASS, m("""
+                def @main(%x: Tensor[(1, 2, 4, 4), float32], %y: Tensor[(1, 3, 4, 4), float32]) {
+                  %0 = nn.conv2d(%x, meta[relay.Constant][0], padding=[1, 1]);
+                  multiply(add(%0, %y), meta[relay.Constant][1])
+                }
+                """, W, S));
+    }
+
+    @Test
+    void aFoldedTreeCanBeFoldedAgain() {
+        String before = m("""
+                def @main(%x: Tensor[(1, 2, 4, 4), float32]) {
+                  %0 = nn.conv2d(%x, meta[relay.Constant][0]);
+                  %1 = nn.bias_add(%0, meta[relay.Constant][2]);
+                  %2 = multiply(%1, meta[relay.Constant][1]);
+                  multiply(%2, meta[relay.Constant][1])
+                }
+                """, W, S, BIAS);
+        assertRewrites(PASS, before, m("""
+                def @main(%x: Tensor[(1, 2, 4, 4), float32]) {
+                  %0 = multiply(meta[relay.Constant][0], meta[relay.Constant][1]);
+                  %1 = multiply(%0, meta[relay.Constant][1]);
+                  %2 = nn.conv2d(%x, %1);
+                  %3 = multiply(meta[relay.Constant][2], meta[relay.Constant][3]);
+                  %4 = multiply(%3, meta[relay.Constant][3]);
+                  nn.bias_add(%2, %4)
+                }
+                """, W, S_O, BIAS, S_VEC));
+        assertSameResults(PASS, before);
+    }
+
     // ---------------------------------------------------------------- forward
 
     @Test
@@ -180,6 +236,36 @@ class FoldScaleAxisTest {
                 }
                 """, W, POSITIVE_IN_I));
         assertSameResults(PASS, before);
+    }
+
+    @Test
+    void forwardGoesThroughBiasesAsBiasOverScale() {
+        // x * s + b = (x + b / s) * s: the batch-norm-then-relu-then-conv shape of real networks.
+        String before = m("""
+                def @main(%x: Tensor[(1, 2, 4, 4), float32]) {
+                  %0 = multiply(%x, meta[relay.Constant][1]);
+                  %1 = add(%0, meta[relay.Constant][2]);
+                  %2 = nn.relu(%1);
+                  nn.conv2d(%2, meta[relay.Constant][0])
+                }
+                """, W, POSITIVE_IN, f32(new int[] {2, 1, 1}, 0.5, -1));
+        assertRewrites(PASS, before, m("""
+                def @main(%x: Tensor[(1, 2, 4, 4), float32]) {
+                  %0 = divide(meta[relay.Constant][2], meta[relay.Constant][1]);
+                  %1 = add(%x, %0);
+                  %2 = nn.relu(%1);
+                  %3 = multiply(meta[relay.Constant][0], meta[relay.Constant][3]);
+                  nn.conv2d(%2, %3)
+                }
+                """, W, POSITIVE_IN, f32(new int[] {2, 1, 1}, 0.5, -1), POSITIVE_IN_I));
+        assertSameResults(PASS, before);
+        // A zero scale cannot divide the bias.
+        assertUnchanged(PASS, m("""
+                def @main(%x: Tensor[(1, 2, 4, 4), float32]) {
+                  %0 = multiply(%x, meta[relay.Constant][1]);
+                  nn.conv2d(subtract(meta[relay.Constant][2], %0), meta[relay.Constant][0])
+                }
+                """, W, f32(new int[] {2, 1, 1}, 0, 2), f32(new int[] {2, 1, 1}, 0.5, -1)));
     }
 
     @Test

@@ -369,6 +369,7 @@ public final class TypedPrograms {
         int c = s[1], h = s[2], w = s[3];
         Val in = small(x);
         if (r.nextInt(3) == 0) in = call("multiply", Attrs.EMPTY, in.bound * 2, in, positive(new int[] {c, 1, 1}));
+        if (r.nextInt(4) == 0) in = call("add", Attrs.EMPTY, in.bound + 1, in, constant(new int[] {c, 1, 1}, -1, 1));
         if (r.nextInt(4) == 0) in = call("nn.relu", Attrs.EMPTY, in.bound, in);
         int o = 1 + r.nextInt(4);
         int k = h >= 3 && w >= 3 && r.nextBoolean() ? 3 : 1;
@@ -378,6 +379,13 @@ public final class TypedPrograms {
         Attrs a = Attrs.of("padding", AttrValue.ints(pad, pad)).with("strides", AttrValue.ints(stride, stride));
         if (r.nextBoolean()) a = a.with("channels", AttrValue.of((long) o)).with("kernel_size", AttrValue.ints(k, k));
         Val y = call("nn.conv2d", a, in.bound * Math.sqrt(c * k * k), in, weight);
+        if (r.nextInt(4) == 0) {
+            // A second conv of the same shape summed in (a residual-style join), on the same input or on x.
+            Val in2 = r.nextBoolean() ? in : small(x);
+            Val w2 = constant(new int[] {o, c, k, k}, -1 / Math.sqrt(c * k * k), 1 / Math.sqrt(c * k * k));
+            Val y2 = call("nn.conv2d", a, in2.bound * Math.sqrt(c * k * k), in2, w2);
+            y = call("add", Attrs.EMPTY, y.bound + y2.bound, y, y2);
+        }
         if (r.nextInt(3) == 0) y = call("multiply", Attrs.EMPTY, y.bound * 2, y, constant(new int[] {o, 1, 1}, -2, 2));
         if (r.nextBoolean()) y = call("nn.bias_add", Attrs.EMPTY, y.bound + 1, y, constant(new int[] {o}, -1, 1));
         else if (r.nextInt(3) == 0) y = call("add", Attrs.EMPTY, y.bound + 1, y, constant(new int[] {o, 1, 1}, -1, 1));
