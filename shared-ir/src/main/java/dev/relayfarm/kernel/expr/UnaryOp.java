@@ -1,0 +1,4 @@
+package dev.relayfarm.kernel.expr;
+
+/** Unary operators. */
+public enum UnaryOp { NEG, NOT }

@@ -1,0 +1,76 @@
+package dev.relayfarm.kernel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.kernel.expr.Bounds;
+import dev.relayfarm.kernel.expr.Call;
+import dev.relayfarm.kernel.expr.ExprPrinter;
+import dev.relayfarm.kernel.expr.FloatImm;
+import dev.relayfarm.kernel.expr.Interval;
+import dev.relayfarm.kernel.expr.MathFn;
+import dev.relayfarm.kernel.expr.PrimExpr;
+import dev.relayfarm.kernel.expr.Select;
+import dev.relayfarm.kernel.expr.Simplifier;
+import dev.relayfarm.kernel.expr.Var;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SimplifierTest {
+    private final Var i = Var.index("i"), j = Var.index("j"), io = Var.index("io"), ii = Var.index("ii");
+    private final Map<Var, Interval> ranges = Map.of(i, Interval.range(16), j, Interval.range(8), io, Interval.range(4), ii, Interval.range(4));
+
+    private String s(PrimExpr e) {
+        return ExprPrinter.print(Simplifier.simplify(e, ranges));
+    }
+
+    @Test
+    void foldsConstantsAndIdentities() {
+        assertEquals("14", s(PrimExpr.of(3).mul(4).add(2)));
+        assertEquals("i", s(i.mul(1).add(0)));
+        assertEquals("i", s(i.add(3).sub(3)));
+        assertEquals("((i * 4) + j)", s(i.mul(2).mul(2).add(j)));
+        assertEquals("0", s(i.mul(0)));
+        assertEquals("2.5f", s(new FloatImm(1.5, DType.FLOAT32).add(new FloatImm(1.0, DType.FLOAT32))));
+        assertEquals("x", ExprPrinter.print(Simplifier.simplify(new Var("x", 1, DType.FLOAT32).mul(new FloatImm(1, DType.FLOAT32)))));
+        assertEquals("1.0f", s(new Call(MathFn.EXP, List.of(new FloatImm(0, DType.FLOAT32)))));
+    }
+
+    @Test
+    void cancelsLinearTerms() {
+        // the tile-relative index of a compute_at stage: (io*4 + ii) - io*4
+        assertEquals("ii", s(io.mul(4).add(ii).sub(io.mul(4))));
+        assertEquals("(j - i)", s(PrimExpr.of(0).sub(i).add(j)));
+    }
+
+    @Test
+    void divisionAndModuloOfSplitIndices() {
+        PrimExpr fused = io.mul(4).add(ii);
+        assertEquals("io", s(fused.div(4)));
+        assertEquals("ii", s(fused.mod(4)));
+        assertEquals("(i * 2)", s(i.mul(8).div(4)));
+        assertEquals("0", s(ii.div(4)));
+        assertEquals("((io * 2) + (ii / 2))", s(fused.div(2)));
+        // i - 8 may be negative: truncating division cannot be split
+        assertEquals("((i - 8) / 4)", s(i.sub(8).div(4)));
+    }
+
+    @Test
+    void decidesComparisonsAndMinMaxFromBounds() {
+        assertEquals("true", s(i.lt(PrimExpr.of(16))));
+        assertEquals("(i < 15)", s(i.lt(PrimExpr.of(15))));
+        assertEquals("false", s(j.ge(PrimExpr.of(8))));
+        assertEquals("j", s(j.min(PrimExpr.of(100))));
+        assertEquals("a", ExprPrinter.print(Simplifier.simplify(new Select(io.mul(4).add(ii).lt(PrimExpr.of(16)), new Var("a", 2, DType.FLOAT32), new FloatImm(0, DType.FLOAT32)), ranges)));
+    }
+
+    @Test
+    void boundsOfIndexExpressions() {
+        assertEquals(new Interval(0, 15), Bounds.of(io.mul(4).add(ii), ranges));
+        assertEquals(new Interval(-7, 15), Bounds.of(i.sub(j), ranges));
+        assertEquals(new Interval(0, 3), Bounds.of(i.div(4), ranges));
+        assertEquals(new Interval(0, 2), Bounds.of(i.mod(3), ranges));
+        assertEquals(Interval.EVERYTHING, Bounds.of(Var.index("free"), ranges));
+    }
+}
