@@ -1,12 +1,8 @@
 package dev.relayfarm.passes;
 
 import dev.relayfarm.ir.Call;
-import dev.relayfarm.ir.Clause;
 import dev.relayfarm.ir.Constant;
 import dev.relayfarm.ir.Expr;
-import dev.relayfarm.ir.Function;
-import dev.relayfarm.ir.If;
-import dev.relayfarm.ir.Match;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Tuple;
@@ -31,8 +27,8 @@ import java.util.List;
  * match, a reference, the function result, a non-tensor tuple field, a use in another block) has no
  * edge for that use but is marked {@code extern}: it ends every group it is in.
  *
- * <p>Blocks: the branches of an {@code if}, the clauses of a {@code match} and the bodies of nested
- * functions are blocks of their own; an edge joins two nodes of the same block only, so groups never
+ * <p>{@link Blocks}: the branches of an {@code if}, the clauses of a {@code match} and the bodies of
+ * nested functions are blocks of their own; an edge joins two nodes of the same block only, so groups never
  * move work into or out of a branch or a closure. Bodies of {@code Primitive} functions (already
  * fused) are not part of the graph.
  *
@@ -75,16 +71,17 @@ final class FusionGraph {
         IdentityHashMap<Expr, Integer> index = new IdentityHashMap<>(order.size() * 2);
         for (int i = 0; i < order.size(); i++) index.put(order.get(i), i);
         FusionGraph g = new FusionGraph(order, index);
-        int[] block = blocks(body, index);
+        int[] block = new int[order.size()];
+        IdentityHashMap<Expr, Integer> blocks = Blocks.of(body);
+        for (int i = 0; i < order.size(); i++) block[i] = blocks.get(order.get(i));
         for (int i = 0; i < order.size(); i++) g.addNode(i, types, block);
         g.extern[index.get(body)] = true;
         g.postDominators();
         return g;
     }
 
-    /** Children the graph looks at: a Primitive function is a leaf. */
     private static List<Expr> children(Expr e) {
-        return e instanceof Function f && f.isPrimitive() ? List.of() : e.children();
+        return Blocks.children(e);
     }
 
     private static List<Expr> postOrder(Expr root) {
@@ -114,42 +111,6 @@ final class FusionGraph {
             }
         }
         return out;
-    }
-
-    /**
-     * The block of each node: 0 for the body, a fresh number for each if branch, match clause and
-     * nested function body. A node shared by two blocks keeps the first one the walk reaches; its
-     * use in the other block is then a cross-block use and makes it {@code extern}.
-     */
-    private static int[] blocks(Expr body, IdentityHashMap<Expr, Integer> index) {
-        int[] block = new int[index.size()];
-        java.util.Arrays.fill(block, -1);
-        int nextBlock = 1;
-        ArrayDeque<Expr> work = new ArrayDeque<>();
-        ArrayDeque<Integer> workBlock = new ArrayDeque<>();
-        work.push(body);
-        workBlock.push(0);
-        while (!work.isEmpty()) {
-            Expr e = work.pop();
-            int b = workBlock.pop();
-            int i = index.get(e);
-            if (block[i] >= 0) continue;
-            block[i] = b;
-            List<Expr> cs = children(e);
-            // Pushed last-first so the walk takes them in evaluation order: a value used both by an
-            // if's condition and inside a branch belongs to the enclosing block.
-            for (int k = cs.size() - 1; k >= 0; k--) {
-                boolean opens = switch (e) {
-                    case If x -> k > 0;
-                    case Match x -> k > 0;
-                    case Function x -> true;
-                    default -> false;
-                };
-                work.push(cs.get(k));
-                workBlock.push(opens ? nextBlock++ : b);
-            }
-        }
-        return block;
     }
 
     private void edge(int from, int to, OpPattern p, int[] block) {

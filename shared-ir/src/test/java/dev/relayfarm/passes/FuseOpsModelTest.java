@@ -52,6 +52,35 @@ class FuseOpsModelTest {
         return names.stream().map(n -> DynamicTest.dynamicTest(n, () -> check(dir.get().resolve("light_" + n + ".onnx"))));
     }
 
+    /** combine-parallel-conv2d on inception_v1 (three 1x1 convolutions per inception block), then fuse-ops. */
+    @org.junit.jupiter.api.Test
+    void inceptionCombinesParallelConvolutions() {
+        var dir = OnnxTestData.light();
+        assumeTrue(dir.isPresent(), "ONNX light models not found: skipped");
+        Path file = dir.get().resolve("light_inception_v1.onnx");
+        assumeTrue(Files.exists(file), file + " not found");
+        IRModule before = new PassContext(PassOptions.level(0)).typesOf(OnnxImporter.importModel(file, ImportOptions.DEFAULT)).module();
+        IRModule combined = PassAssert.run("combine-parallel-conv2d", before).module();
+        IRModule fused = PassAssert.run("fuse-ops", combined).module();
+        int convsBefore = countOp(before, "nn.conv2d");
+        int convsAfter = countOp(combined, "nn.conv2d");
+        int slices = countOp(combined, "strided_slice") - countOp(before, "strided_slice");
+        assertTrue(convsAfter < convsBefore, convsBefore + " -> " + convsAfter);
+        // Each combination of k branches removes k - 1 convolutions and adds k slices.
+        assertTrue(slices > convsBefore - convsAfter, slices + " slices");
+        TensorType in = (TensorType) before.main().orElseThrow().params().getFirst().annotation();
+        int[] dims = in.staticShape();
+        int n = NDArray.elementCount(DType.FLOAT32, dims);
+        double[] x = new double[n];
+        for (int i = 0; i < n; i++) x[i] = (double) i / n;
+        NDArray arg = NDArray.fromDoubles(DType.FLOAT32, dims, x);
+        NDArray want = ((TensorValue) Interpreter.runMain(before, arg)).data();
+        NDArray got = ((TensorValue) Interpreter.runMain(fused, arg)).data();
+        new Tolerance(1e-4, 1e-5).compare(got, want).ifPresent(m -> fail("inception_v1: " + m.message()));
+        System.out.printf("combine-parallel-conv2d inception_v1: conv2d %d -> %d (%d slices); then fuse-ops: %s%n",
+                convsBefore, convsAfter, slices, FusionStats.of(fused));
+    }
+
     private static void check(Path file) {
         assumeTrue(Files.exists(file), file + " not found");
         ModelProto proto = OnnxModels.read(file);
