@@ -49,7 +49,8 @@ import java.util.Map;
  * per-channel); a conv/dense output, bias or relu on the way that has other consumers, since
  * folding would then need a second copy of the computation; backward folding through relu (TVM
  * does not either); chains through let-bound variables (the pass works on dataflow); layouts other
- * than NCHW/OIHW, and grouped convolutions in the forward direction.
+ * than NCHW/OIHW, and grouped convolutions in the forward direction; the bodies of fused
+ * ({@code Primitive}) functions.
  */
 public final class FoldScaleAxis extends FunctionPass {
     /** Which directions run; TVM exposes them as two passes, both on by default. */
@@ -103,6 +104,8 @@ public final class FoldScaleAxis extends FunctionPass {
 
         @Override
         protected Expr rewrite(Expr pre, Expr post) {
+            // A fused kernel (Primitive function) is already lowered: its body is left as it is.
+            if (pre instanceof Function f && f.isPrimitive()) return pre;
             // Registered first: the fold below asks for this node's type and use count.
             if (post != pre) origin.put(post, pre);
             Expr out = post;

@@ -387,6 +387,18 @@ class FoldScaleAxisTest {
     }
 
     @Test
+    void fusedFunctionsAreLeftAlone() {
+        assertUnchanged(PASS, m("""
+                def @main(%x: Tensor[(1, 2, 4, 4), float32]) {
+                  %0 = fn (%p0: Tensor[(1, 2, 4, 4), float32], Primitive=1) {
+                    multiply(nn.conv2d(%p0, meta[relay.Constant][0]), meta[relay.Constant][1])
+                  };
+                  %0(%x)
+                }
+                """, W, S));
+    }
+
+    @Test
     void optionsSelectTheDirections() {
         String both = m("""
                 def @main(%x: Tensor[(1, 2, 4, 4), float32]) {

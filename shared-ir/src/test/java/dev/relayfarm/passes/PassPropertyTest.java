@@ -15,7 +15,10 @@ import dev.relayfarm.ir.Op;
 import dev.relayfarm.text.RelayPrinter;
 import dev.relayfarm.types.TypeInference;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
@@ -51,11 +54,40 @@ class PassPropertyTest {
                 m -> OptPipeline.build().run(m, new PassContext(OptPipeline.options(level, Set.of()).withValidate(true))).module())));
     }
 
+    /**
+     * Passes in random orders and combinations (2 to 4 of them, repeats allowed): a pass must also
+     * cope with what the others produce (fused Primitive functions, layout transforms, folded weights).
+     * The sequence for program {@code seed} is drawn from {@code seed}, so a failure reproduces.
+     */
+    @Test
+    void randomPassSequencesKeepResults() {
+        Map<Long, String> sequences = new HashMap<>();
+        StringBuilder report = new StringBuilder();
+        List<Long> failing = failures("a random pass sequence", (seed, m) -> {
+            String seq = sequence(seed);
+            sequences.put(seed, seq);
+            return PassAssert.run(seq, m).module();
+        }, report);
+        if (!failing.isEmpty()) {
+            List<String> which = failing.stream().map(seed -> seed + ": " + sequences.get(seed)).toList();
+            fail(failing.size() + " of " + N + " programs fail (seed: passes " + which + ")\n" + report);
+        }
+    }
+
+    /** The comma-separated pass sequence the random-sequence property uses for program {@code seed}. */
+    static String sequence(long seed) {
+        List<String> names = PassRegistry.all().stream().map(Pass::name).toList();
+        Random r = new Random(seed * 31 + 17);
+        List<String> seq = new ArrayList<>();
+        for (int i = 2 + r.nextInt(3); i > 0; i--) seq.add(names.get(r.nextInt(names.size())));
+        return String.join(",", seq);
+    }
+
     /** The checker itself: a "pass" that turns tanh into sigmoid must be caught, with its seed and program. */
     @Test
     void catchesAPassThatChangesResults() {
         StringBuilder report = new StringBuilder();
-        List<Long> failing = failures("tanh-to-sigmoid", m -> {
+        List<Long> failing = failures("tanh-to-sigmoid", (seed, m) -> {
             Function main = m.main().orElseThrow();
             Expr body = new ExprRewriter() {
                 @Override
@@ -74,7 +106,7 @@ class PassPropertyTest {
     private static void check(String what, UnaryOperator<IRModule> transform) {
         StringBuilder report = new StringBuilder();
         int[] changed = {0};
-        List<Long> failing = failures(what, m -> {
+        List<Long> failing = failures(what, (seed, m) -> {
             IRModule out = transform.apply(m);
             if (out != m) changed[0]++;
             return out;
@@ -85,14 +117,14 @@ class PassPropertyTest {
     }
 
     /** The seeds whose program {@code transform} breaks; the first failure is described in {@code report}. */
-    private static List<Long> failures(String what, UnaryOperator<IRModule> transform, StringBuilder report) {
+    private static List<Long> failures(String what, java.util.function.BiFunction<Long, IRModule, IRModule> transform, StringBuilder report) {
         List<Long> failing = new ArrayList<>();
         for (long seed = BASE; seed < BASE + N; seed++) {
             IRModule in = TypedPrograms.generate(seed);
             IRModule out = null;
             try {
                 in = TypeInference.infer(in).module();
-                out = transform.apply(in);
+                out = transform.apply(seed, in);
                 // Two input draws: one may miss a difference the other shows (a branch not taken).
                 SameResults.assertSameResults(in, out, seed, TOLERANCE);
                 SameResults.assertSameResults(in, out, seed + 7919, TOLERANCE);

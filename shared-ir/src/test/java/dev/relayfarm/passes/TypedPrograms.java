@@ -129,7 +129,8 @@ public final class TypedPrograms {
 
     private int[] paramShape() {
         return switch (r.nextInt(10)) {
-            case 0, 1, 2, 3, 4, 5 -> new int[] {1, 1 + r.nextInt(3), 3 + r.nextInt(4), 3 + r.nextInt(4)};
+            // Now and then 8 channels: layout passes block channels by 8 or 16.
+            case 0, 1, 2, 3, 4, 5 -> new int[] {1, r.nextInt(4) == 0 ? 8 : 1 + r.nextInt(3), 3 + r.nextInt(4), 3 + r.nextInt(4)};
             case 6, 7 -> new int[] {1 + r.nextInt(3), 2 + r.nextInt(5)};
             case 8 -> new int[] {1 + r.nextInt(2), 2 + r.nextInt(3), 2 + r.nextInt(4)};
             default -> new int[] {2 + r.nextInt(6)};
@@ -371,7 +372,7 @@ public final class TypedPrograms {
         if (r.nextInt(3) == 0) in = call("multiply", Attrs.EMPTY, in.bound * 2, in, positive(new int[] {c, 1, 1}));
         if (r.nextInt(4) == 0) in = call("add", Attrs.EMPTY, in.bound + 1, in, constant(new int[] {c, 1, 1}, -1, 1));
         if (r.nextInt(4) == 0) in = call("nn.relu", Attrs.EMPTY, in.bound, in);
-        int o = 1 + r.nextInt(4);
+        int o = c % 8 == 0 && r.nextBoolean() ? 8 * (1 + r.nextInt(2)) : 1 + r.nextInt(4);
         int k = h >= 3 && w >= 3 && r.nextBoolean() ? 3 : 1;
         int pad = k == 3 && r.nextBoolean() ? 1 : 0;
         int stride = r.nextInt(4) == 0 ? 2 : 1;
