@@ -179,8 +179,20 @@ class AlterOpLayoutTest {
     /** A real network: squeezenet (light) from ONNX gives the same output after alter-op-layout (and fold-constant when registered). */
     @Test
     void squeezenetComputesTheSameAfterAlteringLayouts() throws Exception {
-        Path file = Path.of("/work/shared/onnx/light/light_squeezenet.onnx");
-        assumeTrue(Files.exists(file), "light squeezenet not present");
+        checkModel("light_squeezenet", 20);
+    }
+
+    /** ResNet-50 and Inception v1: only with {@code -Plong} (each takes several seconds in the interpreter). */
+    @Test
+    void lightCnnsComputeTheSameAfterAlteringLayouts() throws Exception {
+        assumeTrue(Boolean.getBoolean("relayfarm.long"), "long suite only");
+        checkModel("light_resnet50", 50);
+        checkModel("light_inception_v1", 20);
+    }
+
+    private static void checkModel(String name, int minAltered) throws Exception {
+        Path file = Path.of("/work/shared/onnx/light/" + name + ".onnx");
+        assumeTrue(Files.exists(file), name + " not present");
         IRModule m = OnnxImporter.importModel(file, ImportOptions.DEFAULT);
         Var input = m.main().orElseThrow().params().getFirst();
         if (!(input.annotation() instanceof TensorType t && t.isStatic())) {
@@ -188,16 +200,24 @@ class AlterOpLayoutTest {
         }
         m = TypeInference.infer(m).module();
         String passes = PassRegistry.all().stream().anyMatch(p -> p.name().equals("fold-constant")) ? P + ",fold-constant" : P;
+        long t0 = System.nanoTime();
         IRModule out = PassAssert.run(passes, m).module();
-        Map<String, Integer> c = countOps(out);
-        assertTrue(c.getOrDefault("nn.contrib_conv2d_NCHWc", 0) >= 20, "convolutions altered: " + c);
+        long t1 = System.nanoTime();
+        Map<String, Integer> before = countOps(m), after = countOps(out);
+        assertTrue(after.getOrDefault("nn.contrib_conv2d_NCHWc", 0) >= minAltered, "convolutions altered: " + after);
         int[] dims = ((TensorType) m.main().orElseThrow().params().getFirst().annotation()).staticShape();
         NDArray x = NDArray.zeros(DType.FLOAT32, dims);
         java.util.Random rnd = new java.util.Random(3);
         for (int i = 0; i < x.size(); i++) x.setDouble(i, rnd.nextDouble());
+        long t2 = System.nanoTime();
         NDArray want = ((TensorValue) Interpreter.runMain(m, x)).data();
+        long t3 = System.nanoTime();
         NDArray got = ((TensorValue) Interpreter.runMain(out, x)).data();
-        new Tolerance(1e-4, 1e-5).compare(got, want).ifPresent(mm -> org.junit.jupiter.api.Assertions.fail(mm.message()));
+        long t4 = System.nanoTime();
+        new Tolerance(1e-4, 1e-5).compare(got, want).ifPresent(mm -> org.junit.jupiter.api.Assertions.fail(name + ": " + mm.message()));
+        System.out.printf("alter-op-layout %-20s conv2d %3d -> %3d, NCHWc %3d, layout_transform %3d (%s), pass %5d ms, interpreter %6d -> %6d ms%n",
+                name, before.getOrDefault("nn.conv2d", 0), after.getOrDefault("nn.conv2d", 0), after.getOrDefault("nn.contrib_conv2d_NCHWc", 0),
+                after.getOrDefault("layout_transform", 0), passes, (t1 - t0) / 1_000_000, (t3 - t2) / 1_000_000, (t4 - t3) / 1_000_000);
     }
 
     static Map<String, Integer> countOps(IRModule m) {
