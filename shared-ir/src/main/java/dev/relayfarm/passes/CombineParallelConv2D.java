@@ -15,7 +15,9 @@ import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Tuple;
 import dev.relayfarm.ir.Var;
+import dev.relayfarm.ops.OpPattern;
 import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.nn.BiasAdd.BiasAddAttrs;
 import dev.relayfarm.ops.nn.Conv2D.Conv2DAttrs;
 import dev.relayfarm.types.InferResult;
 import java.util.ArrayList;
@@ -51,15 +53,21 @@ import java.util.Set;
  * the slices cost about what the merge saves). Branches are grouped greedily in program order; the
  * concatenation follows that order.
  *
- * <p>Not done: element-wise followers (bias_add, relu) are not combined into the wide convolution
- * (they stay per branch, after their slice; fuse-ops fuses each with its slice); weights must be
- * constants or parameters of the global function, so the combined convolution may be shared by
- * every branch without scoping concerns (after bind-params/import that is every model's case);
+ * <p>Followers are combined too (TVM's ParallelOpCombiner): while every branch's last op has one
+ * user and those users are the same element-wise unary op ({@code nn.relu}, same attributes) or the
+ * same {@code nn.bias_add} on the channel axis with a constant or parameter bias, that op is applied
+ * once to the wide result (biases concatenated) and the slices move after it:
+ * {@code conv2d -> bias_add -> relu} per branch becomes one wide chain and the slices.
+ *
+ * <p>Not done: weights and biases must be constants or parameters of the global function, so the
+ * combined chain may be shared by every branch without scoping concerns (after import/bind-params
+ * that is every model's case); other broadcast followers (add/multiply by a per-channel constant)
+ * end the combined prefix; a branch only combines as deep as all branches of its group agree;
  * convolutions that already feed a concatenate are not recognised as a special case.
  */
 public final class CombineParallelConv2D extends FunctionPass {
     private static final PassInfo INFO = new PassInfo("combine-parallel-conv2d", 3,
-            "combines conv2d branches over the same input into one conv2d plus slices");
+            "combines conv2d branches over the same input (and their bias_add/relu) into one conv2d plus slices");
     private static final String CONV = "nn.conv2d";
 
     /** @param minBranches the fewest compatible branches worth combining (TVM's min_num_branches) */
@@ -89,6 +97,10 @@ public final class CombineParallelConv2D extends FunctionPass {
         final String key;
         final int kernelOutAxis;
         final int outChannelAxis;
+        /** Each branch's last combined node: its conv2d, then its followers as they are taken in. */
+        List<Call> tails;
+        /** The followers applied to the wide convolution, in order: the first branch's call, and the per-branch biases of a bias_add. */
+        final List<Follower> followers = new ArrayList<>();
         Call combined;
 
         Combination(String key, int kernelOutAxis, int outChannelAxis) {
@@ -97,6 +109,8 @@ public final class CombineParallelConv2D extends FunctionPass {
             this.outChannelAxis = outChannelAxis;
         }
     }
+
+    private record Follower(Call proto, List<Expr> biases) {}
 
     @Override
     protected Function transform(GlobalVar global, Function function, IRModule module, PassContext context) {
@@ -128,10 +142,14 @@ public final class CombineParallelConv2D extends FunctionPass {
             into.branches.add(c);
             into.channels.add(((Dim.Int) wt.shape().get(oAxis)).value());
         }
+        IdentityHashMap<Expr, Expr> soleUser = soleUsers(function.body());
         IdentityHashMap<Call, Combination> member = new IdentityHashMap<>();
         for (List<Combination> combos : byData.values()) {
             for (Combination k : combos) {
-                if (k.branches.size() >= options.minBranches()) for (Call c : k.branches) member.put(c, k);
+                if (k.branches.size() < options.minBranches()) continue;
+                k.tails = new ArrayList<>(k.branches);
+                while (takeFollowers(k, soleUser, blocks, params, types)) {}
+                for (Call c : k.tails) member.put(c, k);
             }
         }
         if (member.isEmpty()) return function;
@@ -141,8 +159,8 @@ public final class CombineParallelConv2D extends FunctionPass {
             protected Expr rewrite(Expr pre, Expr post) {
                 if (!(pre instanceof Call c) || !member.containsKey(c)) return post;
                 Combination k = member.get(c);
-                if (k.combined == null) k.combined = combine(k, ((Call) post).args().get(0));
-                int i = k.branches.indexOf(c);
+                if (k.combined == null) k.combined = combine(k, rewrittenData(k, this));
+                int i = k.tails.indexOf(c);
                 long begin = 0;
                 for (int j = 0; j < i; j++) begin += k.channels.get(j);
                 Attrs slice = Attrs.EMPTY
@@ -155,8 +173,73 @@ public final class CombineParallelConv2D extends FunctionPass {
         return function.withBody(rewriter.rewrite(function.body()));
     }
 
-    /** The wide convolution: the first branch's attributes with the channel total, over concatenated weights. */
+    /**
+     * Extends every branch of {@code k} by one follower when all of them continue the same way: each
+     * tail's only user is the same element-wise unary op (same attributes), or the same
+     * {@code nn.bias_add} on the channel axis with a constant or parameter bias of the branch's
+     * channel count; those users become the new tails.
+     */
+    private static boolean takeFollowers(Combination k, IdentityHashMap<Expr, Expr> soleUser, IdentityHashMap<Expr, Integer> blocks,
+            Set<Var> params, InferResult types) {
+        List<Call> next = new ArrayList<>();
+        List<Expr> biases = new ArrayList<>();
+        Call proto = null;
+        for (int i = 0; i < k.tails.size(); i++) {
+            Call tail = k.tails.get(i);
+            if (!(soleUser.get(tail) instanceof Call u) || !(u.callee() instanceof Op op) || u.args().getFirst() != tail) return false;
+            if (!blocks.get(u).equals(blocks.get(tail))) return false;
+            if (proto == null) proto = u;
+            else if (!proto.callee().equals(u.callee()) || !proto.attrs().equals(u.attrs())) return false;
+            if (op.name().equals("nn.bias_add")) {
+                BiasAddAttrs a = (BiasAddAttrs) OpRegistry.get("nn.bias_add").parseAttrs(u.attrs());
+                int rank = ((TensorType) types.typeOf(tail)).shape().size();
+                if (Math.floorMod(a.axis(), rank) != k.outChannelAxis) return false;
+                Expr b = u.args().get(1);
+                if (!(b instanceof Constant || b instanceof Var v && params.contains(v))) return false;
+                if (!(types.typeOf(b) instanceof TensorType bt) || bt.shape().size() != 1
+                        || !bt.shape().getFirst().equals(Dim.of(k.channels.get(i)))) return false;
+                biases.add(b);
+            } else if (u.args().size() != 1 || OpRegistry.find(op.name()).map(d -> d.pattern() != OpPattern.ELEMWISE).orElse(true)) {
+                return false;
+            }
+            next.add(u);
+        }
+        k.followers.add(new Follower(proto, biases.isEmpty() ? null : biases));
+        k.tails = next;
+        return true;
+    }
+
+    /** For each node with exactly one use in {@code body} (counting repeated arguments), that user. */
+    private static IdentityHashMap<Expr, Expr> soleUsers(Expr body) {
+        IdentityHashMap<Expr, Integer> uses = new IdentityHashMap<>();
+        IdentityHashMap<Expr, Expr> user = new IdentityHashMap<>();
+        for (Expr e : ExprTraversal.postOrder(body)) {
+            for (Expr c : e.children()) {
+                uses.merge(c, 1, Integer::sum);
+                user.put(c, e);
+            }
+        }
+        user.keySet().removeIf(c -> uses.get(c) != 1);
+        return user;
+    }
+
+    /** The rewritten input of the branches (all read the same data node, rewritten before any branch). */
+    private static Expr rewrittenData(Combination k, ExprRewriter rewriter) {
+        return rewriter.rewrite(k.branches.getFirst().args().getFirst());
+    }
+
+    /** The wide convolution (the first branch's attributes with the channel total, over concatenated weights) and its followers. */
     private static Call combine(Combination k, Expr data) {
+        Call wide = conv(k, data);
+        for (Follower f : k.followers) {
+            List<Expr> args = f.biases() == null ? List.of(wide)
+                    : List.of(wide, new Call(Op.get("concatenate"), List.of(new Tuple(f.biases())), Attrs.of("axis", new AttrValue.IntValue(0))));
+            wide = new Call(f.proto().callee(), args, f.proto().attrs(), List.of(), f.proto().span());
+        }
+        return wide;
+    }
+
+    private static Call conv(Combination k, Expr data) {
         Call first = k.branches.getFirst();
         List<Expr> weights = new ArrayList<>();
         for (Call c : k.branches) weights.add(c.args().get(1));

@@ -52,6 +52,40 @@ class CombineParallelConv2DTest {
     }
 
     @Test
+    void biasAddAndReluFollowersAreCombinedAsFarAsAllBranchesAgree() {
+        String sig = "%x: Tensor[(1, 3, 6, 6), float32], %w1: Tensor[(4, 3, 1, 1), float32], %w2: Tensor[(2, 3, 1, 1), float32], "
+                + "%w3: Tensor[(5, 3, 1, 1), float32], %b1: Tensor[(4), float32], %b2: Tensor[(2), float32], %b3: Tensor[(5), float32]";
+        // All three have bias_add; only two continue with relu, so relu stays per branch.
+        String before = "def @main(" + sig + """
+                ) {
+                  %0 = nn.bias_add(nn.conv2d(%x, %w1), %b1);
+                  %1 = nn.bias_add(nn.conv2d(%x, %w2), %b2);
+                  %2 = nn.bias_add(nn.conv2d(%x, %w3), %b3);
+                  (nn.relu(%0), nn.relu(%1), %2)
+                }
+                """;
+        assertRewrites(PASS, before, "def @main(" + sig + """
+                ) {
+                  %0 = nn.conv2d(%x, concatenate((%w1, %w2, %w3), axis=0));
+                  %1 = nn.bias_add(%0, concatenate((%b1, %b2, %b3), axis=0));
+                  (nn.relu(strided_slice(%1, begin=[0], end=[4], axes=[1])), nn.relu(strided_slice(%1, begin=[4], end=[6], axes=[1])),
+                   strided_slice(%1, begin=[6], end=[11], axes=[1]))
+                }
+                """);
+        assertSameResults(PASS, before);
+        String allRelu = before.replace("(nn.relu(%0), nn.relu(%1), %2)", "(nn.relu(%0), nn.relu(%1), nn.relu(%2))");
+        assertRewrites(PASS, allRelu, "def @main(" + sig + """
+                ) {
+                  %0 = nn.conv2d(%x, concatenate((%w1, %w2, %w3), axis=0));
+                  %1 = nn.relu(nn.bias_add(%0, concatenate((%b1, %b2, %b3), axis=0)));
+                  (strided_slice(%1, begin=[0], end=[4], axes=[1]), strided_slice(%1, begin=[4], end=[6], axes=[1]),
+                   strided_slice(%1, begin=[6], end=[11], axes=[1]))
+                }
+                """);
+        assertSameResults(PASS + ",fuse-ops", allRelu);
+    }
+
+    @Test
     void nhwcLayoutSlicesTheLastAxis() {
         String before = """
                 def @main(%x: Tensor[(1, 5, 5, 2), float32], %w1: Tensor[(1, 1, 2, 3), float32], %w2: Tensor[(1, 1, 2, 4), float32], %w3: Tensor[(1, 1, 2, 1), float32]) {
