@@ -52,6 +52,10 @@ class SimplifierTest {
         assertEquals("(i * 2)", s(i.mul(8).div(4)));
         assertEquals("0", s(ii.div(4)));
         assertEquals("((io * 2) + (ii / 2))", s(fused.div(2)));
+        // the row-major offset of a fused axis's halves is the fused index (fuse undone)
+        PrimExpr f = Var.index("f");
+        assertEquals("f", ExprPrinter.print(Simplifier.simplify(f.div(6).mul(6).add(f.mod(6)))));
+        assertEquals("((f * 2) + 1)", ExprPrinter.print(Simplifier.simplify(f.div(6).mul(12).add(f.mod(6).mul(2)).add(1))));
         // i - 8 may be negative: truncating division cannot be split
         assertEquals("((i - 8) / 4)", s(i.sub(8).div(4)));
     }

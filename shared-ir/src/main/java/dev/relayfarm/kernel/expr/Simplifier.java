@@ -63,7 +63,11 @@ public final class Simplifier {
             case Call c -> call(c);
             case IntImm i -> i;
             case FloatImm f -> f;
-            case Var v -> v;
+            case Var v -> {
+                // a loop of extent 1 (a one-row tile) leaves its variable at 0
+                Interval r = ranges.get(v);
+                yield r != null && r.isPoint() ? new IntImm(r.min(), v.dtype()) : v;
+            }
             case Load l -> l;
             case TensorLoad l -> l;
             case Reduce r -> r;
@@ -282,7 +286,24 @@ public final class Simplifier {
         static Linear of(PrimExpr e) {
             Linear l = new Linear();
             l.add(e, 1);
+            l.recombineDivMod();
             return l;
+        }
+
+        /**
+         * {@code k*c*(x / c) + k*(x % c) -> k*x}: C's division identity, exact for any sign. It undoes
+         * fuse (the row-major offset of a fused axis's two halves is the fused index itself).
+         */
+        private void recombineDivMod() {
+            for (PrimExpr t : List.copyOf(terms.keySet())) {
+                if (!(t instanceof Binary mod) || mod.op() != BinaryOp.MOD || !(mod.b() instanceof IntImm c) || c.value() == 0) continue;
+                PrimExpr div = new Binary(BinaryOp.DIV, mod.a(), c);
+                Long km = terms.get(t), kd = terms.get(div);
+                if (km == null || kd == null || km == 0 || kd != km * c.value()) continue;
+                terms.remove(t);
+                terms.remove(div);
+                add(mod.a(), km);
+            }
         }
 
         private void add(PrimExpr e, long scale) {

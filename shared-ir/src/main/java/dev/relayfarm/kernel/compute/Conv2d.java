@@ -1,0 +1,90 @@
+package dev.relayfarm.kernel.compute;
+
+import dev.relayfarm.kernel.expr.IterVar;
+import dev.relayfarm.kernel.expr.PrimExpr;
+import dev.relayfarm.kernel.expr.Select;
+import dev.relayfarm.kernel.schedule.Primitive;
+import dev.relayfarm.kernel.schedule.Schedule;
+import dev.relayfarm.kernel.te.Compute;
+import dev.relayfarm.kernel.te.Te;
+import dev.relayfarm.kernel.te.Tensor;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code nn.conv2d} in NCHW / OIHW layout, groups = 1:
+ * {@code out[n, f, y, x] = sum_{rc, ry, rx} pad[n, rc, y*sh + ry*dh, x*sw + rx*dw] * w[f, rc, ry, rx]}, where
+ * {@code pad} is the zero-padded input (a stage of its own, absent when there is no padding).
+ *
+ * <p>Not covered yet: groups > 1 (depthwise), NHWC and the blocked NCHW[x]c layouts (rejected with a
+ * message, not miscomputed).
+ */
+public final class Conv2d {
+    private Conv2d() {}
+
+    public record Params(int strideH, int strideW, int padTop, int padLeft, int padBottom, int padRight, int dilationH, int dilationW) {
+        public static Params of(int stride, int pad) {
+            return new Params(stride, stride, pad, pad, pad, pad, 1, 1);
+        }
+    }
+
+    /** The kernel's stages: the padded input (null without padding) and the output, and the tile sizes. */
+    public record Def(Compute pad, Compute out, int fb, int xb) {}
+
+    public static Def compute(Tensor data, Tensor weight, Params p, int groups) {
+        if (groups != 1) throw new IllegalArgumentException("conv2d compute: groups=" + groups + " is not supported yet (only groups=1)");
+        if (data.rank() != 4 || weight.rank() != 4) throw new IllegalArgumentException("conv2d needs NCHW data and OIHW weight, got " + data.shape() + " and " + weight.shape());
+        int n = data.shape().get(0), c = data.shape().get(1), h = data.shape().get(2), w = data.shape().get(3);
+        int f = weight.shape().get(0), kh = weight.shape().get(2), kw = weight.shape().get(3);
+        if (weight.shape().get(1) != c) throw new IllegalArgumentException("conv2d: data has " + c + " channels, weight " + weight.shape() + " expects " + weight.shape().get(1));
+        int ph = h + p.padTop() + p.padBottom(), pw = w + p.padLeft() + p.padRight();
+        int oh = (ph - (kh - 1) * p.dilationH() - 1) / p.strideH() + 1, ow = (pw - (kw - 1) * p.dilationW() - 1) / p.strideW() + 1;
+        if (oh <= 0 || ow <= 0) throw new IllegalArgumentException("conv2d: kernel " + kh + "x" + kw + " does not fit the padded input " + ph + "x" + pw);
+        boolean padded = p.padTop() + p.padBottom() + p.padLeft() + p.padRight() > 0;
+        Compute pad = !padded ? null : Te.compute("data_pad", List.of(n, c, ph, pw), List.of("pn", "pc", "ph", "pw"), ix -> {
+            PrimExpr y = ix.get(2).sub(p.padTop()), x = ix.get(3).sub(p.padLeft());
+            PrimExpr inside = y.ge(0).and(y.lt(PrimExpr.of(h))).and(x.ge(0)).and(x.lt(PrimExpr.of(w)));
+            return new Select(inside, data.at(ix.get(0), ix.get(1), y, x), Te.zero(data.dtype()));
+        });
+        Tensor src = padded ? pad : data;
+        IterVar rc = Te.reduceAxis("rc", c), ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw);
+        Compute out = Te.compute("conv2d", List.of(n, f, oh, ow), List.of("n", "f", "y", "x"), ix -> Te.sum(
+                src.at(ix.get(0), rc.var(), ix.get(2).mul(p.strideH()).add(ry.var().mul(p.dilationH())),
+                        ix.get(3).mul(p.strideW()).add(rx.var().mul(p.dilationW()))).mul(weight.at(ix.get(1), rc.var(), ry.var(), rx.var())),
+                rc, ry, rx));
+        int xb = ow % 16 == 0 ? 16 : ow % 8 == 0 ? 8 : Math.min(16, ow);
+        int fb = Math.min(f, xb >= 16 ? 4 : 8);
+        return new Def(pad, out, fb, xb);
+    }
+
+    /**
+     * Default schedule: an {@code fb x xb} tile of (output channel, output column) accumulated locally
+     * at each output row, the reduction outermost within the tile, channels unrolled and columns
+     * vectorized; (batch, channel block, row) fused and spread across threads. The padding stage is
+     * parallel over (batch, channel) with its rows vectorized.
+     */
+    public static Schedule defaultSchedule(Def d) {
+        String o = d.out().name(), local = o + "_local";
+        List<Primitive> ps = new ArrayList<>();
+        if (d.pad() != null) {
+            String p = d.pad().name();
+            ps.add(new Primitive.Fuse(p, "pn", "pc"));
+            ps.add(new Primitive.Parallel(p, "pn_pc_f"));
+            ps.add(new Primitive.Vectorize(p, "pw"));
+        }
+        ps.addAll(List.of(
+                new Primitive.CacheWrite(o),
+                new Primitive.Split(o, "f", d.fb()),
+                new Primitive.Split(o, "x", d.xb()),
+                new Primitive.Reorder(o, List.of("n", "f_o", "y", "x_o", "f_i", "x_i")),
+                new Primitive.Fuse(o, "n", "f_o"),
+                new Primitive.Fuse(o, "n_f_o_f", "y"),
+                new Primitive.Parallel(o, "n_f_o_f_y_f"),
+                new Primitive.Vectorize(o, "x_i"),
+                new Primitive.ComputeAt(local, o, "x_o"),
+                new Primitive.Reorder(local, List.of("n", "y", "rc", "ry", "rx", "f", "x")),
+                new Primitive.Unroll(local, "f"),
+                new Primitive.Vectorize(local, "x")));
+        return new Schedule(ps);
+    }
+}

@@ -1,0 +1,120 @@
+package dev.relayfarm.kernel;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.kernel.codegen.CEmitter;
+import dev.relayfarm.kernel.compute.Dense;
+import dev.relayfarm.kernel.compute.Elementwise;
+import dev.relayfarm.kernel.compute.Reductions;
+import dev.relayfarm.kernel.expr.Var;
+import dev.relayfarm.kernel.loop.LoweredFunc;
+import dev.relayfarm.kernel.schedule.Lowering;
+import dev.relayfarm.kernel.schedule.Primitive;
+import dev.relayfarm.kernel.schedule.Schedule;
+import dev.relayfarm.kernel.te.Compute;
+import dev.relayfarm.kernel.te.KernelDef;
+import dev.relayfarm.kernel.te.Placeholder;
+import dev.relayfarm.kernel.te.Te;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** CHECK-style tests of the emitted C (no compiler needed). */
+class CEmitterTest {
+    private static String emit(KernelDef def, Schedule s) {
+        return CEmitter.emit(List.of(Lowering.lower(def, s)));
+    }
+
+    @Test
+    void denseDefaultScheduleHasPackingParallelTilesAndALocalAccumulator() {
+        Placeholder a = Te.placeholder("A", List.of(8, 32), DType.FLOAT32), w = Te.placeholder("W", List.of(32, 32), DType.FLOAT32);
+        Dense.Def d = Dense.compute(a, w);
+        String c = emit(new KernelDef("dense_k", List.of(a, w), List.of(d.out())), Dense.defaultSchedule(d));
+        CCheck.assertMatches("""
+                CHECK: int32_t dense_k(void* const* args) {
+                CHECK-NEXT: const float* restrict [[A:\\w+]] = (const float*)__builtin_assume_aligned(args[0], 64);
+                CHECK-NEXT: const float* restrict [[W:\\w+]] = (const float*)__builtin_assume_aligned(args[1], 64);
+                CHECK-NEXT: float* restrict [[OUT:\\w+]] = (float*)__builtin_assume_aligned(args[2], 64);
+                CHECK: float* restrict [[P:weight_packed\\w*]] = (float*)aligned_alloc(64, 4096);
+                CHECK-NEXT: if ([[P]] == NULL) return -1;
+                CHECK-NEXT: #pragma omp parallel for
+                CHECK-NEXT: for (int64_t [[JO:\\w+]] = 0; [[JO]] < 2; ++[[JO]]) {
+                CHECK: #pragma omp simd
+                CHECK-NEXT: for (int64_t [[JI:\\w+]] = 0; [[JI]] < 16; ++[[JI]]) {
+                CHECK-NEXT: [[P]][{{.*}}] = [[W]][{{.*}}];
+                CHECK: #pragma omp parallel for
+                CHECK-NEXT: for (int64_t [[F:\\w+]] = 0; [[F]] < 4; ++[[F]]) {
+                CHECK-NEXT: {
+                CHECK-NEXT: float [[LOC:dense_local\\w*]][64] __attribute__((aligned(64)));
+                CHECK: = 0.0f;
+                CHECK: for (int64_t [[K:\\w+]] = 0; [[K]] < 32; ++[[K]]) {
+                CHECK-NEXT: #pragma GCC unroll 4
+                CHECK-NEXT: for (int64_t [[I:\\w+]] = 0; [[I]] < 4; ++[[I]]) {
+                CHECK-NEXT: #pragma omp simd
+                CHECK-NEXT: for (int64_t [[J:\\w+]] = 0; [[J]] < 16; ++[[J]]) {
+                CHECK-NEXT: [[LOC]][(([[I]] * 16) + [[J]])] = ([[LOC]][(([[I]] * 16) + [[J]])] + ([[A]][{{.*}}[[K]]{{.*}}] * [[P]][{{.*}}]));
+                CHECK: #pragma omp simd
+                CHECK-NEXT: for (int64_t [[JI2:\\w+]] = 0; [[JI2]] < 16; ++[[JI2]]) {
+                CHECK-NEXT: [[OUT]][{{.*}}] = [[LOC]][{{.*}}];
+                CHECK-NOT: aligned_alloc
+                CHECK: free([[P]]);
+                CHECK-NEXT: }
+                CHECK-NEXT: return 0;
+                """, c);
+    }
+
+    @Test
+    void injectiveScheduleFusesSplitsAndVectorizes() {
+        Placeholder x = Te.placeholder("X", List.of(64, 512), DType.FLOAT32);
+        Compute y = Elementwise.unary("sigmoid", x);
+        String c = emit(new KernelDef("sig", List.of(x), List.of(y)), Elementwise.injectiveSchedule(y));
+        CCheck.assertMatches("""
+                CHECK: #pragma omp parallel for
+                CHECK-NEXT: for (int64_t [[O:i_j_f_o]] = 0; [[O]] < 512; ++[[O]]) {
+                CHECK-NEXT: #pragma omp simd
+                CHECK-NEXT: for (int64_t [[I:i_j_f_i]] = 0; [[I]] < 64; ++[[I]]) {
+                CHECK-NEXT: sigmoid[(([[O]] * 64) + [[I]])] = (1.0f / (1.0f + expf((-X[(([[O]] * 64) + [[I]])]))));
+                """, c);
+    }
+
+    @Test
+    void maxReductionStartsAtMinusInfinityAndClipUsesMinMax() {
+        Placeholder x = Te.placeholder("X", List.of(4, 9), DType.FLOAT32);
+        Compute m = Reductions.max(x, List.of(1), false);
+        CCheck.assertMatches("""
+                CHECK: max[i] = (-INFINITY);
+                CHECK-NEXT: for (int64_t r1 = 0; r1 < 9; ++r1) {
+                CHECK-NEXT: max[i] = rf_maxf(max[i], X[((i * 9) + r1)]);
+                """, emit(new KernelDef("mx", List.of(x), List.of(m)), Schedule.NAIVE));
+        Compute c = Elementwise.clip(x, -1, 2.5);
+        CCheck.assertMatches("CHECK: clip[((i * 9) + j)] = rf_minf(rf_maxf(X[((i * 9) + j)], (-1.0f)), 2.5f);",
+                emit(new KernelDef("cl", List.of(x), List.of(c)), Schedule.NAIVE));
+    }
+
+    @Test
+    void distinctVariablesWithOneNameGetDistinctCNames() {
+        // C_local's axes are named like C's; computed at C's own unsplit axis they nest inside it.
+        Placeholder a = Te.placeholder("A", List.of(4, 8), DType.FLOAT32);
+        var r = Te.reduceAxis("rk", 8);
+        Compute c = Te.compute("C", List.of(4, 4), ix -> Te.sum(a.at(ix.get(0), r.var()).mul(a.at(ix.get(1), r.var())), r));
+        String src = emit(new KernelDef("gram", List.of(a), List.of(c)), Schedule.of(new Primitive.CacheWrite("C"), new Primitive.ComputeAt("C_local", "C", "i")));
+        CCheck.assertMatches("""
+                CHECK: for (int64_t [[I:i]] = 0; [[I]] < 4; ++[[I]]) {
+                CHECK: float C_local[4]
+                CHECK: for (int64_t [[I2:i_1]] = 0; [[I2]] < 1; ++[[I2]]) {
+                CHECK: C_local[[[J:j]]] = (C_local[[[J]]] + (A[(([[I]] * 8) + rk)] * A[(([[J]] * 8) + rk)]));
+                CHECK: for (int64_t [[J2:j_1]] = 0; [[J2]] < 4; ++[[J2]]) {
+                CHECK-NEXT: C[(([[I]] * 4) + [[J2]])] = C_local[[[J2]]];
+                """, src);
+    }
+
+    @Test
+    void checkMatcherReportsMissingLines() {
+        assertThrows(AssertionError.class, () -> CCheck.assertMatches("CHECK: a\nCHECK-NEXT: c", "a\nb\nc"));
+        assertThrows(AssertionError.class, () -> CCheck.assertMatches("CHECK: [[X:\\w+]] = 1\nCHECK: [[X]] = 2", "p = 1\nq = 2"));
+        assertThrows(AssertionError.class, () -> CCheck.assertMatches("CHECK: a\nCHECK-NOT: b\nCHECK: c", "a\nb\nc"));
+        CCheck.assertMatches("CHECK: [[X:\\w+]] = 1\nCHECK-NEXT: [[X]] = {{[0-9]+}}", "p = 1\np = 22");
+        assertTrue(Var.index("v").id() > 0);
+    }
+}

@@ -1,0 +1,112 @@
+package dev.relayfarm.kernel;
+
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.kernel.codegen.CModule;
+import dev.relayfarm.kernel.compute.Conv2d;
+import dev.relayfarm.kernel.compute.Dense;
+import dev.relayfarm.kernel.loop.LoweredFunc;
+import dev.relayfarm.kernel.schedule.Lowering;
+import dev.relayfarm.kernel.te.KernelDef;
+import dev.relayfarm.kernel.te.Placeholder;
+import dev.relayfarm.kernel.te.Te;
+import dev.relayfarm.runtime.KernelLibrary;
+import dev.relayfarm.runtime.KernelSignature;
+import dev.relayfarm.runtime.NativeKernel;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * GFLOP/s of the generated dense and conv2d kernels with their default schedules (not a unit test:
+ * disabled unless asked for). Same shapes as {@code ops.KernelBenchmark} (the interpreter's):
+ * <pre>
+ * ./mvnw -q -o -pl shared-ir test -Dtest=KernelCodegenBenchmark -Drelayfarm.bench=true [-Drelayfarm.bench.seconds=2] [-Drelayfarm.bench.threads=2]
+ * </pre>
+ * Buffers are prepared once (no copies in the timed region); each case warms up, then the median and
+ * best of the timed runs are reported (one multiply-add = 2 FLOP), plus GFLOP per CPU-second of the
+ * process: on a shared, oversubscribed machine wall time mostly measures the neighbours.
+ */
+public final class KernelCodegenBenchmark {
+    @org.junit.jupiter.api.Test
+    @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "relayfarm.bench", matches = "true")
+    void benchmark() {
+        main(new String[] {System.getProperty("relayfarm.bench.seconds", "2"), System.getProperty("relayfarm.bench.threads", "2")});
+    }
+
+    private record Case(String label, LoweredFunc func, double flops) {}
+
+    public static void main(String[] args) {
+        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 2;
+        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 2;
+        CCompiler cc = CCompiler.host().orElseThrow(() -> new IllegalStateException("no C compiler found"));
+        List<Case> cases = List.of(
+                dense("dense 1x2048 * 1000x2048", 1, 2048, 1000),
+                dense("dense 64x1024 * 1024x1024", 64, 1024, 1024),
+                dense("dense 256x512 * 512x512", 256, 512, 512),
+                conv("resnet conv1 7x7/2", new int[] {1, 3, 224, 224}, new int[] {64, 3, 7, 7}, 2, 3),
+                conv("resnet 3x3 64->64 @56", new int[] {1, 64, 56, 56}, new int[] {64, 64, 3, 3}, 1, 1),
+                conv("resnet 1x1 256->64 @56", new int[] {1, 256, 56, 56}, new int[] {64, 256, 1, 1}, 1, 0),
+                conv("resnet 1x1 64->256 @56", new int[] {1, 64, 56, 56}, new int[] {256, 64, 1, 1}, 1, 0),
+                conv("resnet 3x3 128->128 /2", new int[] {1, 128, 56, 56}, new int[] {128, 128, 3, 3}, 2, 1),
+                conv("resnet 3x3 512->512 @7", new int[] {1, 512, 7, 7}, new int[] {512, 512, 3, 3}, 1, 1),
+                conv("densenet 1x1 512->128 @28", new int[] {1, 512, 28, 28}, new int[] {128, 512, 1, 1}, 1, 0));
+        long t0 = System.nanoTime();
+        CModule module = new CModule(cases.stream().map(Case::func).toList());
+        try (KernelLibrary lib = module.build(cc); Arena arena = Arena.ofConfined()) {
+            System.out.printf("compiler=%s flags=%s threads=%d build+load %.1f s%n", cc.command(), cc.flags(), threads, (System.nanoTime() - t0) / 1e9);
+            lib.setNumThreads(threads);
+            Random rnd = new Random(1);
+            for (Case c : cases) {
+                NativeKernel k = lib.kernel(c.func().name());
+                List<MemorySegment> bufs = new ArrayList<>();
+                for (KernelSignature.Param p : k.signature().params()) {
+                    MemorySegment seg = arena.allocate(p.byteSize(), 64);
+                    for (long i = 0; i < p.elementCount(); i++) seg.setAtIndex(ValueLayout.JAVA_FLOAT, i, rnd.nextFloat() - 0.5f);
+                    bufs.add(seg);
+                }
+                long warmEnd = System.nanoTime() + (long) (seconds * 0.3e9);
+                do k.invoke(bufs); while (System.nanoTime() < warmEnd);
+                double[] times = new double[500];
+                int runs = 0;
+                long cpu0 = cpuNanos();
+                long end = System.nanoTime() + (long) (seconds * 1e9);
+                while (runs < times.length && (runs < 5 || System.nanoTime() < end)) {
+                    long s = System.nanoTime();
+                    k.invoke(bufs);
+                    times[runs++] = (System.nanoTime() - s) / 1e9;
+                }
+                double cpuSeconds = (cpuNanos() - cpu0) / 1e9;
+                double[] t = Arrays.copyOf(times, runs);
+                Arrays.sort(t);
+                System.out.printf("%-28s %8.3f ms median  %7.2f GFLOP/s median  %7.2f GFLOP/s best  %7.2f GFLOP/cpu-s  (%d runs)%n",
+                        c.label(), t[runs / 2] * 1e3, c.flops() / t[runs / 2] / 1e9, c.flops() / t[0] / 1e9, c.flops() * runs / cpuSeconds / 1e9, runs);
+            }
+        }
+    }
+
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    private static Case dense(String label, int m, int k, int n) {
+        Placeholder d = Te.placeholder("data", List.of(m, k), DType.FLOAT32), w = Te.placeholder("weight", List.of(n, k), DType.FLOAT32);
+        Dense.Def def = Dense.compute(d, w);
+        String name = "bench_dense_" + m + "_" + k + "_" + n;
+        return new Case(label, Lowering.lower(new KernelDef(name, List.of(d, w), List.of(def.out())), Dense.defaultSchedule(def)), 2.0 * m * n * k);
+    }
+
+    private static Case conv(String label, int[] x, int[] w, int stride, int pad) {
+        Placeholder d = Te.placeholder("data", Arrays.stream(x).boxed().toList(), DType.FLOAT32);
+        Placeholder wt = Te.placeholder("weight", Arrays.stream(w).boxed().toList(), DType.FLOAT32);
+        Conv2d.Def def = Conv2d.compute(d, wt, Conv2d.Params.of(stride, pad), 1);
+        List<Integer> o = def.out().shape();
+        String name = "bench_conv_" + String.join("_", Arrays.stream(x).mapToObj(Integer::toString).toList()) + "_" + w[0] + "_" + w[2] + "_" + stride;
+        double flops = 2.0 * o.get(0) * o.get(1) * o.get(2) * o.get(3) * w[1] * w[2] * w[3];
+        return new Case(label, Lowering.lower(new KernelDef(name, List.of(d, wt), List.of(def.out())), Conv2d.defaultSchedule(def)), flops);
+    }
+}
