@@ -36,12 +36,12 @@ class CEmitterTest {
                 CHECK-NEXT: const float* restrict [[A:\\w+]] = (const float*)__builtin_assume_aligned(args[0], 64);
                 CHECK-NEXT: const float* restrict [[W:\\w+]] = (const float*)__builtin_assume_aligned(args[1], 64);
                 CHECK-NEXT: float* restrict [[OUT:\\w+]] = (float*)__builtin_assume_aligned(args[2], 64);
-                CHECK: float* restrict [[P:weight_packed\\w*]] = (float*)aligned_alloc(64, 4096);
+                CHECK: float* restrict [[P:weight_packed\\w*]] = (float*)rf_alloc(4096);
                 CHECK-NEXT: if ([[P]] == NULL) return -1;
                 CHECK-NEXT: #pragma omp parallel for
                 CHECK-NEXT: for (int64_t [[JO:\\w+]] = 0; [[JO]] < 2; ++[[JO]]) {
-                CHECK: #pragma omp simd
                 CHECK-NEXT: for (int64_t [[JI:\\w+]] = 0; [[JI]] < 16; ++[[JI]]) {
+                CHECK-NEXT: for (int64_t [[PK:\\w+]] = 0; [[PK]] < 32; ++[[PK]]) {
                 CHECK-NEXT: [[P]][{{.*}}] = [[W]][{{.*}}];
                 CHECK: #pragma omp parallel for
                 CHECK-NEXT: for (int64_t [[F:\\w+]] = 0; [[F]] < 4; ++[[F]]) {
@@ -57,7 +57,7 @@ class CEmitterTest {
                 CHECK: #pragma omp simd
                 CHECK-NEXT: for (int64_t [[JI2:\\w+]] = 0; [[JI2]] < 16; ++[[JI2]]) {
                 CHECK-NEXT: [[OUT]][{{.*}}] = [[LOC]][{{.*}}];
-                CHECK-NOT: aligned_alloc
+                CHECK-NOT: rf_alloc
                 CHECK: free([[P]]);
                 CHECK-NEXT: }
                 CHECK-NEXT: return 0;

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class CCompiler {
     /** Default flags: host CPU features, OpenMP, position-independent shared object. */
-    public static final List<String> DEFAULT_FLAGS = List.of("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu99");
+    public static final List<String> DEFAULT_FLAGS = List.of("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=c99", "-Werror=implicit-function-declaration");
 
     private final String compiler;
     private final String identity;

@@ -52,9 +52,21 @@ public final class Conv2d {
                 src.at(ix.get(0), rc.var(), ix.get(2).mul(p.strideH()).add(ry.var().mul(p.dilationH())),
                         ix.get(3).mul(p.strideW()).add(rx.var().mul(p.dilationW()))).mul(weight.at(ix.get(1), rc.var(), ry.var(), rx.var())),
                 rc, ry, rx));
-        int xb = ow % 16 == 0 ? 16 : ow % 8 == 0 ? 8 : Math.min(16, ow);
-        int fb = Math.min(f, xb >= 16 ? 4 : 8);
+        int xb = columnBlock(ow);
+        int fb = Math.min(f, xb > 8 ? 4 : 8);
         return new Def(pad, out, fb, xb);
+    }
+
+    /**
+     * Output columns per tile: 16 or 8 when they divide the row, else the largest divisor in [7, 16]
+     * (a ragged tile needs a guard inside the vector loop, which costs far more than a short vector),
+     * else 16 with the guard.
+     */
+    static int columnBlock(int ow) {
+        if (ow % 16 == 0) return 16;
+        if (ow % 8 == 0) return 8;
+        for (int b = 16; b >= 7; b--) if (ow % b == 0) return b;
+        return Math.min(16, ow);
     }
 
     /**
