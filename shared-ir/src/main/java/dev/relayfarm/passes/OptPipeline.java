@@ -12,7 +12,7 @@ import java.util.Set;
 public final class OptPipeline {
     /** Pass names in pipeline order. */
     public static final List<String> ORDER = List.of("eliminate-common-subexpr", "combine-parallel-conv2d", "fold-constant", "fold-scale-axis",
-            "alter-op-layout", "fold-constant", "fuse-ops");
+            "simplify-expr", "alter-op-layout", "fold-constant", "fuse-ops");
 
     private OptPipeline() {}
 

@@ -24,6 +24,7 @@ public final class PassRegistry {
         add(m, new AlterOpLayout());
         add(m, new FoldConstant());
         add(m, new EliminateCommonSubexpr());
+        add(m, new SimplifyExpr());
         add(m, new FuseOps());
         add(m, new CombineParallelConv2D());
         return Collections.unmodifiableMap(m);
