@@ -11,8 +11,9 @@ import java.util.Set;
  */
 public final class OptPipeline {
     /** Pass names in pipeline order. */
-    public static final List<String> ORDER = List.of("eliminate-common-subexpr", "combine-parallel-conv2d", "fold-constant", "fold-scale-axis",
-            "simplify-expr", "alter-op-layout", "fold-constant", "fuse-ops");
+    public static final List<String> ORDER = List.of("simplify-inference", "eliminate-common-subexpr", "combine-parallel-conv2d",
+            "fold-constant", "fold-scale-axis", "simplify-expr", "alter-op-layout",
+            "fold-constant", "fuse-ops");
 
     private OptPipeline() {}
 

@@ -25,6 +25,7 @@ public final class PassRegistry {
         add(m, new FoldConstant());
         add(m, new EliminateCommonSubexpr());
         add(m, new SimplifyExpr());
+        add(m, new SimplifyInference());
         add(m, new FuseOps());
         add(m, new CombineParallelConv2D());
         return Collections.unmodifiableMap(m);
