@@ -26,6 +26,7 @@ public final class PassRegistry {
         add(m, new EliminateCommonSubexpr());
         add(m, new SimplifyExpr());
         add(m, new SimplifyInference());
+        add(m, new CanonicalizeOps());
         add(m, new FuseOps());
         add(m, new CombineParallelConv2D());
         return Collections.unmodifiableMap(m);

@@ -1,0 +1,74 @@
+package dev.relayfarm.passes;
+
+import static dev.relayfarm.passes.PassAssert.assertRewrites;
+import static dev.relayfarm.passes.PassAssert.assertSameResults;
+import static dev.relayfarm.passes.PassAssert.assertUnchanged;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.relayfarm.ir.Call;
+import dev.relayfarm.ir.Constant;
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.ExprTraversal;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ir.Op;
+import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.ir.Var;
+import org.junit.jupiter.api.Test;
+
+class CanonicalizeOpsTest {
+    private static final String PASS = "canonicalize-ops";
+
+    @Test
+    void biasAddBecomesAddWithTrailingUnitAxes() {
+        String before = """
+                def @main(%x: Tensor[(1, 3, 4, 4), float32], %b: Tensor[(3), float32], %c: Tensor[(4), float32]) {
+                  %0 = nn.bias_add(%x, %b);
+                  %1 = nn.bias_add(%0, %c, axis=3);
+                  nn.bias_add(%1, %c, axis=-2)
+                }
+                """;
+        assertRewrites(PASS, before, """
+                def @main(%x: Tensor[(1, 3, 4, 4), float32], %b: Tensor[(3), float32], %c: Tensor[(4), float32]) {
+                  %0 = add(%x, expand_dims(%b, axis=1, num_newaxis=2));
+                  %1 = add(%0, %c);
+                  add(%1, expand_dims(%c, axis=1, num_newaxis=1))
+                }
+                """);
+        assertSameResults(PASS, before);
+    }
+
+    @Test
+    void denseBiasOnTheLastAxisNeedsNoExpand() {
+        String before = """
+                def @main(%x: Tensor[(2, 5), float32], %b: Tensor[(5), float32]) { nn.bias_add(%x, %b, axis=1) }
+                """;
+        assertRewrites(PASS, before, """
+                def @main(%x: Tensor[(2, 5), float32], %b: Tensor[(5), float32]) { add(%x, %b) }
+                """);
+        assertSameResults(PASS, before);
+    }
+
+    @Test
+    void otherOpsStay() {
+        assertUnchanged(PASS, """
+                def @main(%x: Tensor[(2, 5), float32], %b: Tensor[(5), float32]) { add(%x, %b) }
+                """);
+    }
+
+    @Test
+    void longChains() {
+        Constant bias = new Constant(NDArray.fromDoubles(DType.FLOAT32, new int[] {2}, new double[] {1, 2}));
+        for (boolean lets : new boolean[] {false, true}) {
+            Var x = Var.fresh("x", TensorType.of(DType.FLOAT32, 1, 2, 3));
+            IRModule in = LongChains.chain(lets, x, e -> new Call(Op.get("nn.bias_add"), java.util.List.of(e, bias)), e -> e);
+            PassResult r = LongChains.run(new CanonicalizeOps(), in);
+            assertTrue(r.changed());
+            for (Expr e : ExprTraversal.postOrder(r.module().main().orElseThrow())) {
+                assertFalse(e instanceof Call c && c.callee() instanceof Op op && op.name().equals("nn.bias_add"), "lets=" + lets);
+            }
+        }
+    }
+}
