@@ -216,11 +216,7 @@ public final class FoldConstant extends FunctionPass {
             Expr arg = call.args().getFirst();
             Expr argPre = origin.getOrDefault(arg, arg);
             if (!(types.types().get(argPre) instanceof TensorType t) || !t.isStatic() || !purity.isPure(arg)) return null;
-            ShapeOf.ShapeOfAttrs attrs = (ShapeOf.ShapeOfAttrs) OpRegistry.get("shape_of").parseAttrs(call.attrs());
-            int[] shape = t.staticShape();
-            long[] values = new long[shape.length];
-            for (int i = 0; i < shape.length; i++) values[i] = shape[i];
-            return new Constant(NDArray.fromLongs(attrs.dtype(), new int[] {shape.length}, values), call.span());
+            return shapeConstant(t, call.attrs(), call.span());
         }
 
         /**
@@ -242,6 +238,15 @@ public final class FoldConstant extends FunctionPass {
             }
             return -1;
         }
+    }
+
+    /** The value of {@code shape_of(x, attrs)} for an {@code x} of static type {@code t}. */
+    static Constant shapeConstant(TensorType t, dev.relayfarm.ir.Attrs attrs, Span span) {
+        ShapeOf.ShapeOfAttrs a = (ShapeOf.ShapeOfAttrs) OpRegistry.get("shape_of").parseAttrs(attrs);
+        int[] shape = t.staticShape();
+        long[] values = new long[shape.length];
+        for (int i = 0; i < shape.length; i++) values[i] = shape[i];
+        return new Constant(NDArray.fromLongs(a.dtype(), new int[] {shape.length}, values), span);
     }
 
     /** A constant or a tuple (of tuples) of constants: what a let may inline freely. */

@@ -11,9 +11,9 @@ import java.util.Set;
  */
 public final class OptPipeline {
     /** Pass names in pipeline order. */
-    public static final List<String> ORDER = List.of("simplify-inference", "eliminate-common-subexpr", "combine-parallel-conv2d",
-            "fold-constant", "fold-scale-axis", "simplify-expr", "canonicalize-ops",
-            "alter-op-layout", "fold-constant", "fuse-ops");
+    public static final List<String> ORDER = List.of("simplify-inference", "dynamic-to-static", "eliminate-common-subexpr",
+            "combine-parallel-conv2d", "fold-constant", "fold-scale-axis", "simplify-expr",
+            "canonicalize-ops", "alter-op-layout", "fold-constant", "fuse-ops");
 
     private OptPipeline() {}
 

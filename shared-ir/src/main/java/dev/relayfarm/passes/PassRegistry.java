@@ -27,6 +27,7 @@ public final class PassRegistry {
         add(m, new SimplifyExpr());
         add(m, new SimplifyInference());
         add(m, new CanonicalizeOps());
+        add(m, new DynamicToStatic());
         add(m, new FuseOps());
         add(m, new CombineParallelConv2D());
         return Collections.unmodifiableMap(m);
