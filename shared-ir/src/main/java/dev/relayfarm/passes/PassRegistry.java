@@ -24,6 +24,7 @@ public final class PassRegistry {
         add(m, new AlterOpLayout());
         add(m, new FuseOps());
         add(m, new CombineParallelConv2D());
+        add(m, new PartialEvaluate());
         return Collections.unmodifiableMap(m);
     }
 
