@@ -350,6 +350,18 @@ class PartialEvaluateTest {
         assertSameResults(PE, before);
     }
 
+    @Test
+    void fusedPrimitiveFunctionsAreCalledNotUnfolded() {
+        String program = """
+                def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {
+                  let %f = fn (%a: Tensor[(4), float32], Primitive=1) -> Tensor[(4), float32] { exp(add(%a, 1f)) };
+                  %f(%x)
+                }
+                """;
+        assertUnchanged(PE, program);
+        assertSameResults(PE, program);
+    }
+
     /**
      * 100,000 lets: the first half folds to a constant (and vanishes), the second half depends on
      * the parameter and stays, using that constant. Built directly (parsing 100k lines is slow).
