@@ -363,42 +363,37 @@ class PartialEvaluateTest {
     }
 
     /**
-     * 100,000 lets: the first half folds to a constant (and vanishes), the second half depends on
-     * the parameter and stays, using that constant. Built directly (parsing 100k lines is slow).
+     * 100,000 lets that fold to a constant (and vanish), then a 50,000-deep dataflow nest over the
+     * parameter using that constant, which comes out as 50,000 lets (A-normal form). Built directly:
+     * parsing 150k lines of text is slow.
      */
     @Test
-    void longLetChainIsEvaluatedIteratively() {
-        int half = 50_000;
+    void longLetChainAndDeepDataflowAreEvaluatedIteratively() {
+        int lets = 100_000;
+        int depth = 50_000;
         Var x0 = Var.fresh("x0", TensorType.scalar(DType.FLOAT32));
         List<Var> vars = new ArrayList<>();
         List<Expr> values = new ArrayList<>();
         Expr prev = new Constant(NDArray.scalar(0f));
-        for (int i = 0; i < half; i++) {
+        for (int i = 0; i < lets; i++) {
             Var c = Var.fresh("c" + i);
             vars.add(c);
             values.add(Call.op("add", prev, new Constant(NDArray.scalar(1f))));
             prev = c;
         }
-        Expr constant = prev;
-        prev = x0;
-        for (int i = 0; i < half; i++) {
-            Var x = Var.fresh("x" + i);
-            vars.add(x);
-            values.add(Call.op("add", prev, constant));
-            prev = x;
-        }
-        Expr body = prev;
+        Expr nest = x0;
+        for (int i = 0; i < depth; i++) nest = Call.op("add", nest, i == 0 ? prev : new Constant(NDArray.scalar(-1f)));
+        Expr body = nest;
         for (int i = vars.size() - 1; i >= 0; i--) body = new Let(vars.get(i), values.get(i), body);
         IRModule in = TypeInference.infer(IRModule.fromMain(new Function(List.of(x0), body))).module();
         PassResult r = PassAssert.run(PE, in);
         assertTrue(r.changed());
         Function main = r.module().main().orElseThrow();
-        // 50,000 adds of the parameter remain (49,999 lets and the last add), each adding 50000f.
-        assertEquals(half - 1, ExprTraversal.postOrder(main.body()).stream().filter(e -> e instanceof Let).count());
+        assertEquals(depth - 1, ExprTraversal.postOrder(main.body()).stream().filter(e -> e instanceof Let).count());
         NDArray x = NDArray.scalar(0.5f);
         assertEquals(Interpreter.runMain(in, x).asTensor().getDouble(0), Interpreter.runMain(r.module(), x).asTensor().getDouble(0), 0.0);
         assertTrue(main.body() instanceof Let l && l.value() instanceof Call c && c.args().get(1) instanceof Constant k
-                && k.data().getDouble(0) == half, "the folded constant feeds the first dynamic add");
+                && k.data().getDouble(0) == lets, "the folded constant feeds the innermost add");
     }
 
     private static int countCalls(Expr body, String global) {
