@@ -30,6 +30,7 @@ public final class PassRegistry {
         add(m, new DynamicToStatic());
         add(m, new FuseOps());
         add(m, new CombineParallelConv2D());
+        add(m, new PartialEvaluate());
         return Collections.unmodifiableMap(m);
     }
 
