@@ -24,6 +24,10 @@ public final class PassRegistry {
         add(m, new AlterOpLayout());
         add(m, new FuseOps());
         add(m, new CombineParallelConv2D());
+        add(m, new ToANormalForm());
+        add(m, new ToGraphNormalForm());
+        add(m, new ToBasicBlockNormalForm());
+        add(m, new DeadCodeElimination());
         return Collections.unmodifiableMap(m);
     }
 
