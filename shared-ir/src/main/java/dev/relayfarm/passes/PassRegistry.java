@@ -28,6 +28,9 @@ public final class PassRegistry {
         add(m, new ToGraphNormalForm());
         add(m, new ToBasicBlockNormalForm());
         add(m, new DeadCodeElimination());
+        add(m, new Inline());
+        add(m, new EtaExpand());
+        add(m, new LambdaLift());
         return Collections.unmodifiableMap(m);
     }
 
