@@ -52,12 +52,12 @@ public final class DynamicToStatic extends FunctionPass {
     @Override
     protected Function transform(GlobalVar global, Function function, IRModule module, PassContext context) {
         ExprTypes types = new ExprTypes(context.types());
-        Purity purity = new Purity();
+        Purity purity = Purity.local();
         return function.withBody(new ExprRewriter() {
             @Override
             protected Expr rewrite(Expr pre, Expr post) {
                 types.stands(post, pre);
-                purity.judge(post);
+                purity.isPure(post);
                 if (!(post instanceof Call c) || !(c.callee() instanceof Op op)) return post;
                 Expr out = switch (op.name()) {
                     case "shape_of" -> staticOf(c.args().getFirst(), types, purity) instanceof TensorType t
@@ -71,7 +71,7 @@ public final class DynamicToStatic extends FunctionPass {
                     default -> null;
                 };
                 if (out == null) return post;
-                purity.judge(out);
+                purity.isPure(out);
                 types.stands(out, pre);
                 return out;
             }

@@ -122,7 +122,7 @@ public final class FoldConstant extends FunctionPass {
          * them allocates (their own and those of the deferred nodes under them).
          */
         private final Map<Expr, Long> deferred = new IdentityHashMap<>();
-        private final Purity purity = new Purity();
+        private final Purity purity = Purity.local();
 
         Folder(Options options, InferResult types, Map<Var, Expr> letValues) {
             this.options = options;
@@ -132,7 +132,7 @@ public final class FoldConstant extends FunctionPass {
 
         @Override
         protected Expr rewrite(Expr pre, Expr post) {
-            purity.judge(post);
+            purity.isPure(post);
             origin.putIfAbsent(post, pre);
             Expr out = fold(pre, post);
             if (out != post) {
@@ -169,7 +169,7 @@ public final class FoldConstant extends FunctionPass {
             if (e instanceof Tuple t) {
                 for (Expr f : t.fields()) judgeFresh(f);
             }
-            purity.judge(e);
+            purity.isPure(e);
         }
 
         private boolean othersPure(Tuple tuple, int keep) {
