@@ -347,11 +347,12 @@ public final class TypedPrograms {
 
     private Val nn(Block b, Val x) {
         if (x.rank() == 4) {
-            return switch (r.nextInt(7)) {
+            return switch (r.nextInt(8)) {
                 case 0, 1, 2 -> convBlock(x);
                 case 3 -> batchNorm(x);
                 case 4 -> pool(x);
                 case 5 -> dropout(x);
+                case 6 -> parallelConvs(x);
                 default -> call("nn.softmax", Attrs.of("axis", AttrValue.of((long) (1 - r.nextInt(2) * 2))), 1, x);
             };
         }
@@ -392,6 +393,32 @@ public final class TypedPrograms {
         else if (r.nextInt(3) == 0) y = call("add", Attrs.EMPTY, y.bound + 1, y, constant(new int[] {o, 1, 1}, -1, 1));
         if (r.nextBoolean()) y = call("nn.relu", Attrs.EMPTY, y.bound, y);
         return y;
+    }
+
+    /**
+     * Three or four convolutions of one input with the same attributes and kernel size (output
+     * channels may differ), each maybe with bias and relu, joined by concatenate along C: the
+     * inception shape combine-parallel-conv2d merges.
+     */
+    private Val parallelConvs(Val x) {
+        int c = x.shape()[1];
+        Val in = small(x);
+        int k = x.shape()[2] >= 3 && x.shape()[3] >= 3 && r.nextBoolean() ? 3 : 1;
+        Attrs a = Attrs.of("padding", AttrValue.ints(k / 2, k / 2));
+        List<Val> branches = new ArrayList<>();
+        for (int i = 3 + r.nextInt(2); i > 0; i--) {
+            int o = 1 + r.nextInt(3);
+            Val w = constant(new int[] {o, c, k, k}, -1 / Math.sqrt(c * k * k), 1 / Math.sqrt(c * k * k));
+            Val y = call("nn.conv2d", a, in.bound * Math.sqrt(c * k * k), in, w);
+            if (r.nextBoolean()) y = call("nn.bias_add", Attrs.EMPTY, y.bound + 1, y, constant(new int[] {o}, -1, 1));
+            if (r.nextBoolean()) y = call("nn.relu", Attrs.EMPTY, y.bound, y);
+            branches.add(y);
+        }
+        Expr tuple = new Tuple(branches.stream().map(Val::expr).toList());
+        TupleType tt = new TupleType(branches.stream().map(v -> (Type) v.type).toList());
+        Attrs cat = Attrs.of("axis", AttrValue.of(1L));
+        double bound = branches.stream().mapToDouble(Val::bound).max().orElseThrow();
+        return new Val(new Call(Op.get("concatenate"), List.of(tuple), cat), infer("concatenate", cat, List.of(tt)), bound);
     }
 
     private Val batchNorm(Val x) {
