@@ -30,9 +30,7 @@ public final class PassRegistry {
         add(m, new DynamicToStatic());
         add(m, new FuseOps());
         add(m, new CombineParallelConv2D());
-<<<<<<< HEAD
         add(m, new PartialEvaluate());
-=======
         add(m, new ToANormalForm());
         add(m, new ToGraphNormalForm());
         add(m, new ToBasicBlockNormalForm());
@@ -40,7 +38,6 @@ public final class PassRegistry {
         add(m, new Inline());
         add(m, new EtaExpand());
         add(m, new LambdaLift());
->>>>>>> passes-nf
         return Collections.unmodifiableMap(m);
     }
 
