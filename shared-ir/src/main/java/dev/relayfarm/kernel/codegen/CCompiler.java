@@ -1,5 +1,6 @@
 package dev.relayfarm.kernel.codegen;
 
+import dev.relayfarm.kernel.target.Target;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -46,6 +47,25 @@ public final class CCompiler {
     /** The host compiler with the default flags and cache, if one is installed. */
     public static Optional<CCompiler> host() {
         return Holder.HOST;
+    }
+
+    /**
+     * A compiler for {@code target}: the host compiler with the target's {@code -march}/{@code -mcpu}
+     * flags in place of {@code -march=native}, or for a cross target the first of its
+     * {@link Target#crossCompilerCandidates()} installed here. Empty when none is installed.
+     */
+    public static Optional<CCompiler> forTarget(Target target) {
+        List<String> flags = new ArrayList<>();
+        for (String f : DEFAULT_FLAGS) {
+            if (f.equals("-march=native")) flags.addAll(target.compilerFlags());
+            else flags.add(f);
+        }
+        if (!target.isCross()) return host().map(c -> c.withFlags(flags));
+        for (String c : target.crossCompilerCandidates()) {
+            Optional<String> version = version(c);
+            if (version.isPresent()) return Optional.of(new CCompiler(c, version.get(), flags, defaultCache()));
+        }
+        return Optional.empty();
     }
 
     public CCompiler withFlags(List<String> newFlags) {
