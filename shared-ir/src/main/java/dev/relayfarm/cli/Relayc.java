@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
             HelpCommand.class,
             CheckCommand.class,
             OptCommand.class,
+            BenchCommand.class,
             ConformanceCommand.class,
             ParseCommand.class,
             InferCommand.class,

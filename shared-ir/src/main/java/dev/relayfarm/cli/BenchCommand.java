@@ -1,0 +1,134 @@
+package dev.relayfarm.cli;
+
+import dev.relayfarm.bench.BenchInputs;
+import dev.relayfarm.bench.InterpreterRunner;
+import dev.relayfarm.bench.ModelRunner;
+import dev.relayfarm.bench.OrtRunner;
+import dev.relayfarm.bench.SideBySide;
+import dev.relayfarm.frontend.ImportOptions;
+import dev.relayfarm.frontend.OnnxImporter;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.passes.OptPipeline;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code relayc bench MODEL...}: our engine and ONNX Runtime on the same inputs, alternately in one
+ * process, after warm-up; a table of median/p90 latency, the ratio ours/ORT and the output difference.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Benchmark models against ONNX Runtime (CPU provider, same intra-op thread count, its default graph",
+                "optimizations), alternating runs in one process after warm-up. MODEL is an .onnx file (seeded random inputs",
+                "of its declared shapes) or an ONNX test folder (its first data set). Prints median and p90 latency of each,",
+                "the ratio ours/ORT (below 1: we are faster) and the largest absolute output difference; with several models",
+                "also the geometric mean of the ratios. Exit 2 on a model that cannot be loaded or run."})
+public final class BenchCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "MODEL", arity = "1..*", description = ".onnx files or ONNX test folders")
+    List<Path> models;
+
+    @Option(names = "--backend", defaultValue = "interp", description = "our engine: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
+    Backend backend;
+
+    @Option(names = "--vs", defaultValue = "onnxruntime", description = "reference engine: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
+    Reference vs;
+
+    @Option(names = "--threads", defaultValue = "2", description = "intra-op threads for both engines (default ${DEFAULT-VALUE})")
+    int threads;
+
+    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "3", description = "optimization level 0..3 (default ${DEFAULT-VALUE})")
+    int optLevel;
+
+    @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224 (repeatable)")
+    List<String> shapes = List.of();
+
+    @Option(names = "--warmup", defaultValue = "3", description = "untimed runs of each engine first (default ${DEFAULT-VALUE})")
+    int warmup;
+
+    @Option(names = "--iterations", defaultValue = "20", description = "timed runs of each engine (default ${DEFAULT-VALUE})")
+    int iterations;
+
+    @Option(names = "--json", description = "print one JSON object per model instead of the table")
+    boolean json;
+
+    @Spec
+    CommandSpec spec;
+
+    enum Backend { interp }
+
+    enum Reference { onnxruntime }
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (optLevel < 0 || optLevel > 3) {
+            err.println("error: -O must be 0..3, got " + optLevel);
+            return 2;
+        }
+        if (threads < 1 || iterations < 1 || warmup < 0) {
+            err.println("error: --threads and --iterations must be at least 1 and --warmup at least 0");
+            return 2;
+        }
+        Map<String, List<Long>> bound = new LinkedHashMap<>();
+        try {
+            for (String s : shapes) {
+                var e = ImportOptions.parseShape(s);
+                bound.put(e.getKey(), e.getValue());
+            }
+        } catch (IllegalArgumentException e) {
+            err.println("error: " + e.getMessage());
+            return 2;
+        }
+        if (!json) {
+            out.printf("%-24s %-18s %10s %10s %10s %10s %8s %12s%n", "model", "ours", "ours ms", "ours p90", "ort ms", "ort p90",
+                    "ratio", "max |diff|");
+        }
+        List<Double> ratios = new ArrayList<>();
+        int rc = 0;
+        for (Path model : models) {
+            try {
+                SideBySide.Result r = benchOne(model, bound);
+                ratios.add(r.ratio());
+                if (json) out.println(r.toJson());
+                else out.printf(Locale.ROOT, "%-24s %-18s %10.3f %10.3f %10.3f %10.3f %7.2fx %12.3e%n", r.model(), r.ours(),
+                        r.oursMedianMs(), r.oursP90Ms(), r.refMedianMs(), r.refP90Ms(), r.ratio(), r.maxAbsDiff());
+            } catch (RuntimeException e) {
+                err.println("error: " + model + ": " + e.getMessage());
+                rc = 2;
+            }
+        }
+        if (!json && ratios.size() > 1) {
+            double log = 0;
+            for (double r : ratios) log += Math.log(r);
+            out.printf(Locale.ROOT, "geometric mean ratio ours/ort over %d models: %.2fx (threads %d, %d iterations after %d warm-up)%n",
+                    ratios.size(), Math.exp(log / ratios.size()), threads, iterations, warmup);
+        }
+        return rc;
+    }
+
+    private SideBySide.Result benchOne(Path model, Map<String, List<Long>> bound) {
+        BenchInputs in = BenchInputs.load(model, bound, 42);
+        try (ModelRunner ours = ours(in); OrtRunner ort = OrtRunner.open(in.onnx(), threads)) {
+            return SideBySide.measure(in.model(), ours, ort, in.values(), threads, warmup, iterations);
+        }
+    }
+
+    private ModelRunner ours(BenchInputs in) {
+        IRModule m = OnnxImporter.importModel(in.onnx(), ImportOptions.DEFAULT.withInputShapes(in.shapes()));
+        IRModule optimized = optLevel == 0 ? m : OptPipeline.optimize(m, optLevel);
+        return switch (backend) {
+            case interp -> new InterpreterRunner(optimized);
+        };
+    }
+}

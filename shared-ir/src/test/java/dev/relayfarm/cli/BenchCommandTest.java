@@ -1,0 +1,53 @@
+package dev.relayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.frontend.OnnxTestData;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BenchCommandTest {
+    private static Path mnist() {
+        Path dir = OnnxTestData.models().map(p -> p.resolve("mnist8_cntk")).orElse(null);
+        assumeTrue(dir != null && Files.isDirectory(dir), "../shared/onnx/models/mnist8_cntk not found: skipped");
+        return dir;
+    }
+
+    @Test
+    void jsonLineHasTheIssueFieldsAndOutputsAgreeWithOnnxRuntime() throws Exception {
+        CliRun r = CliRun.relayc("bench", mnist().toString(), "--json", "--warmup", "1", "--iterations", "3", "--threads", "1");
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode j = new ObjectMapper().readTree(r.out().strip());
+        assertEquals("mnist8_cntk", j.get("model").asText());
+        assertEquals("onnxruntime", j.get("reference").asText());
+        assertTrue(j.get("ours_ms").asDouble() > 0 && j.get("ort_ms").asDouble() > 0, r.out());
+        assertEquals(j.get("ours_ms").asDouble() / j.get("ort_ms").asDouble(), j.get("ratio").asDouble(), 1e-3 * j.get("ratio").asDouble() + 1e-4);
+        // The interpreter and ORT compute the same digits up to float32 rounding.
+        assertTrue(j.get("max_abs_diff").asDouble() < 1e-3, r.out());
+    }
+
+    @Test
+    void tableForSeveralModelsEndsWithTheGeometricMean() {
+        Path m = mnist();
+        CliRun r = CliRun.relayc("bench", m.toString(), m.resolve("model.onnx").toString(), "--warmup", "0", "--iterations", "2");
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(r.out().contains("ratio") && r.out().contains("geometric mean ratio ours/ort over 2 models"), r.out());
+    }
+
+    @Test
+    void missingModelOrBadShapeIsAnErrorNamingIt(@TempDir Path tmp) throws Exception {
+        Path m = mnist();
+        CliRun r = CliRun.relayc("bench", tmp.resolve("missing.onnx").toString());
+        assertEquals(2, r.exitCode());
+        assertTrue(r.err().contains("missing.onnx") && r.err().contains("neither an .onnx file"), r.err());
+        CliRun bad = CliRun.relayc("bench", m.toString(), "--shape", "Input3=1xq");
+        assertEquals(2, bad.exitCode());
+        assertTrue(bad.err().contains("--shape expects NAME=D0xD1x"), bad.err());
+    }
+}
