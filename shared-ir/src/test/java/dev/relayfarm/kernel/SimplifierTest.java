@@ -26,6 +26,23 @@ class SimplifierTest {
     }
 
     @Test
+    void undecidedEqualityStaysAnExpression() {
+        // unbounded operands: the comparison cannot be decided (it used to unbox a null and throw)
+        Var x = new Var("x", 100, DType.INT32), y = new Var("y", 101, DType.INT32);
+        assertEquals("(x == y)", s(new dev.relayfarm.kernel.expr.Binary(dev.relayfarm.kernel.expr.BinaryOp.EQ, x, y)));
+        assertEquals("(x != y)", s(new dev.relayfarm.kernel.expr.Binary(dev.relayfarm.kernel.expr.BinaryOp.NE, x, y)));
+        assertEquals("false", s(new dev.relayfarm.kernel.expr.Binary(dev.relayfarm.kernel.expr.BinaryOp.EQ, i, PrimExpr.of(20))));
+    }
+
+    @Test
+    void bitwiseOperatorsAndNewMathFunctionsAreLeftToC() {
+        Var x = new Var("x", 102, DType.INT32);
+        assertEquals("(x & 3)", s(new dev.relayfarm.kernel.expr.Binary(dev.relayfarm.kernel.expr.BinaryOp.BITAND, x, new dev.relayfarm.kernel.expr.IntImm(3, DType.INT32))));
+        assertEquals("~5", s(new dev.relayfarm.kernel.expr.Unary(dev.relayfarm.kernel.expr.UnaryOp.BITNOT, new dev.relayfarm.kernel.expr.IntImm(5, DType.INT32))));
+        assertEquals("sin(0.5f)", s(new Call(MathFn.SIN, List.of(new FloatImm(0.5, DType.FLOAT32)))));
+    }
+
+    @Test
     void foldsConstantsAndIdentities() {
         assertEquals("14", s(PrimExpr.of(3).mul(4).add(2)));
         assertEquals("i", s(i.mul(1).add(0)));

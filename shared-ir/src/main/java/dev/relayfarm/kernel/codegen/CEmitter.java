@@ -98,6 +98,24 @@ public final class CEmitter {
         };
     }
 
+    /**
+     * Identifiers a buffer or variable must not take: C keywords, the math functions and helpers the
+     * body may call (a buffer named {@code sin} would shadow {@code sin()}), and the parameter array.
+     */
+    private static final Set<String> RESERVED = reserved();
+
+    private static Set<String> reserved() {
+        Set<String> r = new HashSet<>(List.of("args", "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+                "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof",
+                "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "abort", "free", "fmod", "fmodf",
+                "rf_maxf", "rf_minf", "rf_max", "rf_min", "rf_maxi", "rf_mini", "rf_alloc", "posix_memalign", "NAN", "INFINITY"));
+        for (dev.relayfarm.kernel.expr.MathFn fn : dev.relayfarm.kernel.expr.MathFn.values()) {
+            r.add(fn.name().toLowerCase());
+            r.add(fn.name().toLowerCase() + "f");
+        }
+        return Set.copyOf(r);
+    }
+
     private static final class FunctionPrinter {
         private final StringBuilder out;
         private final Map<Object, String> names = new HashMap<>();
@@ -107,6 +125,7 @@ public final class CEmitter {
 
         FunctionPrinter(StringBuilder out) {
             this.out = out;
+            used.addAll(RESERVED);
         }
 
         /** A unique C identifier per variable or buffer: a repeated name gets a numeric suffix. */
@@ -225,7 +244,11 @@ public final class CEmitter {
                 case TensorLoad l -> throw new IllegalStateException("tensor read of " + l.tensor().name() + " survived lowering");
                 case Reduce r -> throw new IllegalStateException("reduction survived lowering");
                 case Binary b -> binary(b);
-                case Unary u -> "(" + (u.op() == UnaryOp.NEG ? "-" : "!") + expr(u.a()) + ")";
+                case Unary u -> "(" + switch (u.op()) {
+                    case NEG -> "-";
+                    case NOT -> "!";
+                    case BITNOT -> "~";
+                } + expr(u.a()) + ")";
                 case Cast c -> "((" + cType(c.dtype()) + ")" + expr(c.value()) + ")";
                 case Select s -> "(" + expr(s.condition()) + " ? " + expr(s.then()) + " : " + expr(s.otherwise()) + ")";
                 case Call c -> {

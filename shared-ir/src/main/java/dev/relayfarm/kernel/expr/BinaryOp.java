@@ -7,7 +7,9 @@ package dev.relayfarm.kernel.expr;
  */
 public enum BinaryOp {
     ADD("+"), SUB("-"), MUL("*"), DIV("/"), MOD("%"), MIN("min"), MAX("max"),
-    LT("<"), LE("<="), GT(">"), GE(">="), EQ("=="), NE("!="), AND("&&"), OR("||");
+    LT("<"), LE("<="), GT(">"), GE(">="), EQ("=="), NE("!="), AND("&&"), OR("||"),
+    /** Bitwise operators and shifts, on integers only (C semantics: {@code >>} is arithmetic on signed types). */
+    BITAND("&"), BITOR("|"), BITXOR("^"), SHL("<<"), SHR(">>");
 
     public final String symbol;
 

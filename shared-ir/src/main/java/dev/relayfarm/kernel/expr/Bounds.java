@@ -21,7 +21,11 @@ public final class Bounds {
             case Call c -> Interval.EVERYTHING;
             case Reduce r -> Interval.EVERYTHING;
             case Select s -> of(s.then(), ranges).union(of(s.otherwise(), ranges));
-            case Unary u -> u.op() == UnaryOp.NEG ? of(u.a(), ranges).negate() : new Interval(0, 1);
+            case Unary u -> switch (u.op()) {
+                case NEG -> of(u.a(), ranges).negate();
+                case NOT -> new Interval(0, 1);
+                case BITNOT -> Interval.EVERYTHING;
+            };
             case Binary b -> binary(b, ranges);
         };
     }
@@ -51,6 +55,7 @@ public final class Bounds {
                 }
                 yield Interval.EVERYTHING;
             }
+            case BITAND, BITOR, BITXOR, SHL, SHR -> Interval.EVERYTHING;
             default -> throw new IllegalStateException("comparison handled above: " + b.op());
         };
     }

@@ -21,7 +21,11 @@ public final class ExprPrinter {
                 case MIN, MAX -> b.op().symbol + "(" + print(b.a()) + ", " + print(b.b()) + ")";
                 default -> "(" + print(b.a()) + " " + b.op().symbol + " " + print(b.b()) + ")";
             };
-            case Unary u -> (u.op() == UnaryOp.NEG ? "-" : "!") + print(u.a());
+            case Unary u -> (switch (u.op()) {
+                case NEG -> "-";
+                case NOT -> "!";
+                case BITNOT -> "~";
+            }) + print(u.a());
             case Cast c -> c.dtype() + "(" + print(c.value()) + ")";
             case Select s -> "select(" + print(s.condition()) + ", " + print(s.then()) + ", " + print(s.otherwise()) + ")";
             case Call c -> c.fn().name().toLowerCase() + c.args().stream().map(ExprPrinter::print).collect(Collectors.joining(", ", "(", ")"));

@@ -136,7 +136,8 @@ public final class Simplifier {
             case LE -> p.max() <= q.min() ? Boolean.TRUE : p.min() > q.max() ? Boolean.FALSE : null;
             case GT -> compare(BinaryOp.LT, q, p);
             case GE -> compare(BinaryOp.LE, q, p);
-            case EQ -> p.isPoint() && q.isPoint() ? p.min() == q.min() : p.max() < q.min() || q.max() < p.min() ? Boolean.FALSE : null;
+            // Boolean.valueOf: a bare boolean here would make the ternary unbox the null "undecided"
+            case EQ -> p.isPoint() && q.isPoint() ? Boolean.valueOf(p.min() == q.min()) : p.max() < q.min() || q.max() < p.min() ? Boolean.FALSE : null;
             case NE -> {
                 Boolean eq = compare(BinaryOp.EQ, p, q);
                 yield eq == null ? null : !eq;
@@ -199,6 +200,8 @@ public final class Simplifier {
             case NE -> bool(a != b);
             case AND -> bool(a != 0 && b != 0);
             case OR -> bool(a != 0 || b != 0);
+            // left to C: folding would need the dtype's width and signedness
+            case BITAND, BITOR, BITXOR, SHL, SHR -> null;
         };
     }
 
@@ -217,7 +220,7 @@ public final class Simplifier {
             case GE -> a >= b ? 1 : 0;
             case EQ -> a == b ? 1 : 0;
             case NE -> a != b ? 1 : 0;
-            case AND, OR -> throw new IllegalArgumentException(op + " on floats");
+            case AND, OR, BITAND, BITOR, BITXOR, SHL, SHR -> throw new IllegalArgumentException(op + " on floats");
         };
         if (op.isComparison()) return bool(r != 0);
         return new FloatImm(round(r, dt), dt);
@@ -234,7 +237,7 @@ public final class Simplifier {
             if (u.a() instanceof FloatImm f) return new FloatImm(-f.value(), f.dtype());
             if (u.a() instanceof Unary inner && inner.op() == UnaryOp.NEG) return inner.a();
             if (isInt(u)) return Linear.of(u).build(u.dtype());
-        } else if (u.a() instanceof IntImm i) {
+        } else if (u.op() == UnaryOp.NOT && u.a() instanceof IntImm i) {
             return bool(i.value() == 0);
         }
         return u;
@@ -273,8 +276,10 @@ public final class Simplifier {
             case CEIL -> Math.ceil(x);
             case POW -> Math.pow(x, args.get(1));
             case ERF -> Double.NaN; // no erf in java.lang.Math: left to the C library
+            // left to the C library: Java's results may differ from it in the last bit
+            case LOG2, LOG10, SIN, COS, TAN, ASIN, ACOS, ATAN, SINH, COSH, ASINH, ACOSH, ATANH, ROUND, TRUNC, FMOD -> Double.NaN;
         };
-        if (Double.isNaN(r) && c.fn() == MathFn.ERF) return c;
+        if (Double.isNaN(r) && !Double.isNaN(x)) return c;
         return new FloatImm(round(r, c.dtype()), c.dtype());
     }
 

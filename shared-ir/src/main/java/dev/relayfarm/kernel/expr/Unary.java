@@ -2,7 +2,7 @@ package dev.relayfarm.kernel.expr;
 
 import dev.relayfarm.ir.DType;
 
-/** {@code -a} or {@code !a}. */
+/** {@code -a}, {@code !a} or {@code ~a}. */
 public record Unary(UnaryOp op, PrimExpr a) implements PrimExpr {
     @Override
     public DType dtype() {

@@ -1,4 +1,4 @@
 package dev.relayfarm.kernel.expr;
 
-/** Unary operators. */
-public enum UnaryOp { NEG, NOT }
+/** Unary operators: arithmetic negation, logical not (bool result), bitwise complement (integers). */
+public enum UnaryOp { NEG, NOT, BITNOT }
