@@ -62,6 +62,8 @@ public final class OpComputes {
     private static Map<String, OpCompute> build() {
         Rules r = new Rules();
         ElementwiseComputes.register(r);
+        TransformComputes.register(r);
+        ReductionComputes.register(r);
         return Collections.unmodifiableMap(r.rules);
     }
 

@@ -93,6 +93,20 @@ public final class StridedSlice {
         return true;
     }
 
+    /**
+     * Per input axis, {@code {start, length, stride}} of the slice of a static {@code shape}: the
+     * interpreter's normalization, shared with the kernel compute definitions so both agree.
+     */
+    public static long[][] resolved(int[] shape, StridedSliceAttrs a) {
+        List<long[]> spec = perAxis(a, shape.length);
+        long[][] out = new long[shape.length][];
+        for (int i = 0; i < shape.length; i++) {
+            AxisSlice s = resolve(shape[i], spec.get(i), a.sliceMode());
+            out[i] = new long[] {s.start(), s.length(), s.stride()};
+        }
+        return out;
+    }
+
     /** (begin, end, stride) per axis of the input, with defaults for the axes the lists leave out. */
     private static List<long[]> perAxis(StridedSliceAttrs a, int rank) {
         List<long[]> spec = new ArrayList<>();
