@@ -64,6 +64,7 @@ public final class OpComputes {
         ElementwiseComputes.register(r);
         TransformComputes.register(r);
         ReductionComputes.register(r);
+        NnComputes.register(r);
         return Collections.unmodifiableMap(r.rules);
     }
 
