@@ -1,0 +1,82 @@
+package dev.relayfarm.kernel.lower;
+
+import dev.relayfarm.ir.Attrs;
+import dev.relayfarm.kernel.compute.Conv2d;
+import dev.relayfarm.kernel.template.Conv2dNCHWTemplate;
+import dev.relayfarm.kernel.template.Conv2dNCHWcTemplate;
+import dev.relayfarm.kernel.template.DenseNoPackTemplate;
+import dev.relayfarm.kernel.template.DensePackTemplate;
+import dev.relayfarm.kernel.template.InvalidConfigException;
+import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.kernel.template.ScheduleTemplate;
+import dev.relayfarm.kernel.te.Compute;
+import dev.relayfarm.kernel.te.Tensor;
+import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.nn.Conv2D;
+import dev.relayfarm.ops.nn.Conv2DNCHWc;
+import java.util.Optional;
+
+/**
+ * Anchor operators with a dedicated schedule template: the template builds the compute (its stage
+ * and axis names are the ones its schedule addresses) for the call's shapes and attributes. An op
+ * without one here (or with attributes its template does not cover, such as groups > 1) is computed
+ * like any other op and, when it reduces, scheduled by the generic reduction template.
+ */
+final class Anchors {
+    private Anchors() {}
+
+    /**
+     * The template for {@code op}, or empty when it has none for these attributes. {@code config},
+     * when given, selects among alternative templates (dense: packed or in place) by its template name.
+     */
+    static Optional<ScheduleTemplate> template(String op, java.util.List<Tensor> in, Attrs attrs, String name, Optional<ScheduleConfig> config) {
+        return switch (op) {
+            case "nn.conv2d" -> {
+                Conv2D.Conv2DAttrs a = (Conv2D.Conv2DAttrs) OpRegistry.get(op).parseAttrs(attrs);
+                if (a.groups() != 1 || !a.dataLayout().name().equals("NCHW") || !a.kernelLayout().name().equals("OIHW")
+                        || !a.outLayout().name().equals("NCHW") || (a.outDtype() != null && !a.outDtype().equals(in.get(0).dtype()))) {
+                    yield Optional.empty();
+                }
+                Conv2d.Params p = params(a.strides(), a.padding(), a.dilation());
+                Conv2d.Def def = Conv2d.compute(in.get(0), in.get(1), p, 1);
+                Compute pad = def.pad() == null ? null : rename(def.pad(), name + "_pad", null, null);
+                Compute out = rename(def.out(), name, def.pad(), pad);
+                String wl = "nn.conv2d(data" + in.get(0).shape() + ",weight" + in.get(1).shape() + ",strides=" + a.strides()[0] + "x" + a.strides()[1]
+                        + ",padding=" + a.padding()[0] + "," + a.padding()[1] + "," + a.padding()[2] + "," + a.padding()[3]
+                        + ",dilation=" + a.dilation()[0] + "x" + a.dilation()[1] + ")";
+                yield Optional.of(new Conv2dNCHWTemplate(new Conv2d.Def(pad, out, def.fb(), def.xb()), in.get(1).shape().get(3), wl.replace(" ", "")));
+            }
+            case "nn.contrib_conv2d_NCHWc" -> {
+                Conv2DNCHWc.Conv2DNCHWcAttrs a = (Conv2DNCHWc.Conv2DNCHWcAttrs) OpRegistry.get(op).parseAttrs(attrs);
+                int ic = in.get(0).shape().get(4), oc = in.get(1).shape().get(5);
+                boolean blocked = a.groups() == 1 && in.get(0).rank() == 5 && in.get(1).rank() == 6
+                        && a.dataLayout().name().equals("NCHW" + ic + "c") && a.kernelLayout().name().equals("OIHW" + ic + "i" + oc + "o")
+                        && a.outLayout().name().equals("NCHW" + oc + "c") && (a.outDtype() == null || a.outDtype().equals(in.get(0).dtype()));
+                if (!blocked) yield Optional.empty();
+                yield Optional.of(Conv2dNCHWcTemplate.create(in.get(0), in.get(1), params(a.strides(), a.padding(), a.dilation()), name));
+            }
+            case "nn.dense" -> {
+                if (in.get(0).rank() != 2 || in.get(1).rank() != 2) yield Optional.empty();
+                String which = config.map(ScheduleConfig::template).orElse(in.get(0).shape().get(0) <= 4 ? DenseNoPackTemplate.NAME : DensePackTemplate.NAME);
+                yield Optional.of(switch (which) {
+                    case DenseNoPackTemplate.NAME -> DenseNoPackTemplate.create(in.get(0), in.get(1), name, config);
+                    case DensePackTemplate.NAME -> DensePackTemplate.create(in.get(0), in.get(1), name, config);
+                    default -> throw new InvalidConfigException("config is for template " + which + ", but nn.dense has templates "
+                            + DensePackTemplate.NAME + " and " + DenseNoPackTemplate.NAME);
+                });
+            }
+            default -> Optional.empty();
+        };
+    }
+
+    private static Conv2d.Params params(int[] strides, int[] padding, int[] dilation) {
+        return new Conv2d.Params(strides[0], strides[1], padding[0], padding[1], padding[2], padding[3], dilation[0], dilation[1]);
+    }
+
+    /** {@code c} under a new name, its reads of {@code from} redirected to {@code to}. */
+    private static Compute rename(Compute c, String name, Compute from, Compute to) {
+        dev.relayfarm.kernel.expr.PrimExpr body = from == null ? c.body() : dev.relayfarm.kernel.expr.PrimExprs.map(c.body(),
+                e -> e instanceof dev.relayfarm.kernel.expr.TensorLoad tl && tl.tensor().id() == from.id() ? new dev.relayfarm.kernel.expr.TensorLoad(to, tl.indices()) : e);
+        return new Compute(name, c.axes(), body, c.id());
+    }
+}

@@ -1,0 +1,77 @@
+package dev.relayfarm.kernel.template;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+
+/**
+ * The cross product of a template's knobs for one workload: enumerable by index (mixed radix, the
+ * first knob varying slowest), so a tuner can sample, enumerate or resume by number.
+ */
+public record ConfigSpace(String template, List<Knob> knobs) {
+    public ConfigSpace {
+        knobs = List.copyOf(knobs);
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (Knob k : knobs) if (!names.add(k.name())) throw new IllegalArgumentException(template + ": two knobs named " + k.name());
+    }
+
+    public long size() {
+        long n = 1;
+        for (Knob k : knobs) n = Math.multiplyExact(n, k.candidates().size());
+        return n;
+    }
+
+    /** Configuration number {@code index} in {@code [0, size())}. */
+    public ScheduleConfig get(long index) {
+        if (index < 0 || index >= size()) throw new IndexOutOfBoundsException(template + ": config index " + index + " not in [0, " + size() + ")");
+        Map<String, Object> values = new LinkedHashMap<>();
+        long rest = index;
+        for (int i = knobs.size() - 1; i >= 0; i--) {
+            Knob k = knobs.get(i);
+            int n = k.candidates().size();
+            values.put(k.name(), k.candidates().get((int) (rest % n)));
+            rest /= n;
+        }
+        return new ScheduleConfig(template, values);
+    }
+
+    /** The index of {@code config}, or an {@link InvalidConfigException} naming the first knob value outside the space. */
+    public long indexOf(ScheduleConfig config) {
+        check(config);
+        long index = 0;
+        for (Knob k : knobs) index = index * k.candidates().size() + k.candidates().indexOf(config.knobs().get(k.name()));
+        return index;
+    }
+
+    public Stream<ScheduleConfig> all() {
+        return LongStream.range(0, size()).mapToObj(this::get);
+    }
+
+    public Knob knob(String name) {
+        for (Knob k : knobs) if (k.name().equals(name)) return k;
+        throw new IllegalArgumentException(template + " has no knob " + name);
+    }
+
+    /**
+     * Rejects a configuration of another template, with missing or unknown knobs, or with a value
+     * that is not a candidate of its knob for this workload.
+     */
+    public void check(ScheduleConfig config) {
+        if (!config.template().equals(template)) {
+            throw new InvalidConfigException("config is for template " + config.template() + ", not " + template);
+        }
+        List<String> unknown = new ArrayList<>(config.knobs().keySet());
+        for (Knob k : knobs) {
+            unknown.remove(k.name());
+            Object v = config.knobs().get(k.name());
+            if (v == null) throw new InvalidConfigException(template + ": config has no value for knob " + k.name() + " (" + k.doc() + ")");
+            if (!k.candidates().contains(v)) {
+                throw new InvalidConfigException(template + ": knob " + k.name() + "=" + v + " is not valid for this workload (candidates " + k.candidates() + "; " + k.doc() + ")");
+            }
+        }
+        if (!unknown.isEmpty()) throw new InvalidConfigException(template + ": unknown knobs " + unknown + " (knobs: " + knobs.stream().map(Knob::name).toList() + ")");
+    }
+}

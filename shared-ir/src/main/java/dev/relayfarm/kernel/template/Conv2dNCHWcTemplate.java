@@ -1,0 +1,174 @@
+package dev.relayfarm.kernel.template;
+
+import dev.relayfarm.kernel.compute.Conv2d;
+import dev.relayfarm.kernel.expr.IterVar;
+import dev.relayfarm.kernel.expr.PrimExpr;
+import dev.relayfarm.kernel.expr.Select;
+import dev.relayfarm.kernel.schedule.Primitive;
+import dev.relayfarm.kernel.schedule.Schedule;
+import dev.relayfarm.kernel.te.Compute;
+import dev.relayfarm.kernel.te.Te;
+import dev.relayfarm.kernel.te.Tensor;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code nn.contrib_conv2d_NCHWc} on channel-blocked tensors (TVM's x86 {@code conv2d_NCHWc}), the
+ * layouts alter-op-layout produces: data {@code NCHW[ic]c}, weight {@code OIHW[ic]i[oc]o} (packed at
+ * compile time by fold-constant), output {@code NCHW[oc]c}:
+ * <pre>
+ * out[n, oc_chunk, oh, ow, oc_block] = sum_{ic_chunk, kh, kw, ic_block}
+ *     pad[n, ic_chunk, oh*sh + kh*dh, ow*sw + kw*dw, ic_block] * w[oc_chunk, ic_chunk, kh, kw, ic_block, oc_block]
+ * </pre>
+ * Schedule: a {@code reg_n x oc_bn} register tile of (output column, output channel) accumulated at
+ * each {@code (n, oc_chunk, oh, ow_outer)} point, the reduction outside the tile, the columns unrolled
+ * and the {@code oc_bn} channels as SIMD lanes (contiguous in both the weight and the output);
+ * {@code (n, oc_chunk, oh)} fused and spread across threads.
+ *
+ * <p>Knobs: {@code ic_bn}, {@code oc_bn} (the packing blocks, fixed by the layouts the passes chose:
+ * one candidate each), {@code reg_n} (columns per tile, a divisor of the output width),
+ * {@code unroll_kw} (unroll the kernel-width loop), {@code order} ({@code kh_kw_ic}: input channels
+ * innermost in the reduction, TVM's order; {@code ic_kh_kw}: channel chunks outermost).
+ */
+public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
+    public static final String NAME = "conv2d_NCHWc.x86";
+    /** Accumulator floats that fit the vector registers of AVX2 (16 x 8 lanes) with room for operands. */
+    private static final int REGISTER_FLOATS = 96;
+
+    private final Compute pad;
+    private final Compute out;
+    private final int icBn, ocBn, outWidth, kernelWidth;
+    private final String workload;
+
+    private Conv2dNCHWcTemplate(Compute pad, Compute out, int icBn, int ocBn, int kernelWidth, String workload) {
+        this.pad = pad;
+        this.out = out;
+        this.icBn = icBn;
+        this.ocBn = ocBn;
+        this.outWidth = out.shape().get(3);
+        this.kernelWidth = kernelWidth;
+        this.workload = workload;
+    }
+
+    /**
+     * The compute (padding stage when padded, then the convolution named {@code name}) for data
+     * {@code [N, IC/ic, H, W, ic]} and weight {@code [OC/oc, IC/ic, KH, KW, ic, oc]}.
+     */
+    public static Conv2dNCHWcTemplate create(Tensor data, Tensor weight, Conv2d.Params p, String name) {
+        List<Integer> ds = data.shape(), ws = weight.shape();
+        if (ds.size() != 5 || ws.size() != 6) {
+            throw new IllegalArgumentException("conv2d_NCHWc needs data [N, C/ic, H, W, ic] and weight [O/oc, C/ic, KH, KW, ic, oc], got " + ds + " and " + ws);
+        }
+        int n = ds.get(0), icChunks = ds.get(1), h = ds.get(2), w = ds.get(3), ic = ds.get(4);
+        int ocChunks = ws.get(0), kh = ws.get(2), kw = ws.get(3), oc = ws.get(5);
+        if (!ws.get(1).equals(icChunks) || !ws.get(4).equals(ic)) {
+            throw new IllegalArgumentException("conv2d_NCHWc: weight " + ws + " does not match data " + ds + " (input channel chunks and block must agree)");
+        }
+        int ph = h + p.padTop() + p.padBottom(), pw = w + p.padLeft() + p.padRight();
+        int oh = (ph - (kh - 1) * p.dilationH() - 1) / p.strideH() + 1, ow = (pw - (kw - 1) * p.dilationW() - 1) / p.strideW() + 1;
+        if (oh <= 0 || ow <= 0) throw new IllegalArgumentException("conv2d_NCHWc: kernel " + kh + "x" + kw + " does not fit the padded input " + ph + "x" + pw);
+        boolean padded = p.padTop() + p.padBottom() + p.padLeft() + p.padRight() > 0;
+        Compute pad = !padded ? null : Te.compute(name + "_pad", List.of(n, icChunks, ph, pw, ic), List.of("pn", "pc", "ph", "pw", "pb"), ix -> {
+            PrimExpr y = ix.get(2).sub(p.padTop()), x = ix.get(3).sub(p.padLeft());
+            PrimExpr inside = y.ge(0).and(y.lt(PrimExpr.of(h))).and(x.ge(0)).and(x.lt(PrimExpr.of(w)));
+            return new Select(inside, data.at(ix.get(0), ix.get(1), y, x, ix.get(4)), Te.zero(data.dtype()));
+        });
+        Tensor src = padded ? pad : data;
+        IterVar rco = Te.reduceAxis("ic_chunk", icChunks), ry = Te.reduceAxis("kh", kh), rx = Te.reduceAxis("kw", kw), rci = Te.reduceAxis("ic_block", ic);
+        Compute out = Te.compute(name, List.of(n, ocChunks, oh, ow, oc), List.of("n", "oc_chunk", "oh", "ow", "oc_block"), ix -> Te.sum(
+                src.at(ix.get(0), rco.var(), ix.get(2).mul(p.strideH()).add(ry.var().mul(p.dilationH())),
+                                ix.get(3).mul(p.strideW()).add(rx.var().mul(p.dilationW())), rci.var())
+                        .mul(weight.at(ix.get(1), rco.var(), ry.var(), rx.var(), rci.var(), ix.get(4))),
+                rco, ry, rx, rci));
+        String wl = "nn.contrib_conv2d_NCHWc(data" + ds + ", weight" + ws + ", strides=" + p.strideH() + "x" + p.strideW() + ", padding="
+                + p.padTop() + "," + p.padLeft() + "," + p.padBottom() + "," + p.padRight() + ", dilation=" + p.dilationH() + "x" + p.dilationW() + ")";
+        return new Conv2dNCHWcTemplate(pad, out, ic, oc, kw, wl.replace(" ", ""));
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String workload() {
+        return workload;
+    }
+
+    @Override
+    public Compute anchor() {
+        return out;
+    }
+
+    @Override
+    public List<Compute> stages() {
+        return pad == null ? List.of(out) : List.of(pad, out);
+    }
+
+    @Override
+    public ConfigSpace space() {
+        return new ConfigSpace(NAME, List.of(
+                Knob.ints("ic_bn", List.of(icBn), "input channel block, fixed by the data layout NCHW" + icBn + "c"),
+                Knob.ints("oc_bn", List.of(ocBn), "output channel block, fixed by the output layout NCHW" + ocBn + "c"),
+                Knob.ints("reg_n", ScheduleTemplate.divisors(outWidth, 32), "output columns per register tile, a divisor of the output width " + outWidth),
+                Knob.ints("unroll_kw", List.of(0, 1), "1 = unroll the kernel-width loop"),
+                Knob.choices("order", List.of("kh_kw_ic", "ic_kh_kw"), "reduction loop order, outermost first")));
+    }
+
+    @Override
+    public ScheduleConfig defaultConfig() {
+        int regN = 1;
+        for (int d : ScheduleTemplate.divisors(outWidth, 32)) if (d * ocBn <= REGISTER_FLOATS) regN = d;
+        // a prime width leaves only 1: take the whole row when it fits twice the register budget
+        if (regN < 4 && outWidth * ocBn <= 2 * REGISTER_FLOATS && outWidth <= 32) regN = outWidth;
+        return new ScheduleConfig(NAME, java.util.Map.of("ic_bn", icBn, "oc_bn", ocBn, "reg_n", regN, "unroll_kw", kernelWidth <= 3 ? 1 : 0, "order", "ic_kh_kw"));
+    }
+
+    @Override
+    public void validate(ScheduleConfig c) {
+        if (!c.template().equals(NAME)) throw new InvalidConfigException("config is for template " + c.template() + ", not " + NAME);
+        if (c.knobs().get("ic_bn") instanceof Integer i && i != icBn) {
+            throw new InvalidConfigException(NAME + ": ic_bn=" + i + " but the data layout of " + workload + " blocks input channels by " + icBn);
+        }
+        if (c.knobs().get("oc_bn") instanceof Integer o && o != ocBn) {
+            throw new InvalidConfigException(NAME + ": oc_bn=" + o + " but the weight layout of " + workload + " blocks output channels by " + ocBn);
+        }
+        if (c.knobs().get("reg_n") instanceof Integer r && (r < 1 || outWidth % r != 0)) {
+            throw new InvalidConfigException(NAME + ": reg_n=" + r + " must be a positive divisor of the output width " + outWidth + " (" + workload + ")");
+        }
+        space().check(c);
+    }
+
+    @Override
+    public Schedule schedule(ScheduleConfig c, Compute o) {
+        validate(c);
+        int regN = c.getInt("reg_n");
+        List<Primitive> ps = new ArrayList<>();
+        if (pad != null) {
+            String p = pad.name();
+            ps.add(new Primitive.Fuse(p, "pn", "pc"));
+            ps.add(new Primitive.Fuse(p, "pn_pc_f", "ph"));
+            ps.add(new Primitive.Parallel(p, "pn_pc_f_ph_f"));
+            ps.add(new Primitive.Vectorize(p, "pb"));
+        }
+        String local = Tiles.cacheOrAttach(ps, out, o);
+        List<String> ax = o.axes().stream().map(IterVar::name).toList();
+        ps.add(new Primitive.Split(o.name(), ax.get(3), regN));
+        ps.add(new Primitive.Fuse(o.name(), ax.get(0), ax.get(1)));
+        String f1 = ax.get(0) + "_" + ax.get(1) + "_f";
+        ps.add(new Primitive.Fuse(o.name(), f1, ax.get(2)));
+        String f2 = f1 + "_" + ax.get(2) + "_f";
+        ps.add(new Primitive.Parallel(o.name(), f2));
+        ps.add(new Primitive.Vectorize(o.name(), ax.get(4)));
+        ps.add(new Primitive.ComputeAt(local, o.name(), ax.get(3) + "_o"));
+        List<String> reduce = c.getString("order").equals("kh_kw_ic") ? List.of("kh", "kw", "ic_chunk", "ic_block") : List.of("ic_chunk", "kh", "kw", "ic_block");
+        List<String> order = new ArrayList<>(List.of("n", "oc_chunk", "oh"));
+        order.addAll(reduce);
+        order.addAll(List.of("ow", "oc_block"));
+        ps.add(new Primitive.Reorder(local, order));
+        ps.add(new Primitive.Unroll(local, "ow"));
+        ps.add(new Primitive.Vectorize(local, "oc_block"));
+        if (c.getInt("unroll_kw") == 1) ps.add(new Primitive.Unroll(local, "kw"));
+        return new Schedule(ps);
+    }
+}

@@ -1,0 +1,109 @@
+package dev.relayfarm.kernel.template;
+
+import dev.relayfarm.kernel.expr.IterVar;
+import dev.relayfarm.kernel.schedule.Primitive;
+import dev.relayfarm.kernel.schedule.Schedule;
+import dev.relayfarm.kernel.te.Compute;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Any reduction compute without a dedicated template (pooling, sum/max/mean, a grouped convolution):
+ * the outer data axes fused and parallel, the reduction loops inside them, and the innermost data
+ * axis moved inside the reduction as SIMD lanes (so {@code max_pool2d} on {@code NCHW16c} updates 16
+ * channels per instruction, and an NCHW pooling row at once).
+ *
+ * <p>Knobs: {@code parallel} (1 = threads over the fused outer axes), {@code vectorize} (1 = the
+ * innermost data axis inside the reduction, vectorized; needs a data axis of extent at least 2).
+ */
+public final class ReductionTemplate implements ScheduleTemplate {
+    public static final String NAME = "reduction.x86";
+    private final Compute r;
+    private final String workload;
+
+    public ReductionTemplate(Compute r, String workload) {
+        if (!r.isReduction()) throw new IllegalArgumentException(r.name() + " is not a reduction");
+        this.r = r;
+        this.workload = workload;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String workload() {
+        return workload;
+    }
+
+    @Override
+    public Compute anchor() {
+        return r;
+    }
+
+    @Override
+    public List<Compute> stages() {
+        return List.of(r);
+    }
+
+    private int innermost() {
+        return r.axes().isEmpty() ? 0 : r.axes().getLast().extent();
+    }
+
+    @Override
+    public ConfigSpace space() {
+        return new ConfigSpace(NAME, List.of(
+                Knob.ints("parallel", r.axes().isEmpty() ? List.of(0) : List.of(0, 1), "1 = threads over the fused outer data axes"),
+                Knob.ints("vectorize", innermost() >= 2 ? List.of(0, 1) : List.of(0), "1 = innermost data axis inside the reduction as SIMD lanes")));
+    }
+
+    @Override
+    public ScheduleConfig defaultConfig() {
+        long size = r.shape().stream().mapToLong(Integer::longValue).reduce(1, (a, b) -> a * b);
+        long work = size;
+        for (IterVar iv : r.reduceAxes()) work *= iv.extent();
+        boolean vec = innermost() >= 4 && r.axes().size() >= 1;
+        long outer = vec ? size / innermost() : size;
+        return new ScheduleConfig(NAME, Map.of("parallel", outer >= 2 && work >= 32768 ? 1 : 0, "vectorize", vec ? 1 : 0));
+    }
+
+    @Override
+    public void validate(ScheduleConfig c) {
+        if (!c.template().equals(NAME)) throw new InvalidConfigException("config is for template " + c.template() + ", not " + NAME);
+        if (c.knobs().get("vectorize") instanceof Integer v && v == 1 && innermost() < 2) {
+            throw new InvalidConfigException(NAME + ": vectorize=1 needs an innermost data axis of extent >= 2, " + r.name() + " has shape " + r.shape());
+        }
+        space().check(c);
+    }
+
+    @Override
+    public Schedule schedule(ScheduleConfig c, Compute o) {
+        validate(c);
+        List<Primitive> ps = new ArrayList<>();
+        boolean vec = c.getInt("vectorize") == 1;
+        List<String> data = r.axes().stream().map(IterVar::name).toList();
+        List<String> reduce = r.reduceAxes().stream().map(IterVar::name).toList();
+        int nOuter = vec ? data.size() - 1 : data.size();
+        String rn = r.name();
+        if (vec) {
+            List<String> order = new ArrayList<>(data.subList(0, nOuter));
+            order.addAll(reduce);
+            order.add(data.getLast());
+            ps.add(new Primitive.Reorder(rn, order));
+            ps.add(new Primitive.Vectorize(rn, data.getLast()));
+        }
+        boolean epilogue = o.id() != r.id();
+        if (epilogue && nOuter == 0) throw new IllegalArgumentException(NAME + ": no outer axis to attach " + rn + " to its epilogue " + o.name());
+        Compute tiled = epilogue ? o : r;
+        List<String> ax = tiled.axes().stream().map(IterVar::name).toList();
+        String fused = Tiles.fuseAll(ps, tiled.name(), ax.subList(0, nOuter));
+        if (c.getInt("parallel") == 1 && fused != null) ps.add(new Primitive.Parallel(tiled.name(), fused));
+        if (epilogue) {
+            if (vec) ps.add(new Primitive.Vectorize(o.name(), ax.getLast()));
+            ps.add(new Primitive.ComputeAt(rn, o.name(), fused));
+        }
+        return new Schedule(ps);
+    }
+}

@@ -1,0 +1,203 @@
+package dev.relayfarm.kernel.lower;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.relayfarm.ir.Function;
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.kernel.codegen.CModule;
+import dev.relayfarm.kernel.loop.LoweredFunc;
+import dev.relayfarm.kernel.loop.StmtPrinter;
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.InvalidConfigException;
+import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.runtime.KernelLibrary;
+import dev.relayfarm.text.RelayParser;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fused groups written as Relay text (the shapes FuseOps makes after alter-op-layout: NCHWc
+ * convolutions with bias/ReLU/residual epilogues, plain NCHW convolutions, dense, injective groups,
+ * tuple parameters and results), each lowered to one kernel, all compiled in one module and compared
+ * with the interpreter running the same Primitive function.
+ */
+class PrimitiveLoweringTest {
+    private record Case(Function fn, LoweredKernel kernel) {}
+
+    private static final Map<String, Case> CASES = new LinkedHashMap<>();
+    private static KernelLibrary lib;
+
+    static Function parse(String text) {
+        return (Function) RelayParser.parseExpr(text);
+    }
+
+    private static LoweredKernel add(String name, String text, Optional<ScheduleConfig> config) {
+        Function fn = parse(text);
+        LoweredKernel k = PrimitiveLowering.lower(fn, name, Target.host(), config);
+        CASES.put(name, new Case(fn, k));
+        return k;
+    }
+
+    static final String NCHWC_1X1 = """
+            fn (%x: Tensor[(1, 2, 6, 6, 8), float32], %w: Tensor[(2, 2, 1, 1, 8, 8), float32], %b: Tensor[(1, 2, 1, 1, 8), float32], Primitive=1) {
+              %0 = nn.contrib_conv2d_NCHWc(%x, %w, channels=16, kernel_size=[1, 1], data_layout="NCHW8c", kernel_layout="OIHW8i8o", out_layout="NCHW8c");
+              %1 = add(%0, %b);
+              nn.relu(%1)
+            }""";
+
+    static final String NCHWC_3X3 = """
+            fn (%x: Tensor[(1, 2, 7, 7, 8), float32], %w: Tensor[(2, 2, 3, 3, 8, 16), float32], %b: Tensor[(1, 2, 1, 1, 16), float32], Primitive=1) {
+              %0 = nn.contrib_conv2d_NCHWc(%x, %w, padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW8c", kernel_layout="OIHW8i16o", out_layout="NCHW16c");
+              %1 = add(%0, %b);
+              nn.relu(%1)
+            }""";
+
+    @BeforeAll
+    static void build() {
+        Assumptions.assumeTrue(CCompiler.host().isPresent(), "no C compiler found: native kernel tests skipped");
+        add("nchwc_1x1_bias_relu", NCHWC_1X1, Optional.empty());
+        add("nchwc_3x3_pad_bias_relu", NCHWC_3X3, Optional.empty());
+        add("nchwc_3x3_tuned", NCHWC_3X3, Optional.of(ScheduleConfig.fromJson(
+                "{\"template\":\"conv2d_NCHWc.x86\",\"knobs\":{\"ic_bn\":8,\"oc_bn\":16,\"reg_n\":1,\"unroll_kw\":0,\"order\":\"kh_kw_ic\"}}")));
+        add("nchwc_stride2_residual", """
+                fn (%x: Tensor[(1, 1, 9, 9, 8), float32], %w: Tensor[(1, 1, 3, 3, 8, 8), float32], %b: Tensor[(1, 1, 1, 1, 8), float32],
+                    %r: Tensor[(1, 1, 4, 4, 8), float32], Primitive=1) {
+                  %0 = nn.contrib_conv2d_NCHWc(%x, %w, strides=[2, 2], channels=8, kernel_size=[3, 3], data_layout="NCHW8c", kernel_layout="OIHW8i8o", out_layout="NCHW8c");
+                  %1 = add(%0, %b);
+                  %2 = add(%1, %r);
+                  nn.relu(%2)
+                }""", Optional.empty());
+        add("nchwc_plain", """
+                fn (%x: Tensor[(1, 1, 5, 5, 8), float32], %w: Tensor[(1, 1, 3, 3, 8, 8), float32], Primitive=1) {
+                  nn.contrib_conv2d_NCHWc(%x, %w, padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3], data_layout="NCHW8c", kernel_layout="OIHW8i8o", out_layout="NCHW8c")
+                }""", Optional.empty());
+        add("conv_nchw_stride2_bias_relu", """
+                fn (%x: Tensor[(1, 3, 15, 15), float32], %w: Tensor[(8, 3, 3, 3), float32], %b: Tensor[(8, 1, 1), float32], Primitive=1) {
+                  %0 = nn.conv2d(%x, %w, strides=[2, 2], channels=8, kernel_size=[3, 3]);
+                  %1 = add(%0, %b);
+                  nn.relu(%1)
+                }""", Optional.empty());
+        add("conv_nchw_bias_clip", """
+                fn (%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(6, 4, 3, 3), float32], %b: Tensor[(6), float32], Primitive=1) {
+                  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=6, kernel_size=[3, 3]);
+                  %1 = nn.bias_add(%0, %b);
+                  clip(%1, a_min=0f, a_max=6f)
+                }""", Optional.empty());
+        add("dense_nopack_bias_relu", """
+                fn (%x: Tensor[(1, 64), float32], %w: Tensor[(24, 64), float32], %b: Tensor[(24), float32], Primitive=1) {
+                  %0 = nn.dense(%x, %w, units=24);
+                  %1 = nn.bias_add(%0, %b);
+                  nn.relu(%1)
+                }""", Optional.empty());
+        add("dense_nopack_alone", """
+                fn (%x: Tensor[(2, 20), float32], %w: Tensor[(10, 20), float32], Primitive=1) {
+                  nn.dense(%x, %w, units=10)
+                }""", Optional.empty());
+        add("dense_pack_bias", """
+                fn (%x: Tensor[(8, 32), float32], %w: Tensor[(20, 32), float32], %b: Tensor[(20), float32], Primitive=1) {
+                  %0 = nn.dense(%x, %w, units=20);
+                  add(%0, %b)
+                }""", Optional.empty());
+        add("dense_pack_configured", """
+                fn (%x: Tensor[(2, 20), float32], %w: Tensor[(40, 20), float32], Primitive=1) {
+                  nn.dense(%x, %w, units=40)
+                }""", Optional.of(ScheduleConfig.fromJson("{\"template\":\"dense_pack.x86\",\"knobs\":{\"tile_y\":2,\"tile_x\":8,\"tile_k\":4}}")));
+        add("injective_broadcast", """
+                fn (%x: Tensor[(2, 3, 5, 16), float32], %y: Tensor[(3, 1, 1), float32], Primitive=1) {
+                  %0 = add(%x, %y);
+                  %1 = multiply(%0, 0.5f);
+                  nn.relu(%1)
+                }""", Optional.empty());
+        add("tuple_param_and_result", """
+                fn (%t: (Tensor[(4, 9), float32], Tensor[(4, 9), float32]), Primitive=1) {
+                  %0 = add(%t.0, %t.1);
+                  (exp(%0), %t.1, sigmoid(%0))
+                }""", Optional.empty());
+        List<LoweredFunc> funcs = new ArrayList<>();
+        for (Case c : CASES.values()) funcs.add(c.kernel().func());
+        lib = new CModule(funcs).build(CCompiler.host().orElseThrow());
+    }
+
+    @AfterAll
+    static void close() {
+        if (lib != null) lib.close();
+    }
+
+    @Test
+    void everyGroupMatchesTheInterpreter() {
+        long seed = 1;
+        for (Map.Entry<String, Case> e : CASES.entrySet()) {
+            GroupCheck.assertMatches(e.getKey(), e.getValue().fn(), lib.kernel(e.getKey()), seed++);
+        }
+    }
+
+    @Test
+    void epilogueIsFusedIntoTheConvolutionTile() {
+        String loops = StmtPrinter.print(CASES.get("nchwc_3x3_pad_bias_relu").kernel().func().body());
+        // the convolution lives only in a local tile; bias and relu are applied where the tile is read
+        assertTrue(loops.contains("allocate conv2d_NCHWc") && loops.contains(" local"), loops);
+        assertFalse(loops.contains("allocate add"), loops);
+        assertFalse(loops.contains("allocate conv2d_NCHWc[1, 2, 7, 7, 16] global"), loops);
+    }
+
+    @Test
+    void signatureFlattensTupleParametersThenOutputs() {
+        LoweredKernel k = CASES.get("tuple_param_and_result").kernel();
+        assertEquals(2, k.signature().numInputs());
+        assertEquals(5, k.signature().params().size());
+        assertEquals(List.of(4, 9), k.signature().params().get(4).shape());
+    }
+
+    @Test
+    void workloadAndConfigAreRecorded() {
+        LoweredKernel k = CASES.get("nchwc_1x1_bias_relu").kernel();
+        assertEquals("conv2d_NCHWc.x86", k.config().template());
+        assertEquals("nn.contrib_conv2d_NCHWc(data[1,2,6,6,8],weight[2,2,1,1,8,8],strides=1x1,padding=0,0,0,0,dilation=1x1)", k.workload());
+        assertEquals(6, k.config().getInt("reg_n"));
+        assertEquals(1, CASES.get("nchwc_3x3_tuned").kernel().config().getInt("reg_n"));
+        assertEquals("dense_nopack.x86", CASES.get("dense_nopack_bias_relu").kernel().config().template());
+        assertEquals("dense_pack.x86", CASES.get("dense_pack_bias").kernel().config().template());
+        assertEquals("injective.x86", CASES.get("injective_broadcast").kernel().config().template());
+    }
+
+    @Test
+    void invalidConfigIsRejectedWithItsReason() {
+        Function fn = parse(NCHWC_3X3);
+        InvalidConfigException e = assertThrows(InvalidConfigException.class, () -> PrimitiveLowering.lower(fn, "bad", Target.host(), Optional.of(ScheduleConfig.fromJson(
+                "{\"template\":\"conv2d_NCHWc.x86\",\"knobs\":{\"ic_bn\":8,\"oc_bn\":16,\"reg_n\":5,\"unroll_kw\":0,\"order\":\"kh_kw_ic\"}}"))));
+        assertTrue(e.getMessage().contains("reg_n=5 must be a positive divisor of the output width 7"), e.getMessage());
+        e = assertThrows(InvalidConfigException.class, () -> PrimitiveLowering.lower(fn, "bad", Target.host(), Optional.of(ScheduleConfig.fromJson(
+                "{\"template\":\"conv2d_NCHWc.x86\",\"knobs\":{\"ic_bn\":16,\"oc_bn\":16,\"reg_n\":7,\"unroll_kw\":0,\"order\":\"kh_kw_ic\"}}"))));
+        assertTrue(e.getMessage().contains("ic_bn=16 but the data layout"), e.getMessage());
+        e = assertThrows(InvalidConfigException.class, () -> PrimitiveLowering.lower(fn, "bad", Target.host(), Optional.of(ScheduleConfig.fromJson(
+                "{\"template\":\"dense_pack.x86\",\"knobs\":{\"tile_y\":1,\"tile_x\":8,\"tile_k\":1}}"))));
+        assertTrue(e.getMessage().contains("config is for template dense_pack.x86, not conv2d_NCHWc.x86"), e.getMessage());
+    }
+
+    @Test
+    void unsupportedOperatorNamesTheOpAndTheGroup() {
+        Function fn = parse("""
+                fn (%x: Tensor[(4, 4), float32], Primitive=1) {
+                  argwhere(%x)
+                }""");
+        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> PrimitiveLowering.lower(fn, "grp7", Target.host(), Optional.empty()));
+        assertTrue(e.getMessage().contains("group grp7") && e.getMessage().contains("argwhere"), e.getMessage());
+        Function let = parse("""
+                fn (%x: Tensor[(4, 4), float32], Primitive=1) {
+                  let %y = exp(%x);
+                  add(%y, %y)
+                }""");
+        e = assertThrows(UnsupportedOperationException.class, () -> PrimitiveLowering.lower(let, "grp8", Target.host(), Optional.empty()));
+        assertTrue(e.getMessage().contains("group grp8: %y is not a parameter (Let nodes"), e.getMessage());
+    }
+}

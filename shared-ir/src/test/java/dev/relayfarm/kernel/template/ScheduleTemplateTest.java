@@ -1,0 +1,98 @@
+package dev.relayfarm.kernel.template;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.kernel.compute.Conv2d;
+import dev.relayfarm.kernel.schedule.Lowering;
+import dev.relayfarm.kernel.te.KernelDef;
+import dev.relayfarm.kernel.te.Placeholder;
+import dev.relayfarm.kernel.te.Te;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Config spaces (counts, enumeration, indexing), JSON round trips, validation messages, and that every config of a small space lowers. */
+class ScheduleTemplateTest {
+    private static Conv2dNCHWcTemplate nchwc(int w, int pad) {
+        Placeholder x = Te.placeholder("x", List.of(1, 2, 7, w, 8), DType.FLOAT32), k = Te.placeholder("w", List.of(2, 2, 3, 3, 8, 16), DType.FLOAT32);
+        return Conv2dNCHWcTemplate.create(x, k, Conv2d.Params.of(1, pad), "conv");
+    }
+
+    @Test
+    void nchwcSpaceCountsDivisorsOfTheOutputWidth() {
+        // output width 12: reg_n in {1,2,3,4,6,12}; x unroll_kw {0,1} x order {2}; ic_bn and oc_bn fixed
+        ConfigSpace s = nchwc(12, 1).space();
+        assertEquals(6 * 2 * 2, s.size());
+        assertEquals(List.of(1, 2, 3, 4, 6, 12), s.knob("reg_n").candidates());
+        Set<ScheduleConfig> all = new HashSet<>(s.all().toList());
+        assertEquals(s.size(), all.size());
+        for (long i = 0; i < s.size(); i++) assertEquals(i, s.indexOf(s.get(i)));
+        // output width 7 (prime): reg_n in {1, 7}
+        assertEquals(2 * 2 * 2, nchwc(7, 1).space().size());
+    }
+
+    @Test
+    void denseSpaces() {
+        Placeholder d = Te.placeholder("d", List.of(8, 64), DType.FLOAT32), w = Te.placeholder("w", List.of(40, 64), DType.FLOAT32);
+        // tile_y {1,2,4,8} x tile_x {8,16,32} x tile_k {1,2,4}
+        assertEquals(4 * 3 * 3, DensePackTemplate.create(d, w, "dense", Optional.empty()).space().size());
+        // vec {1,4,8,16} x tile_x divisors of 40 up to 16 {1,2,4,5,8,10}
+        assertEquals(4 * 6, DenseNoPackTemplate.create(d, w, "dense", Optional.empty()).space().size());
+    }
+
+    @Test
+    void configJsonRoundTrip() {
+        ConfigSpace s = nchwc(12, 1).space();
+        for (long i = 0; i < s.size(); i++) {
+            ScheduleConfig c = s.get(i);
+            ScheduleConfig back = ScheduleConfig.fromJson(c.toJson());
+            assertEquals(c, back);
+            assertEquals(i, s.indexOf(back));
+        }
+        assertEquals("{\"template\":\"conv2d_NCHWc.x86\",\"knobs\":{\"ic_bn\":8,\"oc_bn\":16,\"order\":\"ic_kh_kw\",\"reg_n\":6,\"unroll_kw\":1}}",
+                nchwc(12, 1).defaultConfig().toJson());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ScheduleConfig.fromJson("{\"template\":\"x\",\"knobs\":{\"a\":[1]}}"));
+        assertTrue(e.getMessage().contains("not a schedule config") || e.getMessage().contains("knob a must be an integer or a string"), e.getMessage());
+    }
+
+    @Test
+    void invalidConfigsAreRejectedWithTheirReason() {
+        Conv2dNCHWcTemplate t = nchwc(12, 1);
+        ScheduleConfig good = t.defaultConfig();
+        t.validate(good);
+        assertMessage(t, good.with("reg_n", 5), "reg_n=5 must be a positive divisor of the output width 12");
+        assertMessage(t, good.with("oc_bn", 8), "oc_bn=8 but the weight layout");
+        assertMessage(t, good.with("order", "rx_first"), "knob order=rx_first is not valid for this workload (candidates [kh_kw_ic, ic_kh_kw]");
+        assertMessage(t, good.with("tile_z", 2), "unknown knobs [tile_z]");
+        assertMessage(t, good.with("reg_n", "six"), "knob reg_n=six is not valid for this workload");
+        assertMessage(t, new ScheduleConfig(Conv2dNCHWcTemplate.NAME, Map.of("reg_n", 6)), "has no value for knob ic_bn");
+        assertMessage(t, new ScheduleConfig(DensePackTemplate.NAME, Map.of()), "config is for template dense_pack.x86, not conv2d_NCHWc.x86");
+        Placeholder d = Te.placeholder("d", List.of(6, 64), DType.FLOAT32), w = Te.placeholder("w", List.of(40, 64), DType.FLOAT32);
+        InvalidConfigException e = assertThrows(InvalidConfigException.class, () -> DensePackTemplate.create(d, w, "dense",
+                Optional.of(new ScheduleConfig(DensePackTemplate.NAME, Map.of("tile_y", 4, "tile_x", 16, "tile_k", 1)))));
+        assertTrue(e.getMessage().contains("tile_y=4 must be a positive divisor of the batch 6"), e.getMessage());
+    }
+
+    private static void assertMessage(ScheduleTemplate t, ScheduleConfig c, String expected) {
+        RuntimeException e = assertThrows(RuntimeException.class, () -> t.validate(c));
+        assertTrue(e instanceof InvalidConfigException, e.toString());
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+
+    @Test
+    void everyConfigOfTheSpaceLowers() {
+        for (int pad : List.of(0, 1)) {
+            Conv2dNCHWcTemplate t = nchwc(12, pad);
+            Placeholder x = (Placeholder) t.anchor().inputs().stream().filter(p -> p instanceof Placeholder ph && ph.name().equals("x")).findFirst()
+                    .orElseGet(() -> t.stages().getFirst().inputs().getFirst());
+            Placeholder k = (Placeholder) t.anchor().inputs().stream().filter(p -> p.name().equals("w")).findFirst().orElseThrow();
+            t.space().all().forEach(c -> Lowering.lower(new KernelDef("k", List.of(x, k), List.of(t.anchor())), t.schedule(c, t.anchor())));
+        }
+    }
+}
