@@ -41,12 +41,24 @@ public final class OnnxCheck {
      * {@code tolerance} null means the folder's manifest or ONNX's default; {@code optimize} is applied
      * to the imported module before it runs (the pass pipeline at some -O level; identity for -O0).
      */
-    public record Options(ImportOptions importOptions, Tolerance tolerance, java.util.function.UnaryOperator<IRModule> optimize) {
+    public record Options(ImportOptions importOptions, Tolerance tolerance, java.util.function.UnaryOperator<IRModule> optimize, Backend backend) {
         public static final Options DEFAULT = new Options(ImportOptions.DEFAULT, null);
 
         public Options(ImportOptions importOptions, Tolerance tolerance) {
             this(importOptions, tolerance, java.util.function.UnaryOperator.identity());
         }
+
+        public Options(ImportOptions importOptions, Tolerance tolerance, java.util.function.UnaryOperator<IRModule> optimize) {
+            this(importOptions, tolerance, optimize, Backend.INTERPRETER);
+        }
+    }
+
+    /** What runs the optimized module on the inputs: the interpreter, or e.g. a compiled artifact. */
+    @FunctionalInterface
+    public interface Backend {
+        Backend INTERPRETER = (module, inputs) -> Interpreter.runMain(module, inputs.toArray(NDArray[]::new));
+
+        Value run(IRModule module, List<NDArray> inputs);
     }
 
     private OnnxCheck() {}
@@ -108,7 +120,7 @@ public final class OnnxCheck {
             }
             Value result;
             try {
-                result = Interpreter.runMain(optimized, inputs.toArray(NDArray[]::new));
+                result = options.backend().run(optimized, inputs);
             } catch (RuntimeException e) {
                 return new Result(name, Status.ERROR, "run: " + e.getMessage(), "run", importMillis, 0);
             }
@@ -210,7 +222,7 @@ public final class OnnxCheck {
             }
             bound.put(fed.get(i).getName(), shape);
         }
-        return bound.isEmpty() ? options : new Options(options.importOptions().withInputShapes(bound), options.tolerance(), options.optimize());
+        return bound.isEmpty() ? options : new Options(options.importOptions().withInputShapes(bound), options.tolerance(), options.optimize(), options.backend());
     }
 
     /** A folder's manifest.json may set "rtol"/"atol". */

@@ -41,6 +41,11 @@ public final class KernelLibrary implements AutoCloseable {
      */
     private static final boolean OPENMP_PINNED = pinOpenMp();
 
+    /** Whether native libraries may be unloaded safely (see {@link #OPENMP_PINNED}); shared with {@link CompiledModel}. */
+    static boolean openMpPinned() {
+        return OPENMP_PINNED;
+    }
+
     private static boolean pinOpenMp() {
         for (String name : List.of("libgomp.so.1", "libomp.so.5", "libomp.so")) {
             try {

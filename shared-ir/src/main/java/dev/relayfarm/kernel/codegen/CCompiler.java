@@ -76,6 +76,11 @@ public final class CCompiler {
         return compiler;
     }
 
+    /** The compiler's first {@code --version} line (what artifacts record as the compiler version). */
+    public String identity() {
+        return identity;
+    }
+
     public List<String> flags() {
         return flags;
     }

@@ -1,0 +1,239 @@
+package dev.relayfarm.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.compile.ArtifactException;
+import dev.relayfarm.compile.TensorSpec;
+import dev.relayfarm.interp.Npy;
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.NDArray;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A compiled artifact loaded with the Foreign Function & Memory API: lib.so's graph executor
+ * ({@code relayfarm_create/run/destroy}, see {@link dev.relayfarm.compile.EntryPointEmitter}) run on
+ * {@link NDArray}s. Inputs are checked against manifest.json (count, dtype, shape: errors name the
+ * input), copied into 64-byte aligned native buffers, the graph runs, outputs come back as fresh
+ * arrays. One model runs one call at a time ({@code run} is synchronized); load the artifact twice
+ * for concurrent runs. {@link #close()} frees the native model and unloads the library.
+ */
+public final class CompiledModel implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Linker LINKER = Linker.nativeLinker();
+
+    private final Path dir;
+    private final List<TensorSpec> inputs;
+    private final List<TensorSpec> outputs;
+    private final String contentHash;
+    private final Arena arena;
+    private final MethodHandle run;
+    private final MethodHandle setThreads;
+    private final MethodHandle destroy;
+    private final MethodHandle lastError;
+    private MemorySegment model;
+
+    private CompiledModel(Path dir, List<TensorSpec> inputs, List<TensorSpec> outputs, String contentHash, Arena arena, SymbolLookup lib) {
+        this.dir = dir;
+        this.inputs = inputs;
+        this.outputs = outputs;
+        this.contentHash = contentHash;
+        this.arena = arena;
+        this.run = handle(lib, "relayfarm_run", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
+        this.setThreads = handle(lib, "relayfarm_set_num_threads", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+        this.destroy = handle(lib, "relayfarm_destroy", FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
+        this.lastError = handle(lib, "relayfarm_last_error", FunctionDescriptor.of(ValueLayout.ADDRESS));
+    }
+
+    private MethodHandle handle(SymbolLookup lib, String name, FunctionDescriptor fd) {
+        MemorySegment fn = lib.find(name).orElseThrow(() -> new ArtifactException(dir.resolve("lib.so") + " has no symbol " + name + " (not a RelayFarm artifact?)"));
+        return LINKER.downcallHandle(fn, fd);
+    }
+
+    /** Loads the artifact in {@code dir} (manifest.json, lib.so, params.bin). */
+    public static CompiledModel load(Path dir) {
+        Path manifestFile = dir.resolve("manifest.json");
+        JsonNode manifest;
+        try {
+            manifest = JSON.readTree(Files.readString(manifestFile));
+        } catch (IOException e) {
+            throw new ArtifactException("cannot read " + manifestFile + ": " + e.getMessage(), e);
+        }
+        if (!"relayfarm-artifact/1".equals(manifest.path("format").asText())) {
+            throw new ArtifactException(manifestFile + " is not a RelayFarm artifact manifest (format " + manifest.path("format") + ")");
+        }
+        if (manifest.path("lib").isNull() || manifest.path("lib").isMissingNode()) {
+            throw new ArtifactException(dir + " has no lib.so (" + manifest.path("note").asText("sources only") + ")");
+        }
+        Path so = dir.resolve("lib.so").toAbsolutePath();
+        if (!Files.isRegularFile(so)) throw new ArtifactException("missing " + so);
+        Arena arena = KernelLibrary.openMpPinned() ? Arena.ofShared() : Arena.global();
+        try {
+            SymbolLookup lib = SymbolLookup.libraryLookup(so, arena);
+            CompiledModel m = new CompiledModel(dir, specs(manifest.path("inputs")), specs(manifest.path("outputs")),
+                    manifest.path("content_hash").asText(), arena, lib);
+            MethodHandle create = m.handle(lib, "relayfarm_create", FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS));
+            try (Arena tmp = Arena.ofConfined()) {
+                m.model = (MemorySegment) create.invokeExact(tmp.allocateFrom(dir.toAbsolutePath().toString()));
+            }
+            if (m.model.address() == 0) throw new ArtifactException("cannot load " + dir + ": " + m.lastError());
+            return m;
+        } catch (ArtifactException | IllegalArgumentException e) {
+            if (arena.scope() != Arena.global().scope()) arena.close();
+            throw e instanceof ArtifactException a ? a : new ArtifactException("cannot load " + so + ": " + e.getMessage(), e);
+        } catch (Throwable t) {
+            if (arena.scope() != Arena.global().scope()) arena.close();
+            throw new ArtifactException("cannot load " + dir + ": " + t, t);
+        }
+    }
+
+    private static List<TensorSpec> specs(JsonNode list) {
+        List<TensorSpec> out = new ArrayList<>();
+        for (JsonNode n : list) {
+            List<Integer> shape = new ArrayList<>();
+            for (JsonNode d : n.path("shape")) shape.add(d.asInt());
+            out.add(new TensorSpec(n.path("name").asText(), shape, DType.parse(n.path("dtype").asText())));
+        }
+        return List.copyOf(out);
+    }
+
+    public List<TensorSpec> inputs() {
+        return inputs;
+    }
+
+    public List<TensorSpec> outputs() {
+        return outputs;
+    }
+
+    public String contentHash() {
+        return contentHash;
+    }
+
+    /** OpenMP threads for the following runs (0: the OpenMP runtime's default, usually all cores). */
+    public synchronized void setNumThreads(int threads) {
+        if (threads < 0) throw new IllegalArgumentException("thread count must be >= 0, got " + threads);
+        try {
+            int rc = (int) setThreads.invokeExact(live(), threads);
+            if (rc != 0) throw new IllegalStateException(lastError());
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("relayfarm_set_num_threads failed", t);
+        }
+    }
+
+    /** Runs the model; inputs in manifest order. */
+    public synchronized List<NDArray> run(List<NDArray> args) {
+        check(args);
+        MemorySegment m = live();
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment in = call.allocate(ValueLayout.ADDRESS, Math.max(1, inputs.size()));
+            MemorySegment out = call.allocate(ValueLayout.ADDRESS, Math.max(1, outputs.size()));
+            for (int i = 0; i < inputs.size(); i++) {
+                long bytes = inputs.get(i).byteSize();
+                MemorySegment seg = call.allocate(Math.max(bytes, 1), 64);
+                MemorySegment.copy(heap(args.get(i)), 0, seg, 0, bytes);
+                in.setAtIndex(ValueLayout.ADDRESS, i, seg);
+            }
+            List<MemorySegment> outSegs = new ArrayList<>();
+            for (int i = 0; i < outputs.size(); i++) {
+                MemorySegment seg = call.allocate(Math.max(outputs.get(i).byteSize(), 1), 64);
+                outSegs.add(seg);
+                out.setAtIndex(ValueLayout.ADDRESS, i, seg);
+            }
+            int rc;
+            try {
+                rc = (int) run.invokeExact(m, in, out);
+            } catch (Throwable t) {
+                throw new IllegalStateException("relayfarm_run failed for " + dir, t);
+            }
+            if (rc != 0) throw new IllegalStateException("model " + dir + " failed (code " + rc + "): " + lastError());
+            List<NDArray> results = new ArrayList<>();
+            for (int i = 0; i < outputs.size(); i++) {
+                TensorSpec s = outputs.get(i);
+                NDArray a = NDArray.zeros(s.dtype(), s.shapeArray());
+                MemorySegment.copy(outSegs.get(i), 0, heap(a), 0, s.byteSize());
+                results.add(a);
+            }
+            return results;
+        }
+    }
+
+    /** Runs on .npy inputs (manifest order) and writes each output to {@code outDir/output_N.npy}; returns the outputs. */
+    public List<NDArray> runNpy(List<Path> inputFiles, Path outDir) throws IOException {
+        List<NDArray> args = new ArrayList<>();
+        for (Path p : inputFiles) args.add(Npy.read(p));
+        List<NDArray> results = run(args);
+        if (outDir != null) {
+            Files.createDirectories(outDir);
+            for (int i = 0; i < results.size(); i++) Npy.write(outDir.resolve("output_" + i + ".npy"), results.get(i));
+        }
+        return results;
+    }
+
+    private void check(List<NDArray> args) {
+        if (args.size() != inputs.size()) {
+            throw new IllegalArgumentException("model " + dir + " takes " + inputs.size() + " inputs " + inputs.stream().map(TensorSpec::name).toList() + ", got " + args.size());
+        }
+        for (int i = 0; i < inputs.size(); i++) {
+            TensorSpec s = inputs.get(i);
+            NDArray a = args.get(i);
+            if (!a.dtype().equals(s.dtype())) {
+                throw new IllegalArgumentException("input " + i + " (" + s.name() + ") must be " + s.dtype() + ", got " + a.dtype());
+            }
+            if (!Arrays.equals(s.shapeArray(), a.shape())) {
+                throw new IllegalArgumentException("input " + i + " (" + s.name() + ") must have shape " + s.shape() + ", got " + Arrays.toString(a.shape()));
+            }
+        }
+    }
+
+    private static MemorySegment heap(NDArray a) {
+        return switch (a.data()) {
+            case float[] f -> MemorySegment.ofArray(f);
+            case double[] d -> MemorySegment.ofArray(d);
+            case byte[] b -> MemorySegment.ofArray(b);
+            case short[] s -> MemorySegment.ofArray(s);
+            case int[] i -> MemorySegment.ofArray(i);
+            case long[] l -> MemorySegment.ofArray(l);
+            default -> throw new IllegalArgumentException("unsupported storage " + a.data().getClass().getSimpleName());
+        };
+    }
+
+    private MemorySegment live() {
+        if (model == null) throw new IllegalStateException("model " + dir + " is closed");
+        return model;
+    }
+
+    private String lastError() {
+        try {
+            MemorySegment s = (MemorySegment) lastError.invokeExact();
+            return s.reinterpret(1024).getString(0);
+        } catch (Throwable t) {
+            return "(no message)";
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (model == null) return;
+        try {
+            destroy.invokeExact(model);
+        } catch (Throwable t) {
+            throw new IllegalStateException("relayfarm_destroy failed", t);
+        } finally {
+            model = null;
+            if (arena.scope() != Arena.global().scope()) arena.close();
+        }
+    }
+}

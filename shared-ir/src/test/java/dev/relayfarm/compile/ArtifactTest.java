@@ -1,0 +1,121 @@
+package dev.relayfarm.compile;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.interp.Interpreter;
+import dev.relayfarm.interp.TensorValue;
+import dev.relayfarm.interp.TupleValue;
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.runtime.CompiledModel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Artifacts end to end: compile, write, load with FFM, run, compare with the interpreter or ONNX's expected outputs. */
+class ArtifactTest {
+    @TempDir
+    static Path tmp;
+
+    @BeforeAll
+    static void needsCompiler() {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+    }
+
+    static final String SMALL = """
+            def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(4, 8), float32]) {
+              %0 = nn.dense(%x, %w);
+              %1 = add(%0, meta[relay.Constant][0]);
+              %2 = nn.relu(%1);
+              %3 = exp(%2);
+              (%3, %2)
+            }
+            #[metadata]
+            {"relay.Constant": [{"dtype": "float32", "shape": [4], "data": "AACAPwAAAEAAAEBAAACAQA=="}]}
+            """;
+
+    static NDArray random(int seed, int... shape) {
+        Random r = new Random(seed);
+        NDArray a = NDArray.zeros(DType.FLOAT32, shape);
+        for (int i = 0; i < a.elementCount(); i++) a.setDouble(i, r.nextGaussian());
+        return a;
+    }
+
+    @Test
+    void smallModelMatchesTheInterpreterAndIsReproducible() throws Exception {
+        IRModule m = GraphPlanTest.optimized(SMALL);
+        Path a = tmp.resolve("a"), b = tmp.resolve("b");
+        ArtifactCompiler.Artifact art = ArtifactCompiler.compile(m, CompileOptions.host(3), a);
+        ArtifactCompiler.Artifact again = ArtifactCompiler.compile(m, CompileOptions.host(3), b);
+        assertEquals(art.contentHash(), again.contentHash());
+        for (String f : List.of("manifest.json", "params.bin", "lib.so", "src/kernels.c", "src/entry.c")) {
+            assertArrayEquals(Files.readAllBytes(a.resolve(f)), Files.readAllBytes(b.resolve(f)), f + " differs between two compiles");
+        }
+        JsonNode manifest = new ObjectMapper().readTree(a.resolve("manifest.json").toFile());
+        assertEquals("relayfarm-artifact/1", manifest.get("format").asText());
+        assertEquals("x", manifest.get("inputs").get(0).get("name").asText());
+        assertEquals("[2,8]", manifest.get("inputs").get(0).get("shape").toString());
+        assertEquals(2, manifest.get("outputs").size());
+        assertEquals(Target.host().toString(), manifest.get("target").asText());
+        assertEquals(art.contentHash(), manifest.get("content_hash").asText());
+        assertTrue(manifest.get("kernels").size() >= 2);
+        assertTrue(manifest.get("kernels").get(0).hasNonNull("workload"));
+        assertEquals(64, manifest.get("files").get("params.bin").asText().length());
+
+        NDArray x = random(1, 2, 8), w = random(2, 4, 8);
+        TupleValue want = (TupleValue) Interpreter.runMain(m, x, w);
+        try (CompiledModel cm = CompiledModel.load(a)) {
+            cm.setNumThreads(1);
+            List<NDArray> got = cm.run(List.of(x, w));
+            assertEquals(2, got.size());
+            for (int i = 0; i < 2; i++) {
+                NDArray e = ((TensorValue) want.fields().get(i)).data();
+                for (int k = 0; k < e.elementCount(); k++) assertEquals(e.getDouble(k), got.get(i).getDouble(k), 1e-5, "output " + i + "[" + k + "]");
+            }
+            // Runs again on the same model handle: the arena is reused, results stay right.
+            assertTrue(got.get(0).contentEquals(cm.run(List.of(x, w)).get(0)));
+        }
+    }
+
+    @Test
+    void badInputsNameTheInput() throws Exception {
+        Path dir = tmp.resolve("bad");
+        ArtifactCompiler.compile(GraphPlanTest.optimized(SMALL), CompileOptions.host(3), dir);
+        try (CompiledModel cm = CompiledModel.load(dir)) {
+            NDArray x = random(1, 2, 8);
+            String count = assertThrows(IllegalArgumentException.class, () -> cm.run(List.of(x))).getMessage();
+            assertTrue(count.contains("takes 2 inputs [x, w], got 1"), count);
+            String shape = assertThrows(IllegalArgumentException.class, () -> cm.run(List.of(x, random(2, 4, 7)))).getMessage();
+            assertTrue(shape.contains("input 1 (w) must have shape [4, 8], got [4, 7]"), shape);
+            String dtype = assertThrows(IllegalArgumentException.class, () -> cm.run(List.of(NDArray.zeros(DType.FLOAT64, 2, 8), random(2, 4, 8)))).getMessage();
+            assertTrue(dtype.contains("input 0 (x) must be float32, got float64"), dtype);
+        }
+        Files.write(dir.resolve("params.bin"), new byte[] {1, 2, 3});
+        String broken = assertThrows(ArtifactException.class, () -> CompiledModel.load(dir)).getMessage();
+        assertTrue(broken.contains("params.bin is not a RelayFarm params file"), broken);
+    }
+
+    @Test
+    void crossTargetWithoutCompilerEmitsSourcesOnly() throws Exception {
+        Target arm = Target.parse("c -mtriple=aarch64-linux-gnu -mcpu=cortex-a72");
+        assumeTrue(CCompiler.forTarget(arm).isEmpty(), "an aarch64 cross compiler is installed");
+        Path dir = tmp.resolve("arm");
+        ArtifactCompiler.Artifact art = ArtifactCompiler.compile(GraphPlanTest.optimized(SMALL), new CompileOptions(arm, 3, java.util.Map.of()), dir);
+        assertFalse(art.hasLibrary());
+        assertTrue(art.note().orElseThrow().contains("no cross compiler for aarch64-linux-gnu"), art.note().toString());
+        assertFalse(Files.exists(dir.resolve("lib.so")));
+        assertTrue(Files.size(dir.resolve("src/kernels.c")) > 0 && Files.size(dir.resolve("src/entry.c")) > 0);
+        String err = assertThrows(ArtifactException.class, () -> CompiledModel.load(dir)).getMessage();
+        assertTrue(err.contains("has no lib.so"), err);
+    }
+}
