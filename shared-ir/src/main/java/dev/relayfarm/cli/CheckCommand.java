@@ -1,6 +1,9 @@
 package dev.relayfarm.cli;
 
+import dev.relayfarm.compile.CBackend;
+import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.frontend.ImportOptions;
+import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.frontend.OnnxCheck;
 import dev.relayfarm.passes.OptPipeline;
 import java.nio.file.Files;
@@ -31,7 +34,13 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224")
     List<String> shapes = List.of();
 
-    enum Backend { interp }
+    @Option(names = "--target", defaultValue = "c -mcpu=native", description = "target of --backend c (default \"${DEFAULT-VALUE}\")")
+    String target;
+
+    @Option(names = "--threads", defaultValue = "0", description = "OpenMP threads of --backend c (default: the runtime's)")
+    int threads;
+
+    enum Backend { interp, c }
 
     @Override
     public Integer call() {
@@ -48,8 +57,19 @@ public final class CheckCommand implements Callable<Integer> {
             var e = ImportOptions.parseShape(s);
             bound.put(e.getKey(), e.getValue());
         }
+        if (backend == Backend.c && optLevel < 1) {
+            System.err.println("error: --backend c runs fused kernels: use -O1 or higher (-O3 recommended)");
+            return 2;
+        }
+        OnnxCheck.Backend run;
+        try {
+            run = backend == Backend.c ? new CBackend(new CompileOptions(Target.parse(target), optLevel, Map.of()), threads) : OnnxCheck.Backend.INTERPRETER;
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: " + e.getMessage());
+            return 2;
+        }
         OnnxCheck.Result r = OnnxCheck.check(dir, new OnnxCheck.Options(ImportOptions.DEFAULT.withInputShapes(bound), null,
-                m -> optLevel == 0 ? m : OptPipeline.optimize(m, optLevel)));
+                m -> optLevel == 0 ? m : OptPipeline.optimize(m, optLevel), run));
         System.out.println(r.line());
         System.out.printf("import %d ms, run %d ms%n", r.importMillis(), r.runMillis());
         return switch (r.status()) {

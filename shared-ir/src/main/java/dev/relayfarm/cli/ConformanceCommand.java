@@ -18,7 +18,7 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Parameters(paramLabel = "DIR", arity = "1..*", description = "directories holding test folders")
     List<Path> dirs;
 
-    @Option(names = "--backend", defaultValue = "interp", description = "execution backend: interp (default)")
+    @Option(names = "--backend", defaultValue = "interp", description = "execution backend: interp (default) or c (each test compiled to an artifact and run; needs -O1..3, -O3 if not given)")
     String backend;
 
     @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "0", description = "optimization level 0..3 applied to each imported model before it runs (default ${DEFAULT-VALUE})")
@@ -41,10 +41,12 @@ public final class ConformanceCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!backend.equals("interp")) {
-            spec.commandLine().getErr().println("error: unknown backend '" + backend + "' (available: interp)");
+        if (!backend.equals("interp") && !backend.equals("c")) {
+            spec.commandLine().getErr().println("error: unknown backend '" + backend + "' (available: interp, c)");
             return 2;
         }
+        // The C backend runs fused kernels only: it needs fusion, so its default level is 3.
+        int level = backend.equals("c") && optLevel == 0 ? 3 : optLevel;
         if (optLevel < 0 || optLevel > 3) {
             spec.commandLine().getErr().println("error: -O must be 0..3, got " + optLevel);
             return 2;
@@ -58,7 +60,9 @@ public final class ConformanceCommand implements Callable<Integer> {
         }
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
         Conformance.Summary s = Conformance.run(tests, new OnnxCheck.Options(dev.relayfarm.frontend.ImportOptions.DEFAULT, null,
-                m -> optLevel == 0 ? m : dev.relayfarm.passes.OptPipeline.optimize(m, optLevel)), n, timeoutSeconds * 1000, r -> {
+                m -> level == 0 ? m : dev.relayfarm.passes.OptPipeline.optimize(m, level),
+                backend.equals("c") ? new dev.relayfarm.compile.CBackend(dev.relayfarm.compile.CompileOptions.host(level), 1) : OnnxCheck.Backend.INTERPRETER),
+                n, timeoutSeconds * 1000, r -> {
             if (!quiet || r.status() != OnnxCheck.Status.PASS) spec.commandLine().getOut().println(r.line());
         });
         spec.commandLine().getOut().println();

@@ -19,6 +19,7 @@ import picocli.CommandLine.Spec;
         subcommands = {
             HelpCommand.class,
             CheckCommand.class,
+            CompileCommand.class,
             OptCommand.class,
             BenchCommand.class,
             ConformanceCommand.class,

@@ -1,0 +1,106 @@
+package dev.relayfarm.cli;
+
+import dev.relayfarm.compile.ArtifactCompiler;
+import dev.relayfarm.compile.ArtifactException;
+import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.compile.GraphException;
+import dev.relayfarm.compile.ScheduleLog;
+import dev.relayfarm.frontend.ImportOptions;
+import dev.relayfarm.frontend.OnnxImporter;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.passes.OptPipeline;
+import dev.relayfarm.text.RelayParser;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code relayc compile MODEL.onnx|FILE.relay --target "c -mcpu=native" -O3 -o DIR}: an artifact directory. */
+@Command(name = "compile", mixinStandardHelpOptions = true,
+        description = {"Compile a model to an artifact directory: manifest.json, lib.so (kernels + C graph executor),",
+                "params.bin and the generated sources. Cross targets (-mtriple=...) without a cross compiler get sources only.",
+                "Exit 0 on success, 2 on an error."})
+public final class CompileCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "MODEL", description = "an ONNX model (.onnx) or a Relay text file")
+    Path file;
+
+    @Option(names = "--target", defaultValue = "c -mcpu=native", description = "target string (default \"${DEFAULT-VALUE}\"), e.g. \"c -mcpu=x86-64-v3\", \"c -mtriple=aarch64-linux-gnu -mcpu=cortex-a72\"")
+    String target;
+
+    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "3", description = "optimization level 1..3 (default ${DEFAULT-VALUE}); fusion (-O1) is required")
+    int optLevel;
+
+    @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224")
+    List<String> shapes = List.of();
+
+    @Option(names = "--schedules", paramLabel = "FILE.jsonl", description = "schedule configs by workload (a tuning log); others use template defaults")
+    Path schedules;
+
+    @Option(names = {"-o", "--output"}, required = true, paramLabel = "DIR", description = "the artifact directory (created)")
+    Path out;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        var err = spec.commandLine().getErr();
+        if (optLevel < 1 || optLevel > 3) {
+            err.println("error: -O must be 1..3 for compile (the graph executor runs fused kernels), got " + optLevel);
+            return 2;
+        }
+        try {
+            Target t = Target.parse(target);
+            Map<String, ScheduleConfig> configs = schedules == null ? Map.of() : ScheduleLog.read(schedules);
+            long t0 = System.nanoTime();
+            IRModule module = load();
+            IRModule optimized = OptPipeline.optimize(module, optLevel);
+            long t1 = System.nanoTime();
+            ArtifactCompiler.Artifact a = ArtifactCompiler.compile(optimized, new CompileOptions(t, optLevel, configs), out);
+            long t2 = System.nanoTime();
+            var o = spec.commandLine().getOut();
+            o.printf("compiled %s -> %s (target %s)%n", file, out, t);
+            o.printf("  %d kernels, %d steps, %d params, arena %d bytes (intermediates %d bytes)%n", a.graph().kernels().size(), a.graph().steps().size(),
+                    a.graph().params().size(), a.memory().arenaBytes(), a.graph().tempBytes());
+            o.printf("  import+optimize %d ms, codegen+cc %d ms%n", (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
+            a.note().ifPresent(n -> o.println("  note: " + n));
+            o.println("  content hash " + a.contentHash());
+            o.flush();
+            return 0;
+        } catch (GraphException | ArtifactException | IllegalArgumentException e) {
+            err.println("error: " + e.getMessage());
+            return 2;
+        } catch (IOException e) {
+            err.println("error: " + e.getMessage());
+            return 2;
+        } catch (RuntimeException e) {
+            err.println("error: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            return 2;
+        }
+    }
+
+    private IRModule load() throws IOException {
+        if (!Files.isRegularFile(file)) throw new IllegalArgumentException("no such file: " + file);
+        if (file.toString().endsWith(".onnx")) {
+            Map<String, List<Long>> bound = new LinkedHashMap<>();
+            for (String s : shapes) {
+                Map.Entry<String, List<Long>> e = ImportOptions.parseShape(s);
+                bound.put(e.getKey(), e.getValue());
+            }
+            return OnnxImporter.importModel(file, ImportOptions.DEFAULT.withInputShapes(bound));
+        }
+        if (!shapes.isEmpty()) throw new IllegalArgumentException("--shape applies to ONNX models only");
+        return RelayParser.parseModule(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+    }
+}

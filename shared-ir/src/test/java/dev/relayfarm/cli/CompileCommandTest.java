@@ -1,0 +1,70 @@
+package dev.relayfarm.cli;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.runtime.CompiledModel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CompileCommandTest {
+    @TempDir
+    Path tmp;
+
+    private Path relay() throws Exception {
+        Path f = tmp.resolve("m.relay");
+        Files.writeString(f, """
+                #[version = "0.0.5"]
+                def @main(%x: Tensor[(3, 4), float32]) {
+                  %0 = exp(%x);
+                  %1 = nn.relu(%0);
+                  add(%1, %x)
+                }
+                """);
+        return f;
+    }
+
+    @Test
+    void compilesARelayFileToAnArtifactThatRuns() throws Exception {
+        assumeTrue(CCompiler.host().isPresent());
+        Path out = tmp.resolve("art");
+        CliRun r = CliRun.relayc("compile", relay().toString(), "--target", "c -mcpu=native", "-O3", "-o", out.toString());
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(r.out().contains("content hash"), r.out());
+        for (String f : List.of("manifest.json", "lib.so", "params.bin", "src/kernels.c", "src/entry.c")) assertTrue(Files.isRegularFile(out.resolve(f)), f);
+        try (CompiledModel m = CompiledModel.load(out)) {
+            NDArray x = NDArray.zeros(DType.FLOAT32, 3, 4);
+            x.setDouble(5, 1.0);
+            NDArray y = m.run(List.of(x)).getFirst();
+            assertEquals(1.0, y.getDouble(0), 1e-6);
+            assertEquals(Math.E + 1.0, y.getDouble(5), 1e-5);
+        }
+    }
+
+    @Test
+    void badTargetAndLevelAreClearErrors() throws Exception {
+        CliRun r = CliRun.relayc("compile", relay().toString(), "--target", "c -mcpu=pentium9", "-o", tmp.resolve("x").toString());
+        assertEquals(2, r.exitCode());
+        assertTrue(r.err().contains("unknown CPU '-mcpu=pentium9'"), r.err());
+        CliRun o0 = CliRun.relayc("compile", relay().toString(), "-O0", "-o", tmp.resolve("y").toString());
+        assertEquals(2, o0.exitCode());
+        assertTrue(o0.err().contains("-O must be 1..3"), o0.err());
+    }
+
+    @Test
+    void crossTargetSaysSourcesOnly() throws Exception {
+        assumeTrue(CCompiler.host().isPresent() && CCompiler.forTarget(dev.relayfarm.kernel.target.Target.parse("c -mtriple=aarch64-linux-gnu -mcpu=cortex-a72")).isEmpty());
+        Path out = tmp.resolve("arm");
+        CliRun r = CliRun.relayc("compile", relay().toString(), "--target", "c -mtriple=aarch64-linux-gnu -mcpu=cortex-a72", "-o", out.toString());
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(r.out().contains("note: no cross compiler for aarch64-linux-gnu"), r.out());
+        assertTrue(Files.isRegularFile(out.resolve("src/kernels.c")));
+        assertFalse(Files.exists(out.resolve("lib.so")));
+    }
+}
