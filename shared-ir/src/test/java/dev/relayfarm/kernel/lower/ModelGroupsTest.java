@@ -70,6 +70,7 @@ class ModelGroupsTest {
             }
         }
         assertTrue(lowered >= minLowered, relative + ": only " + lowered + " groups lowered (" + unsupported + " unsupported)");
+        assertTrue(unsupported == 0 || minLowered < 0, relative + ": " + unsupported + " groups have operators without computes");
         Assumptions.assumeTrue(CCompiler.host().isPresent(), "no C compiler found");
         try (KernelLibrary lib = new CModule(kernels.values().stream().map(LoweredKernel::func).toList()).build(CCompiler.host().orElseThrow())) {
             long seed = 7;
@@ -81,8 +82,9 @@ class ModelGroupsTest {
 
     @Test
     void squeezenetGroups() {
-        // 26 convolution groups (25 NCHW16c/8c + the first plain one), each with bias + relu fused
-        check("light/light_squeezenet.onnx", 26);
+        // 26 convolution groups (25 NCHW16c/8c + the first plain one, bias + relu fused), pooling,
+        // concatenate + layout_transform, softmax, reshape: every group lowers
+        check("light/light_squeezenet.onnx", 40);
     }
 
     @Test
