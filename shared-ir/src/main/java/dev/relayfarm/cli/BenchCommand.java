@@ -1,15 +1,23 @@
 package dev.relayfarm.cli;
 
 import dev.relayfarm.bench.BenchInputs;
+import dev.relayfarm.bench.CompiledRunner;
 import dev.relayfarm.bench.InterpreterRunner;
 import dev.relayfarm.bench.ModelRunner;
 import dev.relayfarm.bench.OrtRunner;
 import dev.relayfarm.bench.SideBySide;
+import dev.relayfarm.compile.ArtifactCompiler;
+import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.passes.OptPipeline;
+import dev.relayfarm.runtime.CompiledModel;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -37,7 +45,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Parameters(paramLabel = "MODEL", arity = "1..*", description = ".onnx files or ONNX test folders")
     List<Path> models;
 
-    @Option(names = "--backend", defaultValue = "interp", description = "our engine: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
+    @Option(names = "--backend", defaultValue = "c", description = "our engine: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
     Backend backend;
 
     @Option(names = "--vs", defaultValue = "onnxruntime", description = "reference engine: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
@@ -64,7 +72,13 @@ public final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    enum Backend { interp }
+    @Option(names = "--target", defaultValue = "c -mcpu=native", description = "target of the compiled artifact (default ${DEFAULT-VALUE})")
+    String target;
+
+    @Option(names = "--keep", paramLabel = "DIR", description = "write the compiled artifacts under DIR/<model> (default: a temporary folder, deleted)")
+    Path keep;
+
+    enum Backend { c, interp }
 
     enum Reference { onnxruntime }
 
@@ -124,11 +138,37 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
+    private static Path tempDir() {
+        try {
+            return Files.createTempDirectory("relayc-bench-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary folder: " + e.getMessage(), e);
+        }
+    }
+
+    /** The loaded library stays mapped until exit, so the folder goes then. */
+    private static void deleteOnExit(Path dir) {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException ignored) {
+                // a leftover temporary folder is harmless
+            }
+        }));
+    }
+
     private ModelRunner ours(BenchInputs in) {
         IRModule m = OnnxImporter.importModel(in.onnx(), ImportOptions.DEFAULT.withInputShapes(in.shapes()));
         IRModule optimized = optLevel == 0 ? m : OptPipeline.optimize(m, optLevel);
         return switch (backend) {
             case interp -> new InterpreterRunner(optimized);
+            case c -> {
+                Path dir = keep != null ? keep.resolve(in.model()) : tempDir();
+                ArtifactCompiler.compile(optimized, new CompileOptions(Target.parse(target), optLevel, Map.of()), dir);
+                CompiledModel compiled = CompiledModel.load(dir);
+                if (keep == null) deleteOnExit(dir);
+                yield new CompiledRunner(compiled, threads);
+            }
         };
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relayfarm.frontend.OnnxTestData;
+import dev.relayfarm.kernel.codegen.CCompiler;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -21,7 +22,7 @@ class BenchCommandTest {
 
     @Test
     void jsonLineHasTheIssueFieldsAndOutputsAgreeWithOnnxRuntime() throws Exception {
-        CliRun r = CliRun.relayc("bench", mnist().toString(), "--json", "--warmup", "1", "--iterations", "3", "--threads", "1");
+        CliRun r = CliRun.relayc("bench", mnist().toString(), "--backend", "interp", "--json", "--warmup", "1", "--iterations", "3", "--threads", "1");
         assertEquals(0, r.exitCode(), r.err());
         JsonNode j = new ObjectMapper().readTree(r.out().strip());
         assertEquals("mnist8_cntk", j.get("model").asText());
@@ -33,9 +34,20 @@ class BenchCommandTest {
     }
 
     @Test
+    void compiledArtifactAgreesWithOnnxRuntime(@TempDir Path tmp) throws Exception {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+        CliRun r = CliRun.relayc("bench", mnist().toString(), "--json", "--warmup", "1", "--iterations", "3", "--keep", tmp.toString());
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode j = new ObjectMapper().readTree(r.out().strip());
+        assertEquals("relayfarm-c", j.get("ours").asText());
+        assertTrue(j.get("max_abs_diff").asDouble() < 1e-3, r.out());
+        assertTrue(Files.isRegularFile(tmp.resolve("mnist8_cntk/manifest.json")), "--keep leaves the artifact");
+    }
+
+    @Test
     void tableForSeveralModelsEndsWithTheGeometricMean() {
         Path m = mnist();
-        CliRun r = CliRun.relayc("bench", m.toString(), m.resolve("model.onnx").toString(), "--warmup", "0", "--iterations", "2");
+        CliRun r = CliRun.relayc("bench", m.toString(), m.resolve("model.onnx").toString(), "--backend", "interp", "--warmup", "0", "--iterations", "2");
         assertEquals(0, r.exitCode(), r.err());
         assertTrue(r.out().contains("ratio") && r.out().contains("geometric mean ratio ours/ort over 2 models"), r.out());
     }
