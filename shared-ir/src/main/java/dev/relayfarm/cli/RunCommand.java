@@ -1,15 +1,18 @@
 package dev.relayfarm.cli;
 
+import dev.relayfarm.compile.ArtifactException;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.InterpreterException;
 import dev.relayfarm.interp.Npy;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
+import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
-import dev.relayfarm.ir.Var;
+import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.runtime.CompiledModel;
 import dev.relayfarm.text.RelayParseException;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.types.Diagnostic;
@@ -24,6 +27,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -32,14 +36,17 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code relayc run FILE [--arg NAME=FILE.npy ...] [--out DIR]}: type-checks a Relay text file,
- * evaluates its {@code @main} with the reference interpreter, prints each output's type and first values, and writes
+ * {@code relayc run FILE|ARTIFACT_DIR [--arg NAME=FILE.npy ...] [--random] [--out DIR]}: type-checks a Relay
+ * text file and evaluates its {@code @main} with the reference interpreter, or runs a compiled artifact
+ * (a directory from {@code relayc compile}) through the native runtime; prints each output's type and first values, and writes
  * the outputs as {@code output_0.npy, output_1.npy, ...} (a tuple result gives one file per tensor,
  * depth-first). Exit code 0 on success, 1 for a user error (bad file, missing or mismatched input,
  * run-time error), each reported as one message naming the problem.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = "Evaluate @main of a Relay text file with the reference interpreter.")
+        description = {"Evaluate @main of a Relay text file with the reference interpreter, or run a compiled artifact",
+                "(a directory made by 'relayc compile') natively. Inputs come from .npy files (--arg) or, with --random,",
+                "seeded uniform [-0.5, 0.5) values: the interpreter and the artifact then see the same inputs."})
 public final class RunCommand implements Callable<Integer> {
     /** How many leading values of each output are printed. */
     private static final int PREVIEW = 8;
@@ -47,8 +54,14 @@ public final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "FILE", description = "Relay text file defining @main.")
+    @Parameters(index = "0", paramLabel = "FILE", description = "Relay text file defining @main, or an artifact directory.")
     Path file;
+
+    @Option(names = "--random", description = "inputs not given by --arg get seeded pseudo-random values in [-0.5, 0.5) (integers: 0..7)")
+    boolean random;
+
+    @Option(names = "--threads", defaultValue = "0", description = "artifact only: OpenMP threads (default 0: all cores)")
+    int threads;
 
     @Option(names = "--arg", paramLabel = "NAME=FILE.npy", description = "Value of @main parameter %%NAME, read from a .npy file (repeatable).")
     List<String> args = new ArrayList<>();
@@ -68,19 +81,24 @@ public final class RunCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try {
-            IRModule module = typeCheck(parse());
-            Function main = module.main().orElseThrow(() -> new UserError(file + ": no @main function to run"));
-            List<Value> inputs = readInputs(main);
-            Value result = new Interpreter(module).call("main", inputs);
             List<NDArray> outputs = new ArrayList<>();
             List<String> others = new ArrayList<>();
-            collect(result, outputs, others);
+            if (Files.isDirectory(file)) {
+                outputs.addAll(runArtifact(out));
+            } else {
+                IRModule module = typeCheck(parse());
+                Function main = module.main().orElseThrow(() -> new UserError(file + ": no @main function to run"));
+                List<Value> inputs = readInputs("@main", main.params().stream().map(p -> new Input(p.name(),
+                        p.hasAnnotation() && p.annotation() instanceof TensorType t ? t : null, p.hasAnnotation() ? p.annotation().toString() : "no type annotation")).toList())
+                        .stream().map(a -> (Value) Value.tensor(a)).toList();
+                collect(new Interpreter(module).call("main", inputs), outputs, others);
+            }
             for (int i = 0; i < outputs.size(); i++) out.println("output_" + i + ": " + preview(outputs.get(i)));
             for (String o : others) out.println("non-tensor output: " + o);
             if (outDir != null) write(outputs, out);
             out.flush();
             return 0;
-        } catch (UserError | RelayParseException | TypeException | InterpreterException | Npy.NpyException e) {
+        } catch (UserError | RelayParseException | TypeException | InterpreterException | Npy.NpyException | ArtifactException e) {
             err.println("error: " + e.getMessage());
             err.flush();
             return 1;
@@ -109,8 +127,38 @@ public final class RunCommand implements Callable<Integer> {
         return checked.module();
     }
 
-    /** One value per parameter of {@code @main}, in order, from the {@code --arg} files. */
-    private List<Value> readInputs(Function main) {
+    /** A model input: its name, its static tensor type when known (for --random), and how to describe it. */
+    private record Input(String name, TensorType type, String description) {}
+
+    /** Runs the artifact in {@code file}; its inputs are named by its manifest. */
+    private List<NDArray> runArtifact(PrintWriter out) {
+        if (!Files.isRegularFile(file.resolve("manifest.json"))) throw new UserError(file + " is a directory but not an artifact (no manifest.json)");
+        try (CompiledModel model = CompiledModel.load(file)) {
+            List<NDArray> inputs = readInputs(file.toString(), model.inputs().stream().map(s -> new Input(s.name(),
+                    new TensorType(s.shape().stream().map(d -> (Dim) Dim.of(d)).toList(), s.dtype()), s.dtype() + " " + s.shape())).toList());
+            if (threads < 0) throw new UserError("--threads must be >= 0, got " + threads);
+            model.setNumThreads(threads);
+            long t0 = System.nanoTime();
+            List<NDArray> outputs = model.run(inputs);
+            double first = (System.nanoTime() - t0) / 1e6;
+            // The first call also starts the OpenMP threads and touches the arena: time a few more.
+            double[] again = new double[10];
+            for (int i = 0; i < again.length; i++) {
+                long s = System.nanoTime();
+                model.run(inputs);
+                again[i] = (System.nanoTime() - s) / 1e6;
+            }
+            java.util.Arrays.sort(again);
+            out.printf(java.util.Locale.ROOT, "ran %s natively: first call %.3f ms, then median %.3f ms over %d calls%n", file, first,
+                    again[again.length / 2], again.length);
+            return outputs;
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage());
+        }
+    }
+
+    /** One array per input, in order, from the {@code --arg} files (or random with {@code --random}). */
+    private List<NDArray> readInputs(String owner, List<Input> params) {
         Map<String, Path> given = new LinkedHashMap<>();
         for (String a : args) {
             int eq = a.indexOf('=');
@@ -118,24 +166,38 @@ public final class RunCommand implements Callable<Integer> {
             String name = a.substring(0, eq).replaceFirst("^%", "");
             if (given.put(name, Path.of(a.substring(eq + 1))) != null) throw new UserError("--arg " + name + " given twice");
         }
-        List<String> names = main.params().stream().map(Var::name).toList();
+        List<String> names = params.stream().map(Input::name).toList();
         for (String name : given.keySet()) {
-            if (!names.contains(name)) throw new UserError("@main has no parameter %" + name + " (its parameters: " + main.params() + ")");
+            if (!names.contains(name)) throw new UserError(owner + " has no parameter %" + name + " (its parameters: " + names.stream().map(n -> "%" + n).toList() + ")");
         }
-        List<Value> values = new ArrayList<>();
-        for (Var p : main.params()) {
+        Random rng = new Random(42);
+        List<NDArray> values = new ArrayList<>();
+        for (Input p : params) {
             Path npy = given.get(p.name());
+            if (npy == null && random && p.type() != null && p.type().isStatic()) {
+                values.add(randomArray(p.type(), rng));
+                continue;
+            }
             if (npy == null) {
-                String type = p.hasAnnotation() ? p.annotation().toString() : "no type annotation";
-                throw new UserError("@main needs --arg " + p.name() + "=FILE.npy (" + type + ")");
+                throw new UserError(owner + " needs --arg " + p.name() + "=FILE.npy (" + p.description() + ")"
+                        + (random ? ": --random needs a static tensor type" : "; or --random"));
             }
             try {
-                values.add(Value.tensor(Npy.read(npy)));
+                values.add(Npy.read(npy));
             } catch (IOException e) {
                 throw new UserError("cannot read --arg " + p.name() + "=" + npy + ": " + e);
             }
         }
         return values;
+    }
+
+    private static NDArray randomArray(TensorType t, Random rng) {
+        NDArray a = NDArray.zeros(t.dtype(), t.staticShape());
+        for (int i = 0; i < a.elementCount(); i++) {
+            if (t.dtype().isFloat()) a.setDouble(i, rng.nextFloat() - 0.5f);
+            else a.setLong(i, rng.nextInt(t.dtype().isBool() ? 2 : 8));
+        }
+        return a;
     }
 
     /** Tensors in depth-first order; anything else (closures, ADT values) is only described. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.interp.Npy;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.runtime.CompiledModel;
 import java.nio.file.Files;
@@ -45,6 +46,29 @@ class CompileCommandTest {
             assertEquals(1.0, y.getDouble(0), 1e-6);
             assertEquals(Math.E + 1.0, y.getDouble(5), 1e-5);
         }
+    }
+
+    @Test
+    void theExampleModelCompilesAndRunsLikeTheInterpreter() throws Exception {
+        assumeTrue(CCompiler.host().isPresent());
+        Path example = Path.of("../examples/mlp.relay");
+        Path art = tmp.resolve("mlp");
+        assertEquals(0, CliRun.relayc("compile", example.toString(), "-o", art.toString()).exitCode());
+        CliRun nat = CliRun.relayc("run", art.toString(), "--random", "--out", tmp.resolve("nat").toString());
+        assertEquals(0, nat.exitCode(), nat.err());
+        assertTrue(nat.out().contains("natively"), nat.out());
+        CliRun ref = CliRun.relayc("run", example.toString(), "--random", "--out", tmp.resolve("ref").toString());
+        assertEquals(0, ref.exitCode(), ref.err());
+        float[] a = Npy.read(tmp.resolve("nat/output_0.npy")).floatData();
+        float[] b = Npy.read(tmp.resolve("ref/output_0.npy")).floatData();
+        assertEquals(b.length, a.length);
+        for (int i = 0; i < a.length; i++) assertEquals(b[i], a[i], 1e-5 + 1e-4 * Math.abs(b[i]), "output " + i);
+        CliRun missing = CliRun.relayc("run", art.toString());
+        assertEquals(1, missing.exitCode());
+        assertTrue(missing.err().contains("needs --arg x=FILE.npy (float32 [1, 784]); or --random"), missing.err());
+        CliRun notArtifact = CliRun.relayc("run", tmp.toString());
+        assertEquals(1, notArtifact.exitCode());
+        assertTrue(notArtifact.err().contains("not an artifact (no manifest.json)"), notArtifact.err());
     }
 
     @Test

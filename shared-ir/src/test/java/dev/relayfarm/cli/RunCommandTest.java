@@ -49,7 +49,7 @@ class RunCommandTest {
         Path file = setUp(dir);
         CliRun r = CliRun.relayc("run", file.toString(), "--arg", "w=" + dir.resolve("w.npy"));
         assertEquals(1, r.exitCode());
-        assertEquals("error: @main needs --arg x=FILE.npy (Tensor[(1, 3), float32])", r.err().strip());
+        assertEquals("error: @main needs --arg x=FILE.npy (Tensor[(1, 3), float32]); or --random", r.err().strip());
     }
 
     @Test
