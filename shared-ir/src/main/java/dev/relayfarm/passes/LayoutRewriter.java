@@ -33,8 +33,9 @@ import java.util.Set;
  *       operators (other operands are transformed to match; a lower-rank broadcast operand is expanded
  *       to full rank first, and a size-1 blocked axis is blocked by 1), {@code nn.bias_add} (its axis
  *       is moved, or it becomes an {@code add} of a transformed bias when the axis is blocked),
- *       {@code concatenate} (axis moved), pools (layout attribute set, when the new layout is a
- *       permutation), and {@code layout_transform} (composed with the pending transform).</li>
+ *       {@code concatenate} (axis moved), pools (layout attribute set, when the new layout permutes
+ *       the axes or splits only C, as {@code NCHW16c}), and {@code layout_transform} (composed with
+ *       the pending transform).</li>
  *   <li>Every other consumer (reshape, dense, softmax, a tuple, a let binding, a function result...)
  *       reads the value in its original layout: the walk's result for a node is always in the original
  *       layout, and a node in a new layout maps to {@code layout_transform(new, current, original)}.</li>
@@ -221,14 +222,18 @@ final class LayoutRewriter extends ExprRewriter {
         return new LayoutValue(concat, cur, orig);
     }
 
-    /** Pools compute per channel plane: any permutation of their layout works, so they take the input's. */
+    /**
+     * Pools compute per channel plane: any permutation of their layout works, and so does one with the
+     * channels in blocks (the pool ops accept {@code NCHW16c}), so they take the input's layout. A
+     * split of N, H or W (which would cut pooling windows) sends the value back to its original layout.
+     */
     private LayoutValue pool(Call call, Call post) {
         LayoutValue v = laid.get(call.args().getFirst());
         Layout layout = layoutAttr(call.attrs(), "layout", "NCHW");
         Layout outLayout = layoutAttr(call.attrs(), "out_layout", layout == null ? "NCHW" : layout.name());
-        if (layout == null || outLayout == null || !v.original().equals(layout) || !outLayout.equals(layout) || v.current().isBlocked()) {
-            return null;
-        }
+        if (layout == null || outLayout == null || !v.original().equals(layout) || !outLayout.equals(layout)) return null;
+        Layout cur = v.current();
+        if (cur.factorOf('N') != 0 || cur.factorOf('H') != 0 || cur.factorOf('W') != 0) return null;
         Attrs attrs = call.attrs().with("layout", AttrValue.of(v.current().name())).without("out_layout");
         return new LayoutValue(new Call(call.callee(), List.of(v.expr()), attrs, List.of(), call.span()), v.current(), v.original());
     }

@@ -30,7 +30,7 @@ class PoolTest {
                 relationError("nn.max_pool2d", attrs("pool_size", ints(2, 2), "count_include_pad", true), f32(1, 1, 3, 3)));
         assertEquals("nn.avg_pool2d: output height would be -1: input 3 + padding 0 is smaller than the dilated pool window 5",
                 relationError("nn.avg_pool2d", attrs("pool_size", ints(3, 3), "dilation", ints(2, 1)), f32(1, 1, 3, 3)));
-        assertEquals("nn.avg_pool2d: data must have rank 4, got Tensor[(3, 3), float32]",
+        assertEquals("nn.avg_pool2d: data must have rank 4 for layout NCHW, got Tensor[(3, 3), float32]",
                 relationError("nn.avg_pool2d", attrs("pool_size", ints(3, 3)), f32(3, 3)));
     }
 
@@ -73,11 +73,40 @@ class PoolTest {
     void globalPools() {
         assertEquals("Tensor[(n, 8, 1, 1), float32]", inferText("nn.global_avg_pool2d", attrs(), f32("n", 8, "?", 7)));
         assertEquals("Tensor[(2, 1, 1, 8), float32]", inferText("nn.global_max_pool2d", attrs("layout", "NHWC"), f32(2, 7, 7, 8)));
-        assertEquals("nn.global_avg_pool2d: layout must be a permutation of NCHW, got \"NC\"",
+        assertEquals("nn.global_avg_pool2d: layout must be a permutation of NCHW, optionally with C split into blocks (NCHW16c), got \"NC\"",
                 relationError("nn.global_avg_pool2d", attrs("layout", "NC"), f32(2, 7, 7, 8)));
         NDArray x = arr(new int[] {1, 2, 2, 2}, 1, 2, 3, 4, 5, 6, 7, 8);
         assertValues(run1("nn.global_avg_pool2d", attrs(), x), new int[] {1, 2, 1, 1}, 2.5, 6.5);
         assertValues(run1("nn.global_max_pool2d", attrs(), x), new int[] {1, 2, 1, 1}, 4, 8);
         assertValues(run1("nn.global_max_pool2d", attrs("layout", "NHWC"), x), new int[] {1, 1, 1, 2}, 7, 8);
+    }
+
+    @Test
+    void blockedLayouts() {
+        assertEquals("Tensor[(1, 2, 4, 4, 16), float32]", inferText("nn.max_pool2d",
+                attrs("pool_size", ints(2, 2), "strides", ints(2, 2), "layout", "NCHW16c"), f32(1, 2, 8, 8, 16)));
+        assertEquals("Tensor[(1, 4, 4, 4, 8), float32]", inferText("nn.avg_pool2d",
+                attrs("pool_size", ints(2, 2), "strides", ints(2, 2), "layout", "NCHW16c", "out_layout", "NCHW8c"), f32(1, 2, 8, 8, 16)));
+        assertEquals("Tensor[(2, 4, 1, 1, 4), float32]", inferText("nn.global_avg_pool2d", attrs("layout", "NCHW4c"), f32(2, 4, 7, 7, 4)));
+        assertEquals("Tensor[(2, 1, 1, 16), float32]",
+                inferText("nn.global_max_pool2d", attrs("layout", "NCHW4c", "out_layout", "NHWC"), f32(2, 4, 7, 7, 4)));
+        assertEquals("nn.max_pool2d: layout must be a permutation of NCHW, optionally with C split into blocks (NCHW16c), got \"NCHW4h\"",
+                relationError("nn.max_pool2d", attrs("pool_size", ints(2, 2), "layout", "NCHW4h"), f32(1, 2, 8, 2, 4)));
+        assertEquals("nn.max_pool2d: data must have rank 5 for layout NCHW16c, got Tensor[(1, 16, 8, 8), float32]",
+                relationError("nn.max_pool2d", attrs("pool_size", ints(2, 2), "layout", "NCHW16c"), f32(1, 16, 8, 8)));
+        assertEquals("nn.max_pool2d: data (1, 2, 8, 8, 4): block axis 16c of NCHW16c has size 4",
+                relationError("nn.max_pool2d", attrs("pool_size", ints(2, 2), "layout", "NCHW16c"), f32(1, 2, 8, 8, 4)));
+        assertEquals("nn.avg_pool2d: output in NCHW8c: axis C of size 4 does not divide into blocks of 8 for NCHW8c",
+                relationError("nn.avg_pool2d", attrs("pool_size", ints(2, 2), "layout", "NCHW", "out_layout", "NCHW8c"), f32(1, 4, 8, 8)));
+        // NCHW2c with 4 channels: element (c, y, x) = 100 c + 10 y + x at [0, c / 2, y, x, c % 2]
+        double[] v = new double[4 * 3 * 3];
+        for (int c = 0; c < 4; c++) for (int y = 0; y < 3; y++) for (int x = 0; x < 3; x++) v[((c / 2 * 3 + y) * 3 + x) * 2 + c % 2] = 100 * c + 10 * y + x;
+        NDArray blocked = NDArray.fromDoubles(DType.FLOAT32, new int[] {1, 2, 3, 3, 2}, v);
+        // a 2x2 max pool: the bottom-right window element, per channel, same blocking out
+        assertValues(run1("nn.max_pool2d", attrs("pool_size", ints(2, 2), "layout", "NCHW2c"), blocked), new int[] {1, 2, 2, 2, 2},
+                11, 111, 12, 112, 21, 121, 22, 122, 211, 311, 212, 312, 221, 321, 222, 322);
+        // global average to NCHW: per channel mean 100 c + 11
+        assertValues(run1("nn.global_avg_pool2d", attrs("layout", "NCHW2c", "out_layout", "NCHW"), blocked), new int[] {1, 4, 1, 1}, 11, 111, 211, 311);
+        assertValues(run1("nn.global_max_pool2d", attrs("layout", "NCHW2c"), blocked), new int[] {1, 2, 1, 1, 2}, 22, 122, 222, 322);
     }
 }

@@ -118,8 +118,67 @@ class AlterOpLayoutTest {
         Map<String, Integer> n = countOps(out);
         assertEquals(3, n.get("nn.contrib_conv2d_NCHWc"));
         assertEquals(null, n.get("nn.conv2d"));
-        // x in once (shared by both convs), three weights, around the pool (not blocked) out and in, and out before the global pool
-        assertEquals(7, n.get("layout_transform"), () -> dev.relayfarm.text.RelayPrinter.print(out));
+        // x in once (shared by both convs), three weights, the pool's NCHW8c to the next conv's NCHW16c, and out after the global pool
+        assertEquals(6, n.get("layout_transform"), () -> dev.relayfarm.text.RelayPrinter.print(out));
+        assertEquals(1, countCallsWithAttr(out, "nn.max_pool2d", "layout=\"NCHW8c\""));
+        assertEquals(1, countCallsWithAttr(out, "nn.global_avg_pool2d", "layout=\"NCHW16c\""));
+    }
+
+    private static long countCallsWithAttr(IRModule m, String op, String attr) {
+        String text = dev.relayfarm.text.RelayPrinter.print(m);
+        return text.lines().filter(l -> l.contains(op + "(") && l.contains(attr)).count();
+    }
+
+    private static final String CONV_POOL_CONV = """
+            def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(16, 16, 3, 3), float32], %w2: Tensor[(32, 16, 3, 3), float32]) {
+              %0 = nn.conv2d(%x, %w1, padding=[1, 1]);
+              %1 = nn.relu(%0);
+              %2 = nn.max_pool2d(%1, pool_size=[2, 2], strides=[2, 2]);
+              %3 = nn.conv2d(%2, %w2, padding=[1, 1]);
+              %4 = nn.avg_pool2d(%3, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]);
+              nn.global_max_pool2d(%4)
+            }
+            """;
+
+    @Test
+    void poolsBetweenConvsStayBlocked() {
+        assertRewrites(P, CONV_POOL_CONV, """
+                def @main(%x: Tensor[(1, 16, 8, 8), float32], %w1: Tensor[(16, 16, 3, 3), float32], %w2: Tensor[(32, 16, 3, 3), float32]) {
+                  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW16c");
+                  %1 = layout_transform(%w1, src_layout="OIHW", dst_layout="OIHW16i16o");
+                  %2 = nn.contrib_conv2d_NCHWc(%0, %1, padding=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c");
+                  %3 = nn.relu(%2);
+                  %4 = nn.max_pool2d(%3, pool_size=[2, 2], strides=[2, 2], layout="NCHW16c");
+                  %5 = layout_transform(%w2, src_layout="OIHW", dst_layout="OIHW16i16o");
+                  %6 = nn.contrib_conv2d_NCHWc(%4, %5, padding=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c");
+                  %7 = nn.avg_pool2d(%6, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout="NCHW16c");
+                  %8 = nn.global_max_pool2d(%7, layout="NCHW16c");
+                  layout_transform(%8, src_layout="NCHW16c", dst_layout="NCHW")
+                }
+                """);
+        assertSameResults(P, CONV_POOL_CONV);
+    }
+
+    @Test
+    void poolsWithAnotherOutLayoutOrNoBlockedInputKeepTheirLayout() {
+        // out_layout differs from layout: the pool reads NCHW, so the value goes back before it
+        assertRewrites(P, """
+                def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(16, 16, 3, 3), float32]) {
+                  nn.max_pool2d(nn.conv2d(%x, %w), pool_size=[2, 2], out_layout="NHWC")
+                }
+                """, """
+                def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(16, 16, 3, 3), float32]) {
+                  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW16c");
+                  %1 = layout_transform(%w, src_layout="OIHW", dst_layout="OIHW16i16o");
+                  %2 = nn.contrib_conv2d_NCHWc(%0, %1, data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c");
+                  %3 = layout_transform(%2, src_layout="NCHW16c", dst_layout="NCHW");
+                  nn.max_pool2d(%3, pool_size=[2, 2], out_layout="NHWC")
+                }
+                """);
+        // no convolution before it: nothing to follow
+        assertUnchanged(P, """
+                def @main(%x: Tensor[(1, 16, 8, 8), float32]) { nn.avg_pool2d(%x, pool_size=[2, 2]) }
+                """);
     }
 
     @Test

@@ -4,28 +4,22 @@ import dev.relayfarm.ir.DType;
 import dev.relayfarm.kernel.expr.Binary;
 import dev.relayfarm.kernel.expr.BinaryOp;
 import dev.relayfarm.kernel.expr.Cast;
-import dev.relayfarm.kernel.expr.Combiner;
-import dev.relayfarm.kernel.expr.FloatImm;
-import dev.relayfarm.kernel.expr.IntImm;
 import dev.relayfarm.kernel.expr.IterVar;
 import dev.relayfarm.kernel.expr.PrimExpr;
-import dev.relayfarm.kernel.expr.Reduce;
 import dev.relayfarm.kernel.expr.Select;
 import dev.relayfarm.kernel.te.Compute;
 import dev.relayfarm.kernel.te.Te;
 import dev.relayfarm.kernel.te.Tensor;
 import dev.relayfarm.ops.nn.BatchMatmul;
 import dev.relayfarm.ops.nn.Conv2D;
-import dev.relayfarm.ops.nn.GlobalPool2D;
 import dev.relayfarm.ops.nn.Matmul;
-import dev.relayfarm.ops.nn.Pool2D;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Compute rules of the nn operators with a reduction inside: dense/matmul/batch_matmul, conv2d
- * (NCHW/OIHW, any groups, strides, dilations, asymmetric padding), max/avg pooling and global
- * pooling (NCHW), and {@code nn.dropout} (inference: the identity and a mask of ones). Products
+ * (NCHW/OIHW, any groups, strides, dilations, asymmetric padding), and {@code nn.dropout}
+ * (inference: the identity and a mask of ones); pooling is {@link PoolComputes}'. Products
  * accumulate in the output dtype (float32 for float32; the interpreter accumulates float32 GEMMs in
  * float too). {@code nn.dense} and group-1 float conv2d reuse {@link Dense} and {@link Conv2d}.
  *
@@ -42,10 +36,6 @@ final class NnComputes {
         r.add("nn.matmul", NnComputes::matmul);
         r.add("nn.batch_matmul", NnComputes::batchMatmul);
         r.add("nn.conv2d", NnComputes::conv2d);
-        r.add("nn.max_pool2d", c -> pool(c, true));
-        r.add("nn.avg_pool2d", c -> pool(c, false));
-        r.add("nn.global_max_pool2d", c -> globalPool(c, true));
-        r.add("nn.global_avg_pool2d", c -> globalPool(c, false));
         r.add("nn.dropout", c -> {
             Tensor x = c.in(0);
             return List.of(Te.compute(c.name(), c.outShape(0), x::at),
@@ -141,76 +131,5 @@ final class NnComputes {
             PrimExpr v = new Select(inside, as(x.at(ix.get(0), ch, iy, ixx), t), Te.zero(t));
             return Te.sum(new Binary(BinaryOp.MUL, v, as(w.at(ix.get(1), rc.var(), ry.var(), rx.var()), t)), rc, ry, rx);
         }));
-    }
-
-    /** TVM pads max pooling with the dtype's lowest finite value. */
-    private static PrimExpr lowest(DType t) {
-        if (t.isFloat()) return new FloatImm(t.bits() == 64 ? -Double.MAX_VALUE : -Float.MAX_VALUE, t);
-        if (t.code() == DType.Code.UINT || t.isBool()) return Te.zero(t);
-        return new IntImm(t.bits() == 64 ? Long.MIN_VALUE : -(1L << (t.bits() - 1)), t);
-    }
-
-    /**
-     * Max: the largest element inside the window (the lowest value when none is). Avg: the sum of the
-     * elements inside divided by their count, or with count_include_pad by the window positions inside
-     * the padded input (a second reduction counts them).
-     */
-    private static List<Compute> pool(OpCall c, boolean max) {
-        Tensor x = c.in(0);
-        Pool2D.Pool2DAttrs a = c.attrs(Pool2D.Pool2DAttrs.class);
-        requireLayout(c, "layout", a.layout().name(), "NCHW");
-        requireLayout(c, "out_layout", a.outLayout().name(), "NCHW");
-        DType t = x.dtype();
-        int h = x.shape().get(2), w = x.shape().get(3);
-        int kh = a.poolSize()[0], kw = a.poolSize()[1], sh = a.strides()[0], sw = a.strides()[1], dh = a.dilation()[0], dw = a.dilation()[1];
-        int pt = a.padding()[0], pl = a.padding()[1], pb = a.padding()[2], pr = a.padding()[3];
-        List<Integer> out = c.outShape();
-        IterVar ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw);
-        record Window(PrimExpr iy, PrimExpr ix, PrimExpr inside, PrimExpr inPadded) {}
-        java.util.function.Function<List<dev.relayfarm.kernel.expr.Var>, Window> window = ix -> {
-            PrimExpr iy = ix.get(2).mul(sh).sub(pt).add(ry.var().mul(dh)), ixx = ix.get(3).mul(sw).sub(pl).add(rx.var().mul(dw));
-            PrimExpr inside = iy.ge(PrimExpr.of(0)).and(iy.lt(h)).and(ixx.ge(PrimExpr.of(0))).and(ixx.lt(w));
-            PrimExpr inPadded = iy.le(PrimExpr.of(h + pb - 1)).and(ixx.le(PrimExpr.of(w + pr - 1)));
-            return new Window(iy, ixx, inside, inPadded);
-        };
-        if (max) {
-            if (t.isBool()) throw c.fail("bool pooling is not supported");
-            Compute m = Te.compute(c.name(), out, ix -> {
-                Window win = window.apply(ix);
-                PrimExpr v = new Select(win.inside(), x.at(ix.get(0), ix.get(1), win.iy(), win.ix()), lowest(t));
-                return new Reduce(Combiner.MAX, v, List.of(ry, rx), lowest(t));
-            });
-            return List.of(m);
-        }
-        if (!t.isFloat()) throw c.fail("average pooling needs a float tensor, got " + t);
-        IterVar cy = Te.reduceAxis("cy", kh), cx = Te.reduceAxis("cx", kw);
-        Compute count = Te.compute(c.name() + "_count", out, ix -> {
-            PrimExpr iy = ix.get(2).mul(sh).sub(pt).add(cy.var().mul(dh)), ixx = ix.get(3).mul(sw).sub(pl).add(cx.var().mul(dw));
-            PrimExpr cond = a.countIncludePad()
-                    ? iy.le(PrimExpr.of(h + pb - 1)).and(ixx.le(PrimExpr.of(w + pr - 1)))
-                    : iy.ge(PrimExpr.of(0)).and(iy.lt(h)).and(ixx.ge(PrimExpr.of(0))).and(ixx.lt(w));
-            return Te.sum(new Select(cond, new IntImm(1, DType.INT32), new IntImm(0, DType.INT32)), cy, cx);
-        });
-        Compute sum = Te.compute(c.name() + "_sum", out, ix -> {
-            Window win = window.apply(ix);
-            return Te.sum(new Select(win.inside(), as(x.at(ix.get(0), ix.get(1), win.iy(), win.ix()), DType.FLOAT64), Te.zero(DType.FLOAT64)), ry, rx);
-        });
-        return List.of(Te.compute(c.name(), out, ix -> as(new Binary(BinaryOp.DIV, sum.at(ix), as(count.at(ix).max(new IntImm(1, DType.INT32)), DType.FLOAT64)), t)));
-    }
-
-    private static List<Compute> globalPool(OpCall c, boolean max) {
-        Tensor x = c.in(0);
-        GlobalPool2D.GlobalPool2DAttrs a = c.attrs(GlobalPool2D.GlobalPool2DAttrs.class);
-        requireLayout(c, "layout", a.layout().name(), "NCHW");
-        requireLayout(c, "out_layout", a.outLayout().name(), "NCHW");
-        DType t = x.dtype();
-        int h = x.shape().get(2), w = x.shape().get(3);
-        IterVar ry = Te.reduceAxis("ry", h), rx = Te.reduceAxis("rx", w);
-        if (max) {
-            return List.of(Te.compute(c.name(), c.outShape(), ix -> new Reduce(Combiner.MAX, x.at(ix.get(0), ix.get(1), ry.var(), rx.var()), List.of(ry, rx), lowest(t))));
-        }
-        if (!t.isFloat()) throw c.fail("average pooling needs a float tensor, got " + t);
-        Compute sum = Te.compute(c.name() + "_sum", c.outShape(), ix -> Te.sum(as(x.at(ix.get(0), ix.get(1), ry.var(), rx.var()), DType.FLOAT64), ry, rx));
-        return List.of(Te.compute(c.name(), c.outShape(), ix -> as(new Binary(BinaryOp.DIV, sum.at(ix), new FloatImm((double) h * w, DType.FLOAT64)), t)));
     }
 }

@@ -65,6 +65,7 @@ public final class OpComputes {
         TransformComputes.register(r);
         ReductionComputes.register(r);
         NnComputes.register(r);
+        PoolComputes.register(r);
         return Collections.unmodifiableMap(r.rules);
     }
 

@@ -8,10 +8,14 @@ import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.AttrReader;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
+import dev.relayfarm.ops.layout.Layout;
 import dev.relayfarm.types.TypeReporter;
 import java.util.List;
 
-/** {@code nn.global_avg_pool2d} / {@code nn.global_max_pool2d(data, layout="NCHW", out_layout="")}: H and W become 1. */
+/**
+ * {@code nn.global_avg_pool2d} / {@code nn.global_max_pool2d(data, layout="NCHW", out_layout="")}: H and
+ * W become 1. The layouts are any order of N, C, H, W with C optionally blocked ({@link PoolLayouts}).
+ */
 public final class GlobalPool2D {
     private GlobalPool2D() {}
 
@@ -35,20 +39,20 @@ public final class GlobalPool2D {
         String layout = r.string("layout", "NCHW");
         String outLayout = r.string("out_layout", "");
         r.finish();
-        Layout l = Layout.parse(op, "layout", layout, "NCHW");
-        return new GlobalPool2DAttrs(l, outLayout.isEmpty() ? l : Layout.parse(op, "out_layout", outLayout, "NCHW"));
+        Layout l = PoolLayouts.parse(op, "layout", layout);
+        return new GlobalPool2DAttrs(l, outLayout.isEmpty() ? l : PoolLayouts.parse(op, "out_layout", outLayout));
     }
 
     static boolean relation(String op, List<Type> types, GlobalPool2DAttrs a, TypeReporter reporter) {
-        TensorType data = Rel.tensorOfRank(op, "data", types.get(0), 4);
+        TensorType data = Rel.tensor(op, "data", types.get(0));
         if (data == null) return false;
-        List<Dim> d = a.layout().toCanonical(data.shape());
-        reporter.assign(types.get(1), new TensorType(a.outLayout().fromCanonical(List.of(d.get(0), d.get(1), Dim.of(1), Dim.of(1))), data.dtype()));
+        List<Dim> d = PoolLayouts.toNchw(op, a.layout(), data);
+        reporter.assign(types.get(1), new TensorType(PoolLayouts.fromNchw(op, List.of(d.get(0), d.get(1), Dim.of(1), Dim.of(1)), a.outLayout()), data.dtype()));
         return true;
     }
 
     static NDArray compute(NDArray input, GlobalPool2DAttrs a, boolean max) {
-        NDArray x = Arrays2.permute(input, a.layout().toCanonicalAxes());
+        NDArray x = PoolLayouts.convert(input, a.layout(), PoolLayouts.NCHW);
         int planes = x.dim(0) * x.dim(1), hw = x.dim(2) * x.dim(3);
         double[] v = Arrays2.doubles(x);
         double[] out = new double[planes];
@@ -58,6 +62,6 @@ public final class GlobalPool2D {
             out[p] = max ? acc : acc / Math.max(1, hw);
         }
         NDArray res = Arrays2.fromDoubles(x.dtype(), new int[] {x.dim(0), x.dim(1), 1, 1}, out);
-        return Arrays2.permute(res, a.outLayout().fromCanonicalAxes());
+        return PoolLayouts.convert(res, PoolLayouts.NCHW, a.outLayout());
     }
 }

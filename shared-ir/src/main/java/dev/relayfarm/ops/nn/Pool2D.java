@@ -10,6 +10,7 @@ import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.AttrReader;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
+import dev.relayfarm.ops.layout.Layout;
 import dev.relayfarm.types.RelationException;
 import dev.relayfarm.types.TypeReporter;
 import java.util.List;
@@ -20,6 +21,9 @@ import java.util.List;
  * TVM's (TOPI's) semantics: padding counts as -inf for max; for avg the divisor is the number of
  * window positions inside the input (or inside input + padding with count_include_pad, never the
  * extra ceil_mode cells); a window with no valid position gives the dtype's lowest value (max) or 0 (avg).
+ * The layouts are any order of N, C, H, W with C optionally blocked ({@link PoolLayouts}):
+ * {@code max_pool2d(Tensor[(1, 2, 8, 8, 16)], pool_size=[2, 2], strides=[2, 2], layout="NCHW16c")
+ * : Tensor[(1, 2, 4, 4, 16)]}.
  */
 public final class Pool2D {
     private Pool2D() {}
@@ -57,18 +61,18 @@ public final class Pool2D {
         Rel.positive(op, "strides", strides);
         Rel.positive(op, "dilation", dilation);
         Rel.nonNegative(op, "padding", padding);
-        Layout l = Layout.parse(op, "layout", layout, "NCHW");
+        Layout l = PoolLayouts.parse(op, "layout", layout);
         return new Pool2DAttrs(poolSize, strides, dilation, padding, l,
-                outLayout.isEmpty() ? l : Layout.parse(op, "out_layout", outLayout, "NCHW"), ceil, countPad);
+                outLayout.isEmpty() ? l : PoolLayouts.parse(op, "out_layout", outLayout), ceil, countPad);
     }
 
     static boolean relation(String op, List<Type> types, Pool2DAttrs a, TypeReporter reporter) {
-        TensorType data = Rel.tensorOfRank(op, "data", types.get(0), 4);
+        TensorType data = Rel.tensor(op, "data", types.get(0));
         if (data == null) return false;
-        List<Dim> d = a.layout().toCanonical(data.shape());
+        List<Dim> d = PoolLayouts.toNchw(op, a.layout(), data);
         Dim oh = outDim(op, "height", d.get(2), a.poolSize()[0], a.strides()[0], a.padding()[0] + a.padding()[2], a.dilation()[0], a.ceilMode());
         Dim ow = outDim(op, "width", d.get(3), a.poolSize()[1], a.strides()[1], a.padding()[1] + a.padding()[3], a.dilation()[1], a.ceilMode());
-        reporter.assign(types.get(1), new TensorType(a.outLayout().fromCanonical(List.of(d.get(0), d.get(1), oh, ow)), data.dtype()));
+        reporter.assign(types.get(1), new TensorType(PoolLayouts.fromNchw(op, List.of(d.get(0), d.get(1), oh, ow), a.outLayout()), data.dtype()));
         return true;
     }
 
@@ -90,7 +94,7 @@ public final class Pool2D {
     }
 
     static NDArray compute(String op, NDArray input, Pool2DAttrs a, boolean max) {
-        NDArray x = Arrays2.permute(input, a.layout().toCanonicalAxes());
+        NDArray x = PoolLayouts.convert(input, a.layout(), PoolLayouts.NCHW);
         int n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
         int kh = a.poolSize()[0], kw = a.poolSize()[1], sh = a.strides()[0], sw = a.strides()[1];
         int dh = a.dilation()[0], dw = a.dilation()[1];
@@ -129,7 +133,7 @@ public final class Pool2D {
             }
         });
         NDArray res = Arrays2.fromDoubles(x.dtype(), new int[] {n, c, oh, ow}, out);
-        return Arrays2.permute(res, a.outLayout().fromCanonicalAxes());
+        return PoolLayouts.convert(res, PoolLayouts.NCHW, a.outLayout());
     }
 
     /** The value TVM pads max pooling with: the dtype's lowest finite value. */

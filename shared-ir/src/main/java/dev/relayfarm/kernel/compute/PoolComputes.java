@@ -1,0 +1,120 @@
+package dev.relayfarm.kernel.compute;
+
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.kernel.expr.Binary;
+import dev.relayfarm.kernel.expr.BinaryOp;
+import dev.relayfarm.kernel.expr.Cast;
+import dev.relayfarm.kernel.expr.Combiner;
+import dev.relayfarm.kernel.expr.FloatImm;
+import dev.relayfarm.kernel.expr.IntImm;
+import dev.relayfarm.kernel.expr.IterVar;
+import dev.relayfarm.kernel.expr.PrimExpr;
+import dev.relayfarm.kernel.expr.Reduce;
+import dev.relayfarm.kernel.expr.Select;
+import dev.relayfarm.kernel.expr.Var;
+import dev.relayfarm.kernel.te.Compute;
+import dev.relayfarm.kernel.te.Te;
+import dev.relayfarm.kernel.te.Tensor;
+import dev.relayfarm.ops.layout.Layout;
+import dev.relayfarm.ops.nn.GlobalPool2D;
+import dev.relayfarm.ops.nn.Pool2D;
+import java.util.List;
+
+/**
+ * Compute rules of {@code nn.max_pool2d}, {@code nn.avg_pool2d} and the global pools in every layout
+ * the operators accept: N, C, H, W in any order with C optionally split into blocks ({@code NCHW},
+ * {@code NHWC}, {@code NCHW16c} as alter-op-layout leaves them between blocked convolutions). Input
+ * and output layouts may differ; the element mapping is {@link NchwIndex}'s.
+ * <pre>
+ * nn.max_pool2d(%x: Tensor[(1, 2, 8, 8, 16)], pool_size=[2, 2], strides=[2, 2], layout="NCHW16c")
+ *   ==> out[n, cb, y, x, ci] = max_{ry, rx} x[n, cb, 2y + ry, 2x + rx, ci]
+ * </pre>
+ * Semantics are the interpreter's (TOPI's): max pads with the dtype's lowest value; avg divides by the
+ * window positions inside the input, or with count_include_pad inside input + padding (never the extra
+ * ceil_mode cells), summing in float64 as the interpreter does.
+ */
+final class PoolComputes {
+    private PoolComputes() {}
+
+    static void register(OpComputes.Rules r) {
+        r.add("nn.max_pool2d", c -> pool(c, true));
+        r.add("nn.avg_pool2d", c -> pool(c, false));
+        r.add("nn.global_max_pool2d", c -> globalPool(c, true));
+        r.add("nn.global_avg_pool2d", c -> globalPool(c, false));
+    }
+
+    private static PrimExpr as(PrimExpr v, DType t) {
+        return v.dtype().equals(t) ? v : new Cast(t, v);
+    }
+
+    /** TVM pads max pooling with the dtype's lowest finite value. */
+    static PrimExpr lowest(DType t) {
+        if (t.isFloat()) return new FloatImm(t.bits() == 64 ? -Double.MAX_VALUE : -Float.MAX_VALUE, t);
+        if (t.code() == DType.Code.UINT || t.isBool()) return Te.zero(t);
+        return new IntImm(t.bits() == 64 ? Long.MIN_VALUE : -(1L << (t.bits() - 1)), t);
+    }
+
+    private static PrimExpr inRange(PrimExpr v, int lo, int hi) {
+        return v.ge(PrimExpr.of(lo)).and(v.lt(PrimExpr.of(hi)));
+    }
+
+    /**
+     * Max: the largest element inside the window (the lowest value when none is). Avg: the sum of the
+     * elements inside divided by their count, or with count_include_pad by the window positions inside
+     * the padded input (a second reduction counts them).
+     */
+    private static List<Compute> pool(OpCall c, boolean max) {
+        Tensor x = c.in(0);
+        Pool2D.Pool2DAttrs a = c.attrs(Pool2D.Pool2DAttrs.class);
+        Layout in = a.layout(), outLayout = a.outLayout();
+        DType t = x.dtype();
+        int h = x.shape().get(in.indexOf('H')), w = x.shape().get(in.indexOf('W'));
+        int kh = a.poolSize()[0], kw = a.poolSize()[1], sh = a.strides()[0], sw = a.strides()[1], dh = a.dilation()[0], dw = a.dilation()[1];
+        int pt = a.padding()[0], pl = a.padding()[1], pb = a.padding()[2], pr = a.padding()[3];
+        List<Integer> out = c.outShape();
+        IterVar ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw);
+        if (max) {
+            if (t.isBool()) throw c.fail("bool pooling is not supported");
+            return List.of(Te.compute(c.name(), out, ix -> {
+                NchwIndex o = NchwIndex.of(outLayout, ix);
+                PrimExpr iy = o.h().mul(sh).sub(pt).add(ry.var().mul(dh)), ixx = o.w().mul(sw).sub(pl).add(rx.var().mul(dw));
+                PrimExpr v = new Select(inRange(iy, 0, h).and(inRange(ixx, 0, w)), x.at(o.at(in, iy, ixx)), lowest(t));
+                return new Reduce(Combiner.MAX, v, List.of(ry, rx), lowest(t));
+            }));
+        }
+        if (!t.isFloat()) throw c.fail("average pooling needs a float tensor, got " + t);
+        IterVar cy = Te.reduceAxis("cy", kh), cx = Te.reduceAxis("cx", kw);
+        Compute count = Te.compute(c.name() + "_count", out, ix -> {
+            NchwIndex o = NchwIndex.of(outLayout, ix);
+            PrimExpr iy = o.h().mul(sh).sub(pt).add(cy.var().mul(dh)), ixx = o.w().mul(sw).sub(pl).add(cx.var().mul(dw));
+            PrimExpr cond = a.countIncludePad()
+                    ? iy.le(PrimExpr.of(h + pb - 1)).and(ixx.le(PrimExpr.of(w + pr - 1)))
+                    : inRange(iy, 0, h).and(inRange(ixx, 0, w));
+            return Te.sum(new Select(cond, new IntImm(1, DType.INT32), new IntImm(0, DType.INT32)), cy, cx);
+        });
+        Compute sum = Te.compute(c.name() + "_sum", out, ix -> {
+            NchwIndex o = NchwIndex.of(outLayout, ix);
+            PrimExpr iy = o.h().mul(sh).sub(pt).add(ry.var().mul(dh)), ixx = o.w().mul(sw).sub(pl).add(rx.var().mul(dw));
+            PrimExpr v = as(x.at(o.at(in, iy, ixx)), DType.FLOAT64);
+            return Te.sum(new Select(inRange(iy, 0, h).and(inRange(ixx, 0, w)), v, Te.zero(DType.FLOAT64)), ry, rx);
+        });
+        return List.of(Te.compute(c.name(), out, ix -> as(new Binary(BinaryOp.DIV, sum.at(ix), as(count.at(ix).max(new IntImm(1, DType.INT32)), DType.FLOAT64)), t)));
+    }
+
+    private static List<Compute> globalPool(OpCall c, boolean max) {
+        Tensor x = c.in(0);
+        GlobalPool2D.GlobalPool2DAttrs a = c.attrs(GlobalPool2D.GlobalPool2DAttrs.class);
+        Layout in = a.layout(), outLayout = a.outLayout();
+        DType t = x.dtype();
+        int h = x.shape().get(in.indexOf('H')), w = x.shape().get(in.indexOf('W'));
+        IterVar ry = Te.reduceAxis("ry", h), rx = Te.reduceAxis("rx", w);
+        java.util.function.Function<List<Var>, PrimExpr> element = ix -> x.at(NchwIndex.of(outLayout, ix).at(in, ry.var(), rx.var()));
+        if (max) {
+            if (t.isBool()) throw c.fail("bool pooling is not supported");
+            return List.of(Te.compute(c.name(), c.outShape(), ix -> new Reduce(Combiner.MAX, element.apply(ix), List.of(ry, rx), lowest(t))));
+        }
+        if (!t.isFloat()) throw c.fail("average pooling needs a float tensor, got " + t);
+        Compute sum = Te.compute(c.name() + "_sum", c.outShape(), ix -> Te.sum(as(element.apply(ix), DType.FLOAT64), ry, rx));
+        return List.of(Te.compute(c.name(), c.outShape(), ix -> as(new Binary(BinaryOp.DIV, sum.at(ix), new FloatImm((double) h * w, DType.FLOAT64)), t)));
+    }
+}
