@@ -6,27 +6,20 @@ import dev.relayfarm.kernel.expr.BinaryOp;
 import dev.relayfarm.kernel.expr.Cast;
 import dev.relayfarm.kernel.expr.IterVar;
 import dev.relayfarm.kernel.expr.PrimExpr;
-import dev.relayfarm.kernel.expr.Select;
 import dev.relayfarm.kernel.te.Compute;
 import dev.relayfarm.kernel.te.Te;
 import dev.relayfarm.kernel.te.Tensor;
 import dev.relayfarm.ops.nn.BatchMatmul;
-import dev.relayfarm.ops.nn.Conv2D;
 import dev.relayfarm.ops.nn.Matmul;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Compute rules of the nn operators with a reduction inside: dense/matmul/batch_matmul, conv2d
- * (NCHW/OIHW, any groups, strides, dilations, asymmetric padding), and {@code nn.dropout}
- * (inference: the identity and a mask of ones); pooling is {@link PoolComputes}'. Products
- * accumulate in the output dtype (float32 for float32; the interpreter accumulates float32 GEMMs in
- * float too). {@code nn.dense} and group-1 float conv2d reuse {@link Dense} and {@link Conv2d}.
- *
- * <p>Not covered yet (UnsupportedOperationException naming the operator): layouts other than
- * NCHW/OIHW, {@code nn.contrib_conv2d_NCHWc}, {@code nn.conv2d_transpose}, {@code nn.batch_norm},
- * {@code nn.layer_norm} (simplify-inference removes both before lowering), {@code nn.lrn},
- * {@code image.resize2d}.
+ * Compute rules of the matrix products: dense/matmul/batch_matmul, and {@code nn.dropout}
+ * (inference: the identity and a mask of ones); convolutions are {@link ConvComputes}', pooling
+ * {@link PoolComputes}', normalizations {@link NormComputes}'. Products accumulate in the output
+ * dtype (float32 for float32; the interpreter accumulates float32 GEMMs in float too). Float32
+ * {@code nn.dense} reuses {@link Dense}.
  */
 final class NnComputes {
     private NnComputes() {}
@@ -35,7 +28,6 @@ final class NnComputes {
         r.add("nn.dense", NnComputes::dense);
         r.add("nn.matmul", NnComputes::matmul);
         r.add("nn.batch_matmul", NnComputes::batchMatmul);
-        r.add("nn.conv2d", NnComputes::conv2d);
         r.add("nn.dropout", c -> {
             Tensor x = c.in(0);
             return List.of(Te.compute(c.name(), c.outShape(0), x::at),
@@ -103,33 +95,4 @@ final class NnComputes {
         }, k));
     }
 
-    private static void requireLayout(OpCall c, String what, String actual, String expected) {
-        if (!actual.equals(expected)) throw c.fail(what + " " + actual + " is not supported (only " + expected + ")");
-    }
-
-    private static List<Compute> conv2d(OpCall c) {
-        Tensor x = c.in(0), w = c.in(1);
-        Conv2D.Conv2DAttrs a = c.attrs(Conv2D.Conv2DAttrs.class);
-        requireLayout(c, "data_layout", a.dataLayout().name(), "NCHW");
-        requireLayout(c, "kernel_layout", a.kernelLayout().name(), "OIHW");
-        requireLayout(c, "out_layout", a.outLayout().name(), "NCHW");
-        int[] p = a.padding();
-        Conv2d.Params params = new Conv2d.Params(a.strides()[0], a.strides()[1], p[0], p[1], p[2], p[3], a.dilation()[0], a.dilation()[1]);
-        DType t = c.outDtype();
-        if (a.groups() == 1 && x.dtype().isFloat() && x.dtype().equals(t) && w.dtype().equals(t)) return List.of(Conv2d.compute(x, w, params, 1).out());
-        int g = a.groups();
-        int cin = x.shape().get(1), h = x.shape().get(2), wd = x.shape().get(3);
-        int f = w.shape().get(0), cg = w.shape().get(1), kh = w.shape().get(2), kw = w.shape().get(3);
-        if (cin != cg * g || f % g != 0) throw c.fail("data channels " + cin + ", weight " + w.shape() + " and groups " + g + " do not agree");
-        int fg = f / g;
-        IterVar rc = Te.reduceAxis("rc", cg), ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw);
-        return List.of(Te.compute(c.name(), c.outShape(), List.of("n", "f", "y", "x"), ix -> {
-            PrimExpr ch = ix.get(1).div(fg).mul(cg).add(rc.var());
-            PrimExpr iy = ix.get(2).mul(params.strideH()).add(ry.var().mul(params.dilationH())).sub(params.padTop());
-            PrimExpr ixx = ix.get(3).mul(params.strideW()).add(rx.var().mul(params.dilationW())).sub(params.padLeft());
-            PrimExpr inside = iy.ge(PrimExpr.of(0)).and(iy.lt(h)).and(ixx.ge(PrimExpr.of(0))).and(ixx.lt(wd));
-            PrimExpr v = new Select(inside, as(x.at(ix.get(0), ch, iy, ixx), t), Te.zero(t));
-            return Te.sum(new Binary(BinaryOp.MUL, v, as(w.at(ix.get(1), rc.var(), ry.var(), rx.var()), t)), rc, ry, rx);
-        }));
-    }
 }

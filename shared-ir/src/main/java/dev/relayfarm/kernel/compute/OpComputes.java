@@ -26,7 +26,8 @@ import java.util.Set;
  * Relay operator name -> tensor-expression compute definition(s): the registry that lets any fused
  * Primitive group be lowered to C. Each operator's rule lives in its family's file
  * ({@link ElementwiseComputes}, {@link TransformComputes}, {@link ReductionComputes},
- * {@link NnComputes}, ...); this class only dispatches, validates and exposes them.
+ * {@link NnComputes}, {@link PoolComputes}, {@link ConvComputes}, {@link NormComputes},
+ * {@link ImageComputes}, {@link AlgorithmComputes}); this class only dispatches, validates and exposes them.
  *
  * <pre>{@code
  * Placeholder x = Te.placeholder("x", List.of(2, 3), DType.FLOAT32);
@@ -39,7 +40,8 @@ import java.util.Set;
  * shapes and dtypes. Tuple results are flattened: one {@link Compute} per field, in order.
  *
  * <p>Not covered: operators whose output shape depends on input values ({@code argwhere},
- * {@code unique}, {@code non_max_suppression}), sorting ({@code topk}), and others listed by
+ * {@code unique}, {@code non_max_suppression}), {@code det}, {@code reinterpret} (the C emitter has
+ * no bit cast), {@code nn.contrib_conv2d_NCHWc} (kernel/lower's template), as listed by
  * {@code OpComputesCoverageTest}; {@link #supports} says false for them and {@link #compute} throws
  * {@link UnsupportedOperationException} naming the operator. Unsupported dtypes (float16 and bfloat16,
  * which the C emitter lacks) and attributes also throw, naming the operator and the reason.
@@ -66,6 +68,10 @@ public final class OpComputes {
         ReductionComputes.register(r);
         NnComputes.register(r);
         PoolComputes.register(r);
+        ConvComputes.register(r);
+        NormComputes.register(r);
+        ImageComputes.register(r);
+        AlgorithmComputes.register(r);
         return Collections.unmodifiableMap(r.rules);
     }
 

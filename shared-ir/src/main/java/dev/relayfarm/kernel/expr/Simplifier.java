@@ -274,6 +274,7 @@ public final class Simplifier {
             case FABS -> Math.abs(x);
             case FLOOR -> Math.floor(x);
             case CEIL -> Math.ceil(x);
+            case RINT -> Math.rint(x);
             case POW -> Math.pow(x, args.get(1));
             case ERF -> Double.NaN; // no erf in java.lang.Math: left to the C library
             // left to the C library: Java's results may differ from it in the last bit

@@ -46,9 +46,9 @@ public final class Einsum {
      * A parsed equation bound to operand ranks: each operand's axes as label ids, the output's label
      * ids; ids {@code 0 .. ellipsisDims-1} are the ellipsis dims (right-aligned across operands).
      */
-    record Plan(List<int[]> operands, int[] output, int labelCount, int ellipsisDims) {}
+    public record Plan(List<int[]> operands, int[] output, int labelCount, int ellipsisDims) {}
 
-    static Plan plan(String equation, int[] ranks) {
+    public static Plan plan(String equation, int[] ranks) {
         String eq = equation.replace(" ", "");
         int arrow = eq.indexOf("->");
         String lhs = arrow < 0 ? eq : eq.substring(0, arrow);
