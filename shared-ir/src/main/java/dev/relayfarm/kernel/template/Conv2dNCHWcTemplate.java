@@ -20,20 +20,28 @@ import java.util.List;
  * out[n, oc_chunk, oh, ow, oc_block] = sum_{ic_chunk, kh, kw, ic_block}
  *     pad[n, ic_chunk, oh*sh + kh*dh, ow*sw + kw*dw, ic_block] * w[oc_chunk, ic_chunk, kh, kw, ic_block, oc_block]
  * </pre>
- * Schedule: a {@code reg_n x oc_bn} register tile of (output column, output channel) accumulated at
- * each {@code (n, oc_chunk, oh, ow_outer)} point, the reduction outside the tile, the columns unrolled
- * and the {@code oc_bn} channels as SIMD lanes (contiguous in both the weight and the output);
- * {@code (n, oc_chunk, oh)} fused and spread across threads.
+ * Schedule: a {@code reg_n x oc_vec} register tile of (output column, output channel) accumulated at
+ * each {@code (n, oc_chunk, oh, oc_block_outer, ow_outer)} point, the reduction outside the tile, the
+ * columns unrolled and the {@code oc_vec} channels as SIMD lanes (contiguous in both the weight and the
+ * output); {@code (n, oc_chunk, oh)} fused and spread across threads.
  *
  * <p>Knobs: {@code ic_bn}, {@code oc_bn} (the packing blocks, fixed by the layouts the passes chose:
  * one candidate each), {@code reg_n} (columns per tile, a divisor of the output width),
+ * {@code oc_vec} (channels per tile, a divisor of {@code oc_bn}: half a 16-channel block lets a row
+ * whose width has no divisor near 6 still fill the registers, e.g. 13 x 8 instead of 1 x 16),
  * {@code unroll_kw} (unroll the kernel-width loop), {@code order} ({@code kh_kw_ic}: input channels
  * innermost in the reduction, TVM's order; {@code ic_kh_kw}: channel chunks outermost).
  */
 public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
     public static final String NAME = "conv2d_NCHWc.x86";
-    /** Accumulator floats that fit the vector registers of AVX2 (16 x 8 lanes) with room for operands. */
-    private static final int REGISTER_FLOATS = 96;
+    /**
+     * SIMD lanes and the accumulator vectors a tile may hold: AVX2 has 16 registers of 8 floats; 14
+     * accumulators leave one for the broadcast input and one for a weight vector (a second weight
+     * vector is read as the FMA's memory operand).
+     */
+    private static final int LANES = 8, MAX_ACCUMULATORS = 14;
+    /** Independent accumulators that hide the FMA latency (2 FMA pipes x 4 cycles). */
+    private static final int SATURATING_ACCUMULATORS = 8;
 
     private final Compute pad;
     private final Compute out;
@@ -111,17 +119,43 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
                 Knob.ints("ic_bn", List.of(icBn), "input channel block, fixed by the data layout NCHW" + icBn + "c"),
                 Knob.ints("oc_bn", List.of(ocBn), "output channel block, fixed by the output layout NCHW" + ocBn + "c"),
                 Knob.ints("reg_n", ScheduleTemplate.divisors(outWidth, 32), "output columns per register tile, a divisor of the output width " + outWidth),
+                Knob.ints("oc_vec", ocVecCandidates(), "output channels per register tile (SIMD lanes), a divisor of oc_bn=" + ocBn),
                 Knob.ints("unroll_kw", List.of(0, 1), "1 = unroll the kernel-width loop"),
                 Knob.choices("order", List.of("kh_kw_ic", "ic_kh_kw"), "reduction loop order, outermost first")));
     }
 
+    /** Divisors of {@code oc_bn} that fill whole vectors (all of them when oc_bn is below a vector). */
+    private List<Integer> ocVecCandidates() {
+        List<Integer> out = new ArrayList<>();
+        for (int d : ScheduleTemplate.divisors(ocBn, ocBn)) if (d == ocBn || d % LANES == 0) out.add(d);
+        return out;
+    }
+
+    /**
+     * The register tile: among the (reg_n, oc_vec) whose accumulators fit the registers, those with
+     * enough independent accumulators to keep both FMA pipes busy, fewest loads per FMA (one broadcast
+     * per column, one load per weight vector), then the larger tile; when none saturates, the largest.
+     */
     @Override
     public ScheduleConfig defaultConfig() {
-        int regN = 1;
-        for (int d : ScheduleTemplate.divisors(outWidth, 32)) if (d * ocBn <= REGISTER_FLOATS) regN = d;
-        // a prime width leaves only 1: take the whole row when it fits twice the register budget
-        if (regN < 4 && outWidth * ocBn <= 2 * REGISTER_FLOATS && outWidth <= 32) regN = outWidth;
-        return new ScheduleConfig(NAME, java.util.Map.of("ic_bn", icBn, "oc_bn", ocBn, "reg_n", regN, "unroll_kw", kernelWidth <= 3 ? 1 : 0, "order", "ic_kh_kw"));
+        int bestN = 1, bestV = ocVecCandidates().getFirst();
+        double bestScore = Double.NEGATIVE_INFINITY;
+        for (int v : ocVecCandidates()) {
+            int vectors = Math.max(1, v / LANES);
+            for (int n : ScheduleTemplate.divisors(outWidth, 32)) {
+                int acc = n * vectors;
+                if (acc > MAX_ACCUMULATORS) continue;
+                double loadsPerFma = (double) (n + vectors) / acc;
+                double score = acc >= SATURATING_ACCUMULATORS ? 1000 - 100 * loadsPerFma + acc : acc;
+                if (score > bestScore) {
+                    bestScore = score;
+                    bestN = n;
+                    bestV = v;
+                }
+            }
+        }
+        return new ScheduleConfig(NAME, java.util.Map.of("ic_bn", icBn, "oc_bn", ocBn, "reg_n", bestN, "oc_vec", bestV,
+                "unroll_kw", kernelWidth <= 3 ? 1 : 0, "order", "ic_kh_kw"));
     }
 
     @Override
@@ -136,13 +170,16 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
         if (c.knobs().get("reg_n") instanceof Integer r && (r < 1 || outWidth % r != 0)) {
             throw new InvalidConfigException(NAME + ": reg_n=" + r + " must be a positive divisor of the output width " + outWidth + " (" + workload + ")");
         }
+        if (c.knobs().get("oc_vec") instanceof Integer v && (v < 1 || ocBn % v != 0)) {
+            throw new InvalidConfigException(NAME + ": oc_vec=" + v + " must be a positive divisor of oc_bn=" + ocBn + " (" + workload + ")");
+        }
         space().check(c);
     }
 
     @Override
     public Schedule schedule(ScheduleConfig c, Compute o) {
         validate(c);
-        int regN = c.getInt("reg_n");
+        int regN = c.getInt("reg_n"), ocVec = c.getInt("oc_vec");
         List<Primitive> ps = new ArrayList<>();
         if (pad != null) {
             String p = pad.name();
@@ -154,12 +191,19 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
         String local = Tiles.cacheOrAttach(ps, out, o);
         List<String> ax = o.axes().stream().map(IterVar::name).toList();
         ps.add(new Primitive.Split(o.name(), ax.get(3), regN));
+        String lanes = ax.get(4);
+        if (ocVec < ocBn) {
+            // channel halves outside the column tile: each tile accumulates reg_n x oc_vec
+            ps.add(new Primitive.Split(o.name(), ax.get(4), ocVec));
+            ps.add(new Primitive.Reorder(o.name(), List.of(ax.get(4) + "_o", ax.get(3) + "_o", ax.get(3) + "_i", ax.get(4) + "_i")));
+            lanes = ax.get(4) + "_i";
+        }
         ps.add(new Primitive.Fuse(o.name(), ax.get(0), ax.get(1)));
         String f1 = ax.get(0) + "_" + ax.get(1) + "_f";
         ps.add(new Primitive.Fuse(o.name(), f1, ax.get(2)));
         String f2 = f1 + "_" + ax.get(2) + "_f";
         ps.add(new Primitive.Parallel(o.name(), f2));
-        ps.add(new Primitive.Vectorize(o.name(), ax.get(4)));
+        ps.add(new Primitive.Vectorize(o.name(), lanes));
         ps.add(new Primitive.ComputeAt(local, o.name(), ax.get(3) + "_o"));
         List<String> reduce = c.getString("order").equals("kh_kw_ic") ? List.of("kh", "kw", "ic_chunk", "ic_block") : List.of("ic_chunk", "kh", "kw", "ic_block");
         List<String> order = new ArrayList<>(List.of("n", "oc_chunk", "oh"));

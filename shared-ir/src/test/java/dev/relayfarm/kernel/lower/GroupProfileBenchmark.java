@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Where a compiled model spends its time: every -O3 group of a light model lowered with its default
  * config, compiled into one module and timed alone (median of 7 runs on random inputs),
- * printed slowest first with its workload and share of the total (-Drelayfarm.bench.threads=N, default 2). Opt-in:
+ * printed slowest first with its workload and share of the total (-Drelayfarm.bench.threads=N, default 2;
+ * -Drelayfarm.bench.top=N rows, default 15). Opt-in:
  * {@code ./mvnw -q -pl shared-ir test -Dtest=GroupProfileBenchmark -Drelayfarm.bench=true [-Drelayfarm.bench.models=squeezenet]}.
  */
 class GroupProfileBenchmark {
@@ -81,7 +82,7 @@ class GroupProfileBenchmark {
         double total = rows.stream().mapToDouble(Row::ms).sum();
         rows.sort(Comparator.comparingDouble(Row::ms).reversed());
         System.out.printf("group profile %s: %d kernels, %.2f ms in total (%d threads)%n", model, rows.size(), total, Integer.getInteger("relayfarm.bench.threads", 2));
-        for (Row r : rows.subList(0, Math.min(15, rows.size()))) {
+        for (Row r : rows.subList(0, Math.min(Integer.getInteger("relayfarm.bench.top", 15), rows.size()))) {
             System.out.printf("  %8.3f ms %5.1f%%  %-6s %s  %s%n", r.ms(), 100 * r.ms() / total, r.name(), r.workload(), r.config());
         }
     }

@@ -68,7 +68,15 @@ class PrimitiveLoweringTest {
         add("nchwc_1x1_bias_relu", NCHWC_1X1, Optional.empty());
         add("nchwc_3x3_pad_bias_relu", NCHWC_3X3, Optional.empty());
         add("nchwc_3x3_tuned", NCHWC_3X3, Optional.of(ScheduleConfig.fromJson(
-                "{\"template\":\"conv2d_NCHWc.x86\",\"knobs\":{\"ic_bn\":8,\"oc_bn\":16,\"reg_n\":1,\"unroll_kw\":0,\"order\":\"kh_kw_ic\"}}")));
+                "{\"template\":\"conv2d_NCHWc.x86\",\"knobs\":{\"ic_bn\":8,\"oc_bn\":16,\"oc_vec\":16,\"reg_n\":1,\"unroll_kw\":0,\"order\":\"kh_kw_ic\"}}")));
+        add("nchwc_3x3_half_block", NCHWC_3X3, Optional.of(ScheduleConfig.fromJson(
+                "{\"template\":\"conv2d_NCHWc.x86\",\"knobs\":{\"ic_bn\":8,\"oc_bn\":16,\"oc_vec\":8,\"reg_n\":7,\"unroll_kw\":1,\"order\":\"ic_kh_kw\"}}")));
+        add("nchwc_prime_width_bias_relu", """
+                fn (%x: Tensor[(1, 1, 13, 13, 8), float32], %w: Tensor[(2, 1, 3, 3, 8, 16), float32], %b: Tensor[(1, 2, 1, 1, 16), float32], Primitive=1) {
+                  %0 = nn.contrib_conv2d_NCHWc(%x, %w, padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW8c", kernel_layout="OIHW8i16o", out_layout="NCHW16c");
+                  %1 = add(%0, %b);
+                  nn.relu(%1)
+                }""", Optional.empty());
         add("nchwc_stride2_residual", """
                 fn (%x: Tensor[(1, 1, 9, 9, 8), float32], %w: Tensor[(1, 1, 3, 3, 8, 8), float32], %b: Tensor[(1, 1, 1, 1, 8), float32],
                     %r: Tensor[(1, 1, 4, 4, 8), float32], Primitive=1) {
@@ -165,6 +173,9 @@ class PrimitiveLoweringTest {
         assertEquals("nn.contrib_conv2d_NCHWc(data[1,2,6,6,8],weight[2,2,1,1,8,8],strides=1x1,padding=0,0,0,0,dilation=1x1)", k.workload());
         assertEquals(6, k.config().getInt("reg_n"));
         assertEquals(1, CASES.get("nchwc_3x3_tuned").kernel().config().getInt("reg_n"));
+        // a prime width 13 with 16-channel blocks: 13 columns x 8 channels per register tile
+        assertEquals(13, CASES.get("nchwc_prime_width_bias_relu").kernel().config().getInt("reg_n"));
+        assertEquals(8, CASES.get("nchwc_prime_width_bias_relu").kernel().config().getInt("oc_vec"));
         assertEquals("dense_nopack.x86", CASES.get("dense_nopack_bias_relu").kernel().config().template());
         assertEquals("dense_pack.x86", CASES.get("dense_pack_bias").kernel().config().template());
         assertEquals("injective.x86", CASES.get("injective_broadcast").kernel().config().template());
@@ -174,10 +185,10 @@ class PrimitiveLoweringTest {
     void invalidConfigIsRejectedWithItsReason() {
         Function fn = parse(NCHWC_3X3);
         InvalidConfigException e = assertThrows(InvalidConfigException.class, () -> PrimitiveLowering.lower(fn, "bad", Target.host(), Optional.of(ScheduleConfig.fromJson(
-                "{\"template\":\"conv2d_NCHWc.x86\",\"knobs\":{\"ic_bn\":8,\"oc_bn\":16,\"reg_n\":5,\"unroll_kw\":0,\"order\":\"kh_kw_ic\"}}"))));
+                "{\"template\":\"conv2d_NCHWc.x86\",\"knobs\":{\"ic_bn\":8,\"oc_bn\":16,\"oc_vec\":16,\"reg_n\":5,\"unroll_kw\":0,\"order\":\"kh_kw_ic\"}}"))));
         assertTrue(e.getMessage().contains("reg_n=5 must be a positive divisor of the output width 7"), e.getMessage());
         e = assertThrows(InvalidConfigException.class, () -> PrimitiveLowering.lower(fn, "bad", Target.host(), Optional.of(ScheduleConfig.fromJson(
-                "{\"template\":\"conv2d_NCHWc.x86\",\"knobs\":{\"ic_bn\":16,\"oc_bn\":16,\"reg_n\":7,\"unroll_kw\":0,\"order\":\"kh_kw_ic\"}}"))));
+                "{\"template\":\"conv2d_NCHWc.x86\",\"knobs\":{\"ic_bn\":16,\"oc_bn\":16,\"oc_vec\":16,\"reg_n\":7,\"unroll_kw\":0,\"order\":\"kh_kw_ic\"}}"))));
         assertTrue(e.getMessage().contains("ic_bn=16 but the data layout"), e.getMessage());
         e = assertThrows(InvalidConfigException.class, () -> PrimitiveLowering.lower(fn, "bad", Target.host(), Optional.of(ScheduleConfig.fromJson(
                 "{\"template\":\"dense_pack.x86\",\"knobs\":{\"tile_y\":1,\"tile_x\":8,\"tile_k\":1}}"))));

@@ -26,15 +26,29 @@ class ScheduleTemplateTest {
 
     @Test
     void nchwcSpaceCountsDivisorsOfTheOutputWidth() {
-        // output width 12: reg_n in {1,2,3,4,6,12}; x unroll_kw {0,1} x order {2}; ic_bn and oc_bn fixed
+        // output width 12: reg_n in {1,2,3,4,6,12} x oc_vec {8,16} x unroll_kw {0,1} x order {2}; ic_bn and oc_bn fixed
         ConfigSpace s = nchwc(12, 1).space();
-        assertEquals(6 * 2 * 2, s.size());
+        assertEquals(6 * 2 * 2 * 2, s.size());
         assertEquals(List.of(1, 2, 3, 4, 6, 12), s.knob("reg_n").candidates());
+        assertEquals(List.of(8, 16), s.knob("oc_vec").candidates());
         Set<ScheduleConfig> all = new HashSet<>(s.all().toList());
         assertEquals(s.size(), all.size());
         for (long i = 0; i < s.size(); i++) assertEquals(i, s.indexOf(s.get(i)));
         // output width 7 (prime): reg_n in {1, 7}
-        assertEquals(2 * 2 * 2, nchwc(7, 1).space().size());
+        assertEquals(2 * 2 * 2 * 2, nchwc(7, 1).space().size());
+    }
+
+    @Test
+    void nchwcDefaultTileFillsTheRegisters() {
+        // width 12: 6 columns x 16 channels (12 accumulators, 2 weight vectors per 6 broadcasts)
+        ScheduleConfig c12 = nchwc(12, 1).defaultConfig();
+        assertEquals(List.of(6, 16), List.of(c12.getInt("reg_n"), c12.getInt("oc_vec")));
+        // width 13 (prime): 13 x 16 does not fit, 1 x 16 starves the FMA pipes; 13 columns x 8 channels does
+        ScheduleConfig c13 = nchwc(13, 1).defaultConfig();
+        assertEquals(List.of(13, 8), List.of(c13.getInt("reg_n"), c13.getInt("oc_vec")));
+        // width 7: the whole row of 16 channels (14 accumulators)
+        ScheduleConfig c7 = nchwc(7, 1).defaultConfig();
+        assertEquals(List.of(7, 16), List.of(c7.getInt("reg_n"), c7.getInt("oc_vec")));
     }
 
     @Test
@@ -55,7 +69,7 @@ class ScheduleTemplateTest {
             assertEquals(c, back);
             assertEquals(i, s.indexOf(back));
         }
-        assertEquals("{\"template\":\"conv2d_NCHWc.x86\",\"knobs\":{\"ic_bn\":8,\"oc_bn\":16,\"order\":\"ic_kh_kw\",\"reg_n\":6,\"unroll_kw\":1}}",
+        assertEquals("{\"template\":\"conv2d_NCHWc.x86\",\"knobs\":{\"ic_bn\":8,\"oc_bn\":16,\"oc_vec\":16,\"order\":\"ic_kh_kw\",\"reg_n\":6,\"unroll_kw\":1}}",
                 nchwc(12, 1).defaultConfig().toJson());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ScheduleConfig.fromJson("{\"template\":\"x\",\"knobs\":{\"a\":[1]}}"));
         assertTrue(e.getMessage().contains("not a schedule config") || e.getMessage().contains("knob a must be an integer or a string"), e.getMessage());
@@ -68,6 +82,8 @@ class ScheduleTemplateTest {
         t.validate(good);
         assertMessage(t, good.with("reg_n", 5), "reg_n=5 must be a positive divisor of the output width 12");
         assertMessage(t, good.with("oc_bn", 8), "oc_bn=8 but the weight layout");
+        assertMessage(t, good.with("oc_vec", 6), "oc_vec=6 must be a positive divisor of oc_bn=16");
+        assertMessage(t, good.with("oc_vec", 4), "knob oc_vec=4 is not valid for this workload (candidates [8, 16]");
         assertMessage(t, good.with("order", "rx_first"), "knob order=rx_first is not valid for this workload (candidates [kh_kw_ic, ic_kh_kw]");
         assertMessage(t, good.with("tile_z", 2), "unknown knobs [tile_z]");
         assertMessage(t, good.with("reg_n", "six"), "knob reg_n=six is not valid for this workload");
