@@ -2,6 +2,7 @@ package dev.relayfarm.kernel.lower;
 
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.kernel.compute.Conv2d;
+import dev.relayfarm.kernel.template.Conv2dNCHWOcVecTemplate;
 import dev.relayfarm.kernel.template.Conv2dNCHWTemplate;
 import dev.relayfarm.kernel.template.Conv2dNCHWcTemplate;
 import dev.relayfarm.kernel.template.DenseNoPackTemplate;
@@ -27,7 +28,8 @@ final class Anchors {
 
     /**
      * The template for {@code op}, or empty when it has none for these attributes. {@code config},
-     * when given, selects among alternative templates (dense: packed or in place) by its template name.
+     * when given, selects among alternative templates (dense: packed or in place; NCHW conv2d:
+     * columns or channels as SIMD lanes) by its template name.
      */
     static Optional<ScheduleTemplate> template(String op, java.util.List<Tensor> in, Attrs attrs, String name, Optional<ScheduleConfig> config) {
         return switch (op) {
@@ -38,13 +40,20 @@ final class Anchors {
                     yield Optional.empty();
                 }
                 Conv2d.Params p = params(a.strides(), a.padding(), a.dilation());
+                String wl = ("nn.conv2d(data" + in.get(0).shape() + ",weight" + in.get(1).shape() + ",strides=" + a.strides()[0] + "x" + a.strides()[1]
+                        + ",padding=" + a.padding()[0] + "," + a.padding()[1] + "," + a.padding()[2] + "," + a.padding()[3]
+                        + ",dilation=" + a.dilation()[0] + "x" + a.dilation()[1] + ")").replace(" ", "");
+                String which = config.map(ScheduleConfig::template).orElse(smallInChannels(in.get(1).shape()) ? Conv2dNCHWOcVecTemplate.NAME : Conv2dNCHWTemplate.NAME);
+                if (which.equals(Conv2dNCHWOcVecTemplate.NAME)) {
+                    yield Optional.of(Conv2dNCHWOcVecTemplate.create(in.get(0), in.get(1), p, name, wl, config));
+                }
+                if (!which.equals(Conv2dNCHWTemplate.NAME)) {
+                    throw new InvalidConfigException("config is for template " + which + ", but nn.conv2d has templates " + Conv2dNCHWTemplate.NAME + " and " + Conv2dNCHWOcVecTemplate.NAME);
+                }
                 Conv2d.Def def = Conv2d.compute(in.get(0), in.get(1), p, 1);
                 Compute pad = def.pad() == null ? null : rename(def.pad(), name + "_pad", null, null);
                 Compute out = rename(def.out(), name, def.pad(), pad);
-                String wl = "nn.conv2d(data" + in.get(0).shape() + ",weight" + in.get(1).shape() + ",strides=" + a.strides()[0] + "x" + a.strides()[1]
-                        + ",padding=" + a.padding()[0] + "," + a.padding()[1] + "," + a.padding()[2] + "," + a.padding()[3]
-                        + ",dilation=" + a.dilation()[0] + "x" + a.dilation()[1] + ")";
-                yield Optional.of(new Conv2dNCHWTemplate(new Conv2d.Def(pad, out, def.fb(), def.xb()), in.get(1).shape().get(3), wl.replace(" ", "")));
+                yield Optional.of(new Conv2dNCHWTemplate(new Conv2d.Def(pad, out, def.fb(), def.xb()), in.get(1).shape().get(3), wl));
             }
             case "nn.contrib_conv2d_NCHWc" -> {
                 Conv2DNCHWc.Conv2DNCHWcAttrs a = (Conv2DNCHWc.Conv2DNCHWcAttrs) OpRegistry.get(op).parseAttrs(attrs);
@@ -67,6 +76,14 @@ final class Anchors {
             }
             default -> Optional.empty();
         };
+    }
+
+    /**
+     * A convolution alter-op-layout left in NCHW because it has few input channels (the first layer):
+     * vectorized along output channels, its weights packed per call, which is cheap when they are few.
+     */
+    private static boolean smallInChannels(java.util.List<Integer> weight) {
+        return Conv2dNCHWOcVecTemplate.applies(weight) && weight.get(1) < 8 && (long) weight.get(0) * weight.get(1) * weight.get(2) * weight.get(3) <= 32768;
     }
 
     private static Conv2d.Params params(int[] strides, int[] padding, int[] dilation) {

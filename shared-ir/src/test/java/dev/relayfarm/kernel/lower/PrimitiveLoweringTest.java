@@ -62,6 +62,14 @@ class PrimitiveLoweringTest {
               nn.relu(%1)
             }""";
 
+    /** A first layer: 3 input channels, 7x7 stride 2 padded (resnet's shape, smaller), bias and ReLU. */
+    static final String CONV_7X7 = """
+            fn (%x: Tensor[(1, 3, 20, 19), float32], %w: Tensor[(16, 3, 7, 7), float32], %b: Tensor[(16, 1, 1), float32], Primitive=1) {
+              %0 = nn.conv2d(%x, %w, strides=[2, 2], padding=[3, 3, 3, 3], channels=16, kernel_size=[7, 7]);
+              %1 = add(%0, %b);
+              nn.relu(%1)
+            }""";
+
     @BeforeAll
     static void build() {
         Assumptions.assumeTrue(CCompiler.host().isPresent(), "no C compiler found: native kernel tests skipped");
@@ -95,6 +103,13 @@ class PrimitiveLoweringTest {
                   %1 = add(%0, %b);
                   nn.relu(%1)
                 }""", Optional.empty());
+        add("conv_nchw_columns_configured", """
+                fn (%x: Tensor[(1, 3, 15, 15), float32], %w: Tensor[(8, 3, 3, 3), float32], Primitive=1) {
+                  nn.conv2d(%x, %w, strides=[2, 2], channels=8, kernel_size=[3, 3])
+                }""", Optional.of(ScheduleConfig.fromJson("{\"template\":\"conv2d_NCHW.x86\",\"knobs\":{\"oc_bn\":8,\"reg_n\":7,\"unroll_kw\":1,\"order\":\"rc_ry_rx\"}}")));
+        add("conv_nchw_ocvec_7x7_pad_bias_relu", CONV_7X7, Optional.empty());
+        add("conv_nchw_ocvec_two_chunks", CONV_7X7, Optional.of(ScheduleConfig.fromJson(
+                "{\"template\":\"conv2d_NCHW_ocvec.x86\",\"knobs\":{\"oc_bn\":8,\"unroll_kw\":0,\"order\":\"ry_rx_rc\"}}")));
         add("conv_nchw_bias_clip", """
                 fn (%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(6, 4, 3, 3), float32], %b: Tensor[(6), float32], Primitive=1) {
                   %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=6, kernel_size=[3, 3]);
@@ -179,6 +194,11 @@ class PrimitiveLoweringTest {
         assertEquals("dense_nopack.x86", CASES.get("dense_nopack_bias_relu").kernel().config().template());
         assertEquals("dense_pack.x86", CASES.get("dense_pack_bias").kernel().config().template());
         assertEquals("injective.x86", CASES.get("injective_broadcast").kernel().config().template());
+        // 3 input channels: output channels as SIMD lanes, all 16 in one tile; 6 output channels do not fill a vector
+        assertEquals("conv2d_NCHW_ocvec.x86", CASES.get("conv_nchw_stride2_bias_relu").kernel().config().template());
+        assertEquals(16, CASES.get("conv_nchw_ocvec_7x7_pad_bias_relu").kernel().config().getInt("oc_bn"));
+        assertEquals("conv2d_NCHW.x86", CASES.get("conv_nchw_bias_clip").kernel().config().template());
+        assertEquals("conv2d_NCHW.x86", CASES.get("conv_nchw_columns_configured").kernel().config().template());
     }
 
     @Test
@@ -193,6 +213,13 @@ class PrimitiveLoweringTest {
         e = assertThrows(InvalidConfigException.class, () -> PrimitiveLowering.lower(fn, "bad", Target.host(), Optional.of(ScheduleConfig.fromJson(
                 "{\"template\":\"dense_pack.x86\",\"knobs\":{\"tile_y\":1,\"tile_x\":8,\"tile_k\":1}}"))));
         assertTrue(e.getMessage().contains("config is for template dense_pack.x86, not conv2d_NCHWc.x86"), e.getMessage());
+        Function first = parse(CONV_7X7);
+        e = assertThrows(InvalidConfigException.class, () -> PrimitiveLowering.lower(first, "bad", Target.host(), Optional.of(ScheduleConfig.fromJson(
+                "{\"template\":\"conv2d_NCHW_ocvec.x86\",\"knobs\":{\"oc_bn\":12,\"unroll_kw\":0,\"order\":\"rc_ry_rx\"}}"))));
+        assertTrue(e.getMessage().contains("oc_bn=12 must be a multiple of 8 dividing the output channels 16"), e.getMessage());
+        e = assertThrows(InvalidConfigException.class, () -> PrimitiveLowering.lower(first, "bad", Target.host(), Optional.of(ScheduleConfig.fromJson(
+                "{\"template\":\"dense_pack.x86\",\"knobs\":{\"tile_y\":1,\"tile_x\":8,\"tile_k\":1}}"))));
+        assertTrue(e.getMessage().contains("config is for template dense_pack.x86, but nn.conv2d has templates conv2d_NCHW.x86 and conv2d_NCHW_ocvec.x86"), e.getMessage());
     }
 
     @Test

@@ -52,6 +52,20 @@ class ScheduleTemplateTest {
     }
 
     @Test
+    void nchwOcVecSpaceAndDefault() {
+        Placeholder x = Te.placeholder("x", List.of(1, 3, 224, 224), DType.FLOAT32), k = Te.placeholder("w", List.of(64, 3, 3, 3), DType.FLOAT32);
+        Conv2dNCHWOcVecTemplate t = Conv2dNCHWOcVecTemplate.create(x, k, new Conv2d.Params(2, 2, 0, 0, 0, 0, 1, 1), "conv", "wl", Optional.empty());
+        // oc_bn {8,16,32,64} x unroll_kw {0,1} x order {2}
+        assertEquals(4 * 2 * 2, t.space().size());
+        assertEquals(64, t.defaultConfig().getInt("oc_bn"));
+        for (long i = 0; i < t.space().size(); i++) assertEquals(t.space().get(i), ScheduleConfig.fromJson(t.space().get(i).toJson()));
+        assertMessage(t, t.defaultConfig().with("oc_bn", 24), "oc_bn=24 must be a multiple of 8 dividing the output channels 64");
+        // the packing is built for one oc_bn: scheduling another is rejected, not miscompiled
+        InvalidConfigException e = assertThrows(InvalidConfigException.class, () -> t.schedule(t.defaultConfig().with("oc_bn", 16), t.anchor()));
+        assertTrue(e.getMessage().contains("packing was built for oc_bn=64"), e.getMessage());
+    }
+
+    @Test
     void denseSpaces() {
         Placeholder d = Te.placeholder("d", List.of(8, 64), DType.FLOAT32), w = Te.placeholder("w", List.of(40, 64), DType.FLOAT32);
         // tile_y {1,2,4,8} x tile_x {8,16,32} x tile_k {1,2,4}
