@@ -132,25 +132,31 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
     }
 
     /**
-     * The register tile: among the (reg_n, oc_vec) whose accumulators fit the registers, those with
-     * enough independent accumulators to keep both FMA pipes busy, fewest loads per FMA (one broadcast
-     * per column, one load per weight vector), then the larger tile; when none saturates, the largest.
+     * The register tile. First the whole channel block with the widest divisor of the row that keeps
+     * 12 accumulators (TVM's rule; a prime width may take the whole row when it stays near that). When
+     * that leaves fewer accumulators than hide the FMA latency (width 13 or 14 with 16 channels: 1 or 2
+     * columns), the (reg_n, oc_vec) that fits the registers with enough accumulators and the fewest
+     * loads per FMA (one broadcast per column, one load per weight vector), else the largest.
      */
     @Override
     public ScheduleConfig defaultConfig() {
-        int bestN = 1, bestV = ocVecCandidates().getFirst();
-        double bestScore = Double.NEGATIVE_INFINITY;
-        for (int v : ocVecCandidates()) {
-            int vectors = Math.max(1, v / LANES);
-            for (int n : ScheduleTemplate.divisors(outWidth, 32)) {
-                int acc = n * vectors;
-                if (acc > MAX_ACCUMULATORS) continue;
-                double loadsPerFma = (double) (n + vectors) / acc;
-                double score = acc >= SATURATING_ACCUMULATORS ? 1000 - 100 * loadsPerFma + acc : acc;
-                if (score > bestScore) {
-                    bestScore = score;
-                    bestN = n;
-                    bestV = v;
+        int bestN = 1, bestV = ocBn;
+        for (int d : ScheduleTemplate.divisors(outWidth, 32)) if (d * ocBn <= 12 * LANES) bestN = d;
+        if (bestN < 4 && outWidth * ocBn <= 24 * LANES && outWidth <= 32) bestN = outWidth;
+        if (bestN * Math.max(1, ocBn / LANES) < SATURATING_ACCUMULATORS) {
+            double bestScore = Double.NEGATIVE_INFINITY;
+            for (int v : ocVecCandidates()) {
+                int vectors = Math.max(1, v / LANES);
+                for (int n : ScheduleTemplate.divisors(outWidth, 32)) {
+                    int acc = n * vectors;
+                    if (acc > MAX_ACCUMULATORS) continue;
+                    double loadsPerFma = (double) (n + vectors) / acc;
+                    double score = acc >= SATURATING_ACCUMULATORS ? 1000 - 100 * loadsPerFma + acc : acc;
+                    if (score > bestScore) {
+                        bestScore = score;
+                        bestN = n;
+                        bestV = v;
+                    }
                 }
             }
         }
