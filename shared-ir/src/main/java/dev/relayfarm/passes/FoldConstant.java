@@ -52,8 +52,11 @@ import java.util.Map;
  *   ==>  def @main(%x: Tensor[(2), float32]) { add(%x, 6f) }
  * </pre>
  *
- * Size cap: no constant above {@link Options#maxElements} elements is created. A call whose result
- * would be larger (a {@code zeros} of a huge shape) stays an expression, but is still known to be
+ * Size cap: no constant above {@link Options#maxElements} elements is created, unless it is no
+ * larger than a constant the call reads: transforming a weight (layout_transform, transpose, a
+ * per-channel scale) replaces a large constant rather than adding one, and leaving it unfolded would
+ * redo the transform at every run. A call whose result would grow the program (a {@code zeros} of a
+ * huge shape) stays an expression, but is still known to be
  * constant, so a consumer that is small enough (e.g. {@code sum} of it) is folded, evaluating the
  * large intermediate only transiently; {@link Options#maxEvalElements} bounds what such an
  * evaluation may allocate in all.
@@ -185,13 +188,16 @@ public final class FoldConstant extends FunctionPass {
                 if (shape != null) return shape;
             }
             long deferredCost = 0;
+            long largestRead = 0;
             for (Expr a : call.args()) {
                 long c = constantCost(a);
                 if (c < 0) return call;
                 deferredCost += c;
+                if (a instanceof Constant k) largestRead = Math.max(largestRead, k.data().elementCount());
             }
+            long cap = Math.max(options.maxElements(), largestRead);
             long size = elements(types.types().get(pre));
-            if (size > options.maxElements()) {
+            if (size > cap) {
                 // Too large to become a constant; a consumer may still fold it (evaluating it then).
                 long cost = size + deferredCost;
                 if (cost <= options.maxEvalElements()) deferred.put(call, cost);
@@ -206,7 +212,7 @@ public final class FoldConstant extends FunctionPass {
                 // The call fails at run time (e.g. an index out of bounds): leave it to do so there.
                 return call;
             }
-            if (elements(v) > options.maxElements()) return call;
+            if (elements(v) > cap) return call;
             Expr folded = toExpr(v, call.span());
             return folded == null ? call : folded;
         }

@@ -4,6 +4,7 @@ import static dev.relayfarm.passes.MetaText.f32;
 import static dev.relayfarm.passes.PassAssert.assertRewrites;
 import static dev.relayfarm.passes.PassAssert.assertSameResults;
 import static dev.relayfarm.passes.PassAssert.assertUnchanged;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -246,6 +247,27 @@ class FoldConstantTest {
         assertFalse(new Sequential("t", List.of(new FoldConstant(new FoldConstant.Options(4, 6)))).run(s, new PassContext(PassOptions.level(2))).changed());
         assertTrue(new Sequential("t", List.of(new FoldConstant(new FoldConstant.Options(4, 9)))).run(s, new PassContext(PassOptions.level(2))).changed());
         assertThrows(IllegalArgumentException.class, () -> new FoldConstant.Options(8, 4));
+    }
+
+    @Test
+    void aTransformOfALargeConstantFoldsButAGrowingCallDoesNot() {
+        // Cap 2: the 8-element transpose is no larger than the constant it reads, so it replaces it (a weight
+        // layout change); broadcasting a 2-element constant to 8 elements would grow the program and stays.
+        String text = """
+                def @main(%x: Tensor[(4, 2), float32], %y: Tensor[(4, 2), float32]) {
+                  add(add(%x, transpose(meta[relay.Constant][0], axes=[1, 0])), add(%y, broadcast_to(meta[relay.Constant][1], shape=[4, 2])))
+                }
+                #[metadata]
+                {"relay.Constant": [{"dtype": "float32", "shape": [2, 4], "data": "A_DATA"}, {"dtype": "float32", "shape": [2], "data": "B_DATA"}]}
+                """.replace("A_DATA", "AAAAAAAAgD8AAABAAABAQAAAgEAAAKBAAADAQAAA4EA=").replace("B_DATA", "AACAPwAAAEA=");
+        IRModule in = TypeInference.infer(RelayParser.parseModule(text, "t")).module();
+        Expr body = new Sequential("t", List.of(new FoldConstant(new FoldConstant.Options(2, 64)))).run(in, new PassContext(PassOptions.level(2)))
+                .module().main().orElseThrow().body();
+        Call left = (Call) ((Call) body).args().get(0);
+        Call right = (Call) ((Call) body).args().get(1);
+        Constant transposed = assertInstanceOf(Constant.class, left.args().get(1));
+        assertArrayEquals(new float[] {0, 4, 1, 5, 2, 6, 3, 7}, transposed.data().floatData());
+        assertInstanceOf(Call.class, right.args().get(1), "broadcast_to 8 elements from a 2-element constant stays");
     }
 
     @Test
