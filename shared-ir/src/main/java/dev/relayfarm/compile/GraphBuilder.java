@@ -195,8 +195,12 @@ public final class GraphBuilder {
         if (!(value(c.callee()) instanceof Fn(Function f))) throw new GraphException("call of a non-function value: " + describe(c));
         List<Slot> args = new ArrayList<>();
         for (Expr a : c.args()) flatten(value(a), args);
+        Type t = types.typeOf(c);
+        List<TensorSpec> outs = flattenTypes(t, "the result of kernel " + baseName(f));
+        if (!outs.isEmpty() && (outs.stream().allMatch(o -> o.elementCount() == 0) || (!args.isEmpty() && args.stream().allMatch(a -> slotSpec(a).elementCount() == 0)))) {
+            return t instanceof TupleType ? regroup(t, dataFreeResults(f, args, outs), new int[1]) : new Leaf(dataFreeResults(f, args, outs).getFirst());
+        }
         int kernel = kernelFor(f);
-        List<TensorSpec> outs = flattenTypes(types.typeOf(c), "the result of kernel " + kernels.get(kernel).name());
         List<Slot> results = new ArrayList<>();
         for (int i = 0; i < outs.size(); i++) {
             TensorSpec o = outs.get(i);
@@ -204,8 +208,51 @@ public final class GraphBuilder {
             temps.add(new TensorSpec(kernels.get(kernel).name() + (outs.size() > 1 ? "." + i : "") + "#" + temps.size(), o.shape(), o.dtype()));
         }
         steps.add(new Step.KernelCall(kernel, args, results));
-        Type t = types.typeOf(c);
         return t instanceof TupleType ? regroup(t, results, new int[1]) : new Leaf(results.getFirst());
+    }
+
+    /**
+     * The results of a call that reads no data: every result is empty, or every argument is (a sum
+     * over an empty axis is still a tensor of zeros). They do not depend on the run's inputs, so they
+     * are computed now (the interpreter runs the fused function on empty arrays) and become
+     * parameters; kernels, whose buffers have positive extents, never see an empty tensor.
+     */
+    private List<Slot> dataFreeResults(Function f, List<Slot> args, List<TensorSpec> outs) {
+        List<NDArray> values = new ArrayList<>();
+        if (outs.stream().allMatch(o -> o.elementCount() == 0)) {
+            for (TensorSpec o : outs) values.add(NDArray.zeros(o.dtype(), o.shapeArray()));
+        } else {
+            NDArray[] empty = args.stream().map(a -> NDArray.zeros(slotSpec(a).dtype(), slotSpec(a).shapeArray())).toArray(NDArray[]::new);
+            dev.relayfarm.interp.Value v = dev.relayfarm.interp.Interpreter.runMain(IRModule.fromMain(f), empty);
+            flattenValue(v, values);
+        }
+        if (values.size() != outs.size()) throw new IllegalStateException("a fused call made " + values.size() + " values for " + outs.size() + " results");
+        List<Slot> slots = new ArrayList<>();
+        for (int i = 0; i < outs.size(); i++) {
+            TensorSpec o = outs.get(i);
+            paramSpecs.add(new TensorSpec("p" + params.size(), o.shape(), o.dtype()));
+            params.add(values.get(i));
+            slots.add(new Slot.Param(params.size() - 1));
+        }
+        return slots;
+    }
+
+    private static void flattenValue(dev.relayfarm.interp.Value v, List<NDArray> out) {
+        switch (v) {
+            case dev.relayfarm.interp.TensorValue tv -> out.add(tv.data());
+            case dev.relayfarm.interp.TupleValue tv -> tv.fields().forEach(x -> flattenValue(x, out));
+            case dev.relayfarm.interp.ClosureValue _, dev.relayfarm.interp.RefValue _, dev.relayfarm.interp.ConstructorValue _, dev.relayfarm.interp.FunctionRefValue _ ->
+                    throw new GraphException("a fused function returned " + v.getClass().getSimpleName() + ", not tensors");
+        }
+    }
+
+    private TensorSpec slotSpec(Slot s) {
+        return switch (s) {
+            case Slot.Input in -> inputs.get(in.index());
+            case Slot.Param p -> paramSpecs.get(p.index());
+            case Slot.Temp tmp -> temps.get(tmp.id());
+            case Slot.Output o -> throw new IllegalStateException("outputs are assigned after the walk");
+        };
     }
 
     private static Value regroup(Type t, List<Slot> flat, int[] next) {
@@ -236,13 +283,17 @@ public final class GraphBuilder {
 
     /** {@code fused_<ops>} (TVM's naming), with a counter when two different kernels fuse the same ops. */
     private String kernelName(Function f) {
+        String base = baseName(f);
+        int n = kernelNames.merge(base, 1, Integer::sum);
+        return base + "_" + (n - 1);
+    }
+
+    private static String baseName(Function f) {
         StringBuilder sb = new StringBuilder("fused");
         for (Expr e : dev.relayfarm.ir.ExprTraversal.postOrder(f.body())) {
             if (e instanceof Call c && c.callee() instanceof Op op && sb.length() < 60) sb.append('_').append(op.name().replaceAll("[^A-Za-z0-9]", "_"));
         }
-        String base = sb.toString();
-        int n = kernelNames.merge(base, 1, Integer::sum);
-        return base + "_" + (n - 1);
+        return sb.toString();
     }
 
     private static void flatten(Value v, List<Slot> out) {

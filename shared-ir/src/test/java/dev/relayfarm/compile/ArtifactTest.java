@@ -118,4 +118,33 @@ class ArtifactTest {
         String err = assertThrows(ArtifactException.class, () -> CompiledModel.load(dir)).getMessage();
         assertTrue(err.contains("has no lib.so"), err);
     }
+
+    @Test
+    void callsReadingNoDataBecomeParametersAndEmptyTensorsFlowThrough() throws Exception {
+        // sum/max over an empty axis read no data: their results (0 and -inf) are computed at compile
+        // time; exp of an empty tensor is empty. Kernels remain for add (on the computed zeros) and exp(%y).
+        IRModule m = GraphPlanTest.optimized("""
+                def @main(%x: Tensor[(2, 0, 4), float32], %y: Tensor[(3), float32], %z: Tensor[(0, 3), float32]) {
+                  %0 = sum(%x, axis=[1], keepdims=True);
+                  %1 = add(%0, 1f);
+                  %2 = max(%x, axis=[1]);
+                  (%1, %2, exp(%y), exp(%z))
+                }
+                """);
+        ArtifactCompiler.Artifact art = ArtifactCompiler.compile(m, CompileOptions.host(3), tmp.resolve("empty"));
+        assertEquals(List.of("fused_add_0", "fused_exp_0"), art.graph().kernels().stream().map(GraphPlan.Kernel::name).toList());
+        NDArray x = NDArray.zeros(DType.FLOAT32, 2, 0, 4), y = random(3, 3), z = NDArray.zeros(DType.FLOAT32, 0, 3);
+        TupleValue want = (TupleValue) Interpreter.runMain(m, x, y, z);
+        try (CompiledModel cm = CompiledModel.load(art.dir())) {
+            List<NDArray> got = cm.run(List.of(x, y, z));
+            assertEquals(4, got.size());
+            for (int i = 0; i < 4; i++) {
+                NDArray e = ((TensorValue) want.fields().get(i)).data();
+                assertArrayEquals(e.shape(), got.get(i).shape(), "output " + i);
+                for (int k = 0; k < e.elementCount(); k++) assertEquals(e.getDouble(k), got.get(i).getDouble(k), 1e-6, "output " + i + "[" + k + "]");
+            }
+            assertEquals(1.0, got.get(0).getDouble(0));
+            assertEquals(Double.NEGATIVE_INFINITY, got.get(1).getDouble(0));
+        }
+    }
 }
