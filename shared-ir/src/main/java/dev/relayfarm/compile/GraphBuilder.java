@@ -197,9 +197,14 @@ public final class GraphBuilder {
         for (Expr a : c.args()) flatten(value(a), args);
         Type t = types.typeOf(c);
         List<TensorSpec> outs = flattenTypes(t, "the result of kernel " + baseName(f));
-        if (!outs.isEmpty() && (outs.stream().allMatch(o -> o.elementCount() == 0) || (!args.isEmpty() && args.stream().allMatch(a -> slotSpec(a).elementCount() == 0)))) {
-            return t instanceof TupleType ? regroup(t, dataFreeResults(f, args, outs), new int[1]) : new Leaf(dataFreeResults(f, args, outs).getFirst());
+        List<TensorSpec> argSpecs = new ArrayList<>();
+        for (Expr a : c.args()) argSpecs.addAll(flattenTypes(types.typeOf(a), "an argument of kernel " + baseName(f)));
+        if (!outs.isEmpty() && (outs.stream().allMatch(o -> o.elementCount() == 0) || (!argSpecs.isEmpty() && argSpecs.stream().allMatch(a -> a.elementCount() == 0)))) {
+            List<Slot> computed = dataFreeResults(f, argSpecs, outs);
+            return t instanceof TupleType ? regroup(t, computed, new int[1]) : new Leaf(computed.getFirst());
         }
+        int alias = sameBytesParam(f);
+        if (alias >= 0 && argSpecs.size() == f.params().size() && !(t instanceof TupleType)) return new Leaf(args.get(alias));
         int kernel = kernelFor(f);
         List<Slot> results = new ArrayList<>();
         for (int i = 0; i < outs.size(); i++) {
@@ -217,12 +222,12 @@ public final class GraphBuilder {
      * are computed now (the interpreter runs the fused function on empty arrays) and become
      * parameters; kernels, whose buffers have positive extents, never see an empty tensor.
      */
-    private List<Slot> dataFreeResults(Function f, List<Slot> args, List<TensorSpec> outs) {
+    private List<Slot> dataFreeResults(Function f, List<TensorSpec> args, List<TensorSpec> outs) {
         List<NDArray> values = new ArrayList<>();
         if (outs.stream().allMatch(o -> o.elementCount() == 0)) {
             for (TensorSpec o : outs) values.add(NDArray.zeros(o.dtype(), o.shapeArray()));
         } else {
-            NDArray[] empty = args.stream().map(a -> NDArray.zeros(slotSpec(a).dtype(), slotSpec(a).shapeArray())).toArray(NDArray[]::new);
+            NDArray[] empty = args.stream().map(a -> NDArray.zeros(a.dtype(), a.shapeArray())).toArray(NDArray[]::new);
             dev.relayfarm.interp.Value v = dev.relayfarm.interp.Interpreter.runMain(IRModule.fromMain(f), empty);
             flattenValue(v, values);
         }
@@ -246,14 +251,23 @@ public final class GraphBuilder {
         }
     }
 
-    private TensorSpec slotSpec(Slot s) {
-        return switch (s) {
-            case Slot.Input in -> inputs.get(in.index());
-            case Slot.Param p -> paramSpecs.get(p.index());
-            case Slot.Temp tmp -> temps.get(tmp.id());
-            case Slot.Output o -> throw new IllegalStateException("outputs are assigned after the walk");
-        };
+    /** Operators whose result is their (only) argument's bytes, read as another shape of the same row-major data. */
+    private static final java.util.Set<String> SAME_BYTES = java.util.Set.of("reshape", "squeeze", "expand_dims", "nn.batch_flatten");
+
+    /**
+     * When {@code f}'s body is a chain of {@link #SAME_BYTES} operators over one of its parameters
+     * (a flatten before a dense, a squeeze after a pool), the index of that parameter, else -1. Such a
+     * call needs no kernel: its result is the argument's buffer (TVM's graph executor does the same
+     * for reshape-only groups), so it costs neither a kernel launch nor a copy.
+     */
+    static int sameBytesParam(Function f) {
+        Expr e = f.body();
+        while (e instanceof Call c && c.callee() instanceof Op op && SAME_BYTES.contains(op.name()) && c.args().size() == 1) e = c.args().getFirst();
+        if (!(e instanceof Var v)) return -1;
+        for (int i = 0; i < f.params().size(); i++) if (f.params().get(i) == v) return i;
+        return -1;
     }
+
 
     private static Value regroup(Type t, List<Slot> flat, int[] next) {
         if (t instanceof TupleType tt) {

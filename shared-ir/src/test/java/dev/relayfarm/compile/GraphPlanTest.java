@@ -54,6 +54,30 @@ class GraphPlanTest {
     }
 
     @Test
+    void reshapeOnlyGroupsAliasTheirArgumentInsteadOfRunningAKernel() {
+        // softmax -> reshape -> softmax: the reshape stays a group of its own between two reductions.
+        GraphPlan g = GraphBuilder.build(optimized("""
+                def @main(%x: Tensor[(8, 32), float32]) {
+                  %0 = nn.softmax(%x);
+                  %1 = reshape(%0, newshape=[16, 16]);
+                  %2 = nn.softmax(%1);
+                  (%2, reshape(%x, newshape=[256]))
+                }
+                """));
+        List<Step.KernelCall> calls = g.steps().stream().filter(s -> s instanceof Step.KernelCall).map(s -> (Step.KernelCall) s).toList();
+        assertEquals(2, calls.size(), "two softmax kernels, no reshape kernel: " + g.kernels());
+        assertTrue(g.kernels().stream().noneMatch(k -> k.name().contains("reshape")), g.kernels().toString());
+        // The second softmax reads the first one's buffer as 16x16; the reshaped input is copied to its output.
+        assertEquals(calls.get(0).results().getFirst(), calls.get(1).args().getFirst());
+        assertEquals(new Step.Copy(new Slot.Input(0), new Slot.Output(1), 256 * 4), g.steps().getLast());
+        assertLivenessRespected(g, MemoryPlanner.plan(g));
+        assertEquals(1, GraphBuilder.sameBytesParam((dev.relayfarm.ir.Function) RelayParser.parseExpr(
+                "fn (%a: Tensor[(4, 4), float32], %p: Tensor[(4, 4), float32]) { squeeze(expand_dims(%p, axis=0), axis=[0]) }")));
+        assertEquals(-1, GraphBuilder.sameBytesParam((dev.relayfarm.ir.Function) RelayParser.parseExpr(
+                "fn (%p: Tensor[(4, 4), float32]) { transpose(reshape(%p, newshape=[16]), axes=[0]) }")), "a transpose moves bytes");
+    }
+
+    @Test
     void diamondKeepsTheSharedValueAliveUntilItsLastReader() {
         GraphPlan g = GraphBuilder.build(optimized("""
                 def @main(%x: Tensor[(8, 32), float32]) {
