@@ -147,4 +147,23 @@ class ArtifactTest {
             assertEquals(Double.NEGATIVE_INFINITY, got.get(1).getDouble(0));
         }
     }
+
+    @Test
+    void aGraphWithoutKernelsStillRuns() throws Exception {
+        // A flatten of the input is a reshape-only group: it aliases the input, so the artifact has no
+        // kernel at all, only the executor copying the input's bytes to the output.
+        IRModule m = GraphPlanTest.optimized("""
+                def @main(%x: Tensor[(2, 3, 4), float32]) {
+                  nn.batch_flatten(%x)
+                }
+                """);
+        ArtifactCompiler.Artifact art = ArtifactCompiler.compile(m, CompileOptions.host(3), tmp.resolve("nokernels"));
+        assertEquals(0, art.kernels().size());
+        NDArray x = random(5, 2, 3, 4);
+        try (CompiledModel cm = CompiledModel.load(art.dir())) {
+            NDArray got = cm.run(List.of(x)).getFirst();
+            assertArrayEquals(new int[] {2, 12}, got.shape());
+            for (int k = 0; k < 24; k++) assertEquals(x.getDouble(k), got.getDouble(k));
+        }
+    }
 }

@@ -78,6 +78,11 @@ public final class CCompiler {
         return new CCompiler(compiler, identity, newFlags, cacheDir);
     }
 
+    /** The same compiler and flags with its library cache in {@code dir} (tests, throwaway builds). */
+    public CCompiler withCache(Path dir) {
+        return new CCompiler(compiler, identity, flags, dir);
+    }
+
     public String command() {
         return compiler;
     }
@@ -147,9 +152,11 @@ public final class CCompiler {
         if (Files.isRegularFile(so)) return so;
         try {
             Files.createDirectories(cacheDir);
-            Path c = cacheDir.resolve(key + ".c");
+            // Source and library get private names, renamed into place when done: two threads building
+            // the same source at once must not truncate the .c the other's compiler is reading (that
+            // once cached a library with no symbols), nor see half a .so.
+            Path c = Files.createTempFile(cacheDir, key + "-", ".c");
             Files.writeString(c, source);
-            // Compile to a private name, then rename: concurrent builds of one kernel never see half a file.
             Path tmp = Files.createTempFile(cacheDir, key, ".so.tmp");
             List<String> cmd = new ArrayList<>();
             cmd.add(compiler);
@@ -165,17 +172,22 @@ public final class CCompiler {
                 Files.deleteIfExists(tmp);
                 throw new CompileException(String.join(" ", cmd) + " failed (exit " + p.exitValue() + "):\n" + log);
             }
-            try {
-                Files.move(tmp, so, StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, so, StandardCopyOption.REPLACE_EXISTING);
-            }
+            moveIntoPlace(c, cacheDir.resolve(key + ".c"));
+            moveIntoPlace(tmp, so);
             return so;
         } catch (IOException e) {
             throw new CompileException("cannot build kernel library in " + cacheDir + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CompileException("interrupted while compiling " + key);
+        }
+    }
+
+    private static void moveIntoPlace(Path from, Path to) throws IOException {
+        try {
+            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
         }
     }
 }

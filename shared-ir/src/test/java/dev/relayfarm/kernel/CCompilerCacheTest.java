@@ -1,0 +1,64 @@
+package dev.relayfarm.kernel;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.relayfarm.kernel.codegen.CCompiler;
+import java.lang.foreign.Arena;
+import java.lang.foreign.SymbolLookup;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The content-addressed library cache under concurrency: threads building the same source at the
+ * same moment (the node suite's parallel tests often generate identical artifacts) all get a
+ * complete library. A shared {@code <hash>.c} rewritten while another compiler read it once cached
+ * an empty library under the source's hash.
+ */
+class CCompilerCacheTest {
+    @TempDir
+    Path cache;
+
+    @Test
+    void concurrentBuildsOfOneSourceAllGetACompleteLibrary() throws Exception {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+        CCompiler cc = CCompiler.host().orElseThrow().withCache(cache);
+        StringBuilder src = new StringBuilder("#include <stdint.h>\n");
+        // Enough code that compiling takes a while: the race window is the compiler reading the file.
+        for (int i = 0; i < 200; i++) src.append("int32_t f").append(i).append("(int32_t x) { return x * ").append(i).append(" + 1; }\n");
+        src.append("int32_t cache_probe(void) { return 42; }\n");
+        int threads = 8;
+        CyclicBarrier start = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<Path>> built = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) built.add(pool.submit(() -> {
+                start.await();
+                return cc.compile(src.toString());
+            }));
+            for (Future<Path> f : built) {
+                Path so = f.get();
+                try (Arena arena = Arena.ofShared()) {
+                    assertTrue(SymbolLookup.libraryLookup(so, arena).find("cache_probe").isPresent(), so + " lacks its symbol");
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        try (Stream<Path> files = Files.list(cache)) {
+            List<String> names = files.map(p -> p.getFileName().toString()).sorted().toList();
+            assertEquals(2, names.size(), "one .c and one .so, no leftovers: " + names);
+            assertTrue(names.get(0).endsWith(".c") && names.get(1).endsWith(".so"), names.toString());
+            assertEquals(src.toString(), Files.readString(cache.resolve(names.get(0))));
+        }
+    }
+}
