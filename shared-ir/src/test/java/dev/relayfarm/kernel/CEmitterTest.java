@@ -28,7 +28,7 @@ class CEmitterTest {
 
     @Test
     void denseDefaultScheduleHasPackingParallelTilesAndALocalAccumulator() {
-        Placeholder a = Te.placeholder("A", List.of(8, 32), DType.FLOAT32), w = Te.placeholder("W", List.of(32, 32), DType.FLOAT32);
+        Placeholder a = Te.placeholder("A", List.of(8, 32), DType.FLOAT32), w = Te.placeholder("W", List.of(4096, 32), DType.FLOAT32);
         Dense.Def d = Dense.compute(a, w);
         String c = emit(new KernelDef("dense_k", List.of(a, w), List.of(d.out())), Dense.defaultSchedule(d));
         CCheck.assertMatches("""
@@ -36,15 +36,15 @@ class CEmitterTest {
                 CHECK-NEXT: const float* restrict [[A:\\w+]] = (const float*)__builtin_assume_aligned(args[0], 64);
                 CHECK-NEXT: const float* restrict [[W:\\w+]] = (const float*)__builtin_assume_aligned(args[1], 64);
                 CHECK-NEXT: float* restrict [[OUT:\\w+]] = (float*)__builtin_assume_aligned(args[2], 64);
-                CHECK: float* restrict [[P:weight_packed\\w*]] = (float*)rf_alloc(4096);
+                CHECK: float* restrict [[P:weight_packed\\w*]] = (float*)rf_alloc(524288);
                 CHECK-NEXT: if ([[P]] == NULL) return -1;
                 CHECK-NEXT: #pragma omp parallel for
-                CHECK-NEXT: for (int64_t [[JO:\\w+]] = 0; [[JO]] < 2; ++[[JO]]) {
+                CHECK-NEXT: for (int64_t [[JO:\\w+]] = 0; [[JO]] < 256; ++[[JO]]) {
                 CHECK-NEXT: for (int64_t [[JI:\\w+]] = 0; [[JI]] < 16; ++[[JI]]) {
                 CHECK-NEXT: for (int64_t [[PK:\\w+]] = 0; [[PK]] < 32; ++[[PK]]) {
                 CHECK-NEXT: [[P]][{{.*}}] = [[W]][{{.*}}];
                 CHECK: #pragma omp parallel for
-                CHECK-NEXT: for (int64_t [[F:\\w+]] = 0; [[F]] < 4; ++[[F]]) {
+                CHECK-NEXT: for (int64_t [[F:\\w+]] = 0; [[F]] < 512; ++[[F]]) {
                 CHECK-NEXT: {
                 CHECK-NEXT: float [[LOC:dense_local\\w*]][64] __attribute__((aligned(64)));
                 CHECK: = 0.0f;
@@ -65,13 +65,25 @@ class CEmitterTest {
     }
 
     @Test
+    void aParallelLoopWithLittleWorkRunsSerially() {
+        Placeholder x = Te.placeholder("X", List.of(8, 64), DType.FLOAT32);
+        Compute y = Elementwise.unary("sigmoid", x);
+        String c = emit(new KernelDef("small", List.of(x), List.of(y)), Schedule.of(new Primitive.Parallel(y.name(), "i")));
+        CCheck.assertMatches("""
+                CHECK-NOT: #pragma omp parallel
+                CHECK: /* serial: 512 iterations are too few to share */
+                CHECK-NEXT: for (int64_t
+                """, c);
+    }
+
+    @Test
     void injectiveScheduleFusesSplitsAndVectorizes() {
-        Placeholder x = Te.placeholder("X", List.of(64, 512), DType.FLOAT32);
+        Placeholder x = Te.placeholder("X", List.of(256, 512), DType.FLOAT32);
         Compute y = Elementwise.unary("sigmoid", x);
         String c = emit(new KernelDef("sig", List.of(x), List.of(y)), Elementwise.injectiveSchedule(y));
         CCheck.assertMatches("""
                 CHECK: #pragma omp parallel for
-                CHECK-NEXT: for (int64_t [[O:i_j_f_o]] = 0; [[O]] < 512; ++[[O]]) {
+                CHECK-NEXT: for (int64_t [[O:i_j_f_o]] = 0; [[O]] < 2048; ++[[O]]) {
                 CHECK-NEXT: #pragma omp simd
                 CHECK-NEXT: for (int64_t [[I:i_j_f_i]] = 0; [[I]] < 64; ++[[I]]) {
                 CHECK-NEXT: sigmoid[(([[O]] * 64) + [[I]])] = (1.0f / (1.0f + expf((-X[(([[O]] * 64) + [[I]])]))));

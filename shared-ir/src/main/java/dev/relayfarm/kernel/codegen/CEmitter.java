@@ -71,6 +71,28 @@ public final class CEmitter {
             """;
 
     /** One translation unit holding all {@code funcs}. */
+    /** Innermost iterations below which a parallel loop nest runs serially (see {@link #iterations}). */
+    public static final long MIN_PARALLEL_WORK = 1 << 17;
+
+    /**
+     * How many innermost statements a loop nest executes (static extents; an unknown extent counts as
+     * large): the work estimate that decides whether a parallel loop is worth a thread team.
+     */
+    static long iterations(Stmt s) {
+        return switch (s) {
+            case For f -> f.extent() instanceof IntImm n ? saturatingMultiply(Math.max(n.value(), 0), iterations(f.body())) : Long.MAX_VALUE / 4;
+            case Seq q -> q.stmts().stream().mapToLong(CEmitter::iterations).reduce(0, (a, b) -> Math.min(Long.MAX_VALUE / 4, a + b));
+            case IfThenElse i -> Math.max(iterations(i.then()), i.otherwise().map(CEmitter::iterations).orElse(0L));
+            case Allocate a -> iterations(a.body());
+            case Store st -> 1;
+            case Evaluate e -> 1;
+        };
+    }
+
+    private static long saturatingMultiply(long a, long b) {
+        return b != 0 && a > (Long.MAX_VALUE / 4) / b ? Long.MAX_VALUE / 4 : a * b;
+    }
+
     public static String emit(List<LoweredFunc> funcs) {
         StringBuilder out = new StringBuilder(PRELUDE);
         Set<String> names = new HashSet<>();
@@ -170,7 +192,13 @@ public final class CEmitter {
                 case For f -> {
                     String v = var(f.var());
                     switch (f.kind()) {
-                        case PARALLEL -> line("#pragma omp parallel for");
+                        case PARALLEL -> {
+                            // Waking the thread team costs microseconds, and far more when another process holds
+                            // a core: a loop nest with little work runs on the calling thread instead.
+                            long work = iterations(f);
+                            if (work >= MIN_PARALLEL_WORK) line("#pragma omp parallel for");
+                            else line("/* serial: " + work + " iterations are too few to share */");
+                        }
                         case VECTORIZED -> line("#pragma omp simd");
                         case UNROLLED -> {
                             if (f.extent() instanceof IntImm n) line("#pragma GCC unroll " + Math.min(n.value(), 65534));
@@ -179,9 +207,10 @@ public final class CEmitter {
                     }
                     line("for (int64_t " + v + " = " + expr(f.min()) + "; " + v + " < " + expr(Simplifier.simplify(f.min().add(f.extent()))) + "; ++" + v + ") {");
                     depth++;
-                    if (f.kind() == ForKind.PARALLEL) parallelDepth++;
+                    boolean shared = f.kind() == ForKind.PARALLEL && iterations(f) >= MIN_PARALLEL_WORK;
+                    if (shared) parallelDepth++;
                     stmt(f.body());
-                    if (f.kind() == ForKind.PARALLEL) parallelDepth--;
+                    if (shared) parallelDepth--;
                     depth--;
                     line("}");
                 }
