@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A loaded kernel library ({@code .so}) and its kernels, through the Foreign Function & Memory API
@@ -89,12 +90,15 @@ public final class KernelLibrary implements AutoCloseable {
 
     /**
      * Sets the OpenMP thread count for kernels of this library (libgomp's {@code omp_set_num_threads},
-     * found through the library's own dependencies). Throws when the library was built without OpenMP.
+     * found through the library's own dependencies). A library none of whose kernels has a parallel loop
+     * is not linked with OpenMP (the linker drops an unused libgomp); its kernels run on the calling
+     * thread whatever the count, so there is nothing to set.
      */
     public void setNumThreads(int threads) {
         if (threads < 1) throw new IllegalArgumentException("thread count must be >= 1, got " + threads);
-        MemorySegment fn = lookup.find("omp_set_num_threads")
-                .orElseThrow(() -> new IllegalStateException("kernel library " + path + " is not linked with OpenMP"));
+        Optional<MemorySegment> found = lookup.find("omp_set_num_threads");
+        if (found.isEmpty()) return;
+        MemorySegment fn = found.get();
         MethodHandle h = Linker.nativeLinker().downcallHandle(fn, FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT));
         try {
             h.invokeExact(threads);
