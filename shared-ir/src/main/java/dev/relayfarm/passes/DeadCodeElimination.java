@@ -64,15 +64,8 @@ public final class DeadCodeElimination implements Pass {
     @Override
     public PassResult run(IRModule module, PassContext context) {
         Purity purity = Purity.of(module);
-        IRModule out = module;
-        for (var e : module.functions().entrySet()) {
-            Function f = e.getValue();
-            if (f.isPrimitive()) continue;
-            Usage usage = Usage.of(f.body(), purity);
-            Function g = f.withBody(eliminate(f.body(), usage, purity));
-            if (g != f) out = out.withFunction(e.getKey(), g);
-        }
-        return PassResult.of(module, out);
+        return PassResult.of(module, FunctionPass.mapFunctions(module,
+                (g, f) -> f.withBody(eliminate(f.body(), Usage.of(f.body(), purity), purity))));
     }
 
     /** Stage 2: live lets, use counts, and at which function depth each let and use sits. */

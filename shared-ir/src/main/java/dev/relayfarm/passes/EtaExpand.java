@@ -14,7 +14,6 @@ import dev.relayfarm.ir.Var;
 import dev.relayfarm.types.InferResult;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Eta-expansion of global functions and constructors used as values (not called): {@code @f}
@@ -35,7 +34,7 @@ import java.util.Map;
  * value is left as it is (its expansion would need type parameters of its own); primitive functions
  * are not entered.
  */
-public final class EtaExpand implements Pass {
+public final class EtaExpand extends FunctionPass {
     public record Options(boolean expandConstructors, boolean expandGlobalVars) {
         public static final Options DEFAULT = new Options(true, true);
     }
@@ -50,41 +49,30 @@ public final class EtaExpand implements Pass {
     }
 
     public EtaExpand(Options options) {
+        super(INFO);
         this.options = options;
     }
 
     @Override
-    public PassInfo info() {
-        return INFO;
-    }
-
-    @Override
-    public PassResult run(IRModule module, PassContext context) {
+    protected Function transform(GlobalVar global, Function f, IRModule module, PassContext context) {
         InferResult types = context.types();
-        IRModule out = module;
-        for (Map.Entry<GlobalVar, Function> e : module.functions().entrySet()) {
-            Function f = e.getValue();
-            if (f.isPrimitive()) continue;
-            Function g = f.withBody(expandLeaf(new ExprRewriter() {
-                @Override
-                protected Expr rewrite(Expr pre, Expr post) {
-                    // Each value position gets its own expansion: one node could not have two types.
-                    if (post instanceof Call c) {
-                        List<Expr> args = new ArrayList<>(c.args().size());
-                        boolean changed = false;
-                        for (Expr a : c.args()) {
-                            Expr x = expandLeaf(a, module, types);
-                            changed |= x != a;
-                            args.add(x);
-                        }
-                        return changed ? new Call(c.callee(), args, c.attrs(), c.typeArgs(), c.span()) : c;
+        return f.withBody(expandLeaf(new ExprRewriter() {
+            @Override
+            protected Expr rewrite(Expr pre, Expr post) {
+                // Each value position gets its own expansion: one node could not have two types.
+                if (post instanceof Call c) {
+                    List<Expr> args = new ArrayList<>(c.args().size());
+                    boolean changed = false;
+                    for (Expr a : c.args()) {
+                        Expr x = expandLeaf(a, module, types);
+                        changed |= x != a;
+                        args.add(x);
                     }
-                    return ExprRewriter.withChildren(post, x -> expandLeaf(x, module, types));
+                    return changed ? new Call(c.callee(), args, c.attrs(), c.typeArgs(), c.span()) : c;
                 }
-            }.rewrite(f.body()), module, types));
-            if (g != f) out = out.withFunction(e.getKey(), g);
-        }
-        return PassResult.of(module, out);
+                return ExprRewriter.withChildren(post, x -> expandLeaf(x, module, types));
+            }
+        }.rewrite(f.body()), module, types));
     }
 
     private Expr expandLeaf(Expr e, IRModule module, InferResult types) {

@@ -4,6 +4,7 @@ import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 /**
  * A pass that rewrites each global function on its own. Globals marked {@code Primitive} (already
@@ -26,12 +27,21 @@ public abstract class FunctionPass implements Pass {
 
     @Override
     public final PassResult run(IRModule module, PassContext context) {
+        return PassResult.of(module, mapFunctions(module, (g, f) -> transform(g, f, module, context)));
+    }
+
+    /**
+     * {@code module} with {@code transform} applied to each global function that is not Primitive; the
+     * same module object when every call returns its function unchanged (copy-on-write). For passes that
+     * first analyse the whole module (purity, a partial evaluator) and then rewrite function by function.
+     */
+    public static IRModule mapFunctions(IRModule module, BiFunction<GlobalVar, Function, Function> transform) {
         IRModule out = module;
         for (Map.Entry<GlobalVar, Function> e : module.functions().entrySet()) {
             if (e.getValue().isPrimitive()) continue;
-            Function f = transform(e.getKey(), e.getValue(), module, context);
+            Function f = transform.apply(e.getKey(), e.getValue());
             if (f != e.getValue()) out = out.withFunction(e.getKey(), f);
         }
-        return PassResult.of(module, out);
+        return out;
     }
 }

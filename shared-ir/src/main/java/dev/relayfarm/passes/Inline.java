@@ -67,12 +67,7 @@ public final class Inline implements Pass {
             }
         }
         Inliner inliner = new Inliner(module, marked);
-        IRModule out = module;
-        for (Map.Entry<GlobalVar, Function> e : module.functions().entrySet()) {
-            if (e.getValue().isPrimitive()) continue;
-            Function f = inliner.inlined(e.getKey());
-            if (f != e.getValue()) out = out.withFunction(e.getKey(), f);
-        }
+        IRModule out = FunctionPass.mapFunctions(module, (g, f) -> inliner.inlined(g));
         for (GlobalVar g : marked) {
             if (!g.name().equals("main") && !referenced(g, out)) out = out.withoutFunction(g);
         }

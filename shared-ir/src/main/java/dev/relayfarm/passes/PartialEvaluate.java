@@ -1,10 +1,8 @@
 package dev.relayfarm.passes;
 
 import dev.relayfarm.ir.Function;
-import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.StructuralEquality;
-import java.util.Map;
 
 /**
  * Partial evaluation (the Relay paper's partially static interpreter, after TVM's
@@ -75,13 +73,10 @@ public final class PartialEvaluate implements Pass {
     @Override
     public PassResult run(IRModule module, PassContext context) {
         PartialEvaluator evaluator = new PartialEvaluator(module, options);
-        IRModule out = module;
-        for (Map.Entry<GlobalVar, Function> e : module.functions().entrySet()) {
-            Function f = e.getValue();
-            if (f.isPrimitive()) continue;
-            Function residual = evaluator.evaluateGlobal(e.getKey(), f);
-            if (!StructuralEquality.equal(residual, f)) out = out.withFunction(e.getKey(), residual);
-        }
-        return PassResult.of(module, out);
+        return PassResult.of(module, FunctionPass.mapFunctions(module, (g, f) -> {
+            Function residual = evaluator.evaluateGlobal(g, f);
+            // The evaluator rebuilds what it walks: an equal residual is "no change".
+            return StructuralEquality.equal(residual, f) ? f : residual;
+        }));
     }
 }

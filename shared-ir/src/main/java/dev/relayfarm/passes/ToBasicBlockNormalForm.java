@@ -1,6 +1,5 @@
 package dev.relayfarm.passes;
 
-import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.IRModule;
 
 /**
@@ -34,12 +33,7 @@ public final class ToBasicBlockNormalForm implements Pass {
     @Override
     public PassResult run(IRModule module, PassContext context) {
         Purity purity = Purity.of(module);
-        IRModule out = module;
-        for (var e : module.functions().entrySet()) {
-            if (e.getValue().isPrimitive()) continue;
-            Function f = ScopeFill.fill(e.getValue(), (node, lifted, tail) -> lifted || (!tail && purity.hasLocalEffect(node)));
-            if (f != e.getValue()) out = out.withFunction(e.getKey(), f);
-        }
-        return PassResult.of(module, out);
+        return PassResult.of(module, FunctionPass.mapFunctions(module,
+                (g, f) -> ScopeFill.fill(f, (node, lifted, tail) -> lifted || (!tail && purity.hasLocalEffect(node)))));
     }
 }

@@ -38,14 +38,7 @@ public final class ToGraphNormalForm implements Pass {
     @Override
     public PassResult run(IRModule module, PassContext context) {
         Purity purity = Purity.of(module);
-        IRModule out = module;
-        for (var e : module.functions().entrySet()) {
-            if (e.getValue().isPrimitive()) continue;
-            Function f = e.getValue();
-            Function g = f.withBody(rewrite(f.body(), purity));
-            if (g != f) out = out.withFunction(e.getKey(), g);
-        }
-        return PassResult.of(module, out);
+        return PassResult.of(module, FunctionPass.mapFunctions(module, (g, f) -> f.withBody(rewrite(f.body(), purity))));
     }
 
     private static Expr rewrite(Expr body, Purity purity) {
