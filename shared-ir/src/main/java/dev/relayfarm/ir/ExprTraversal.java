@@ -16,6 +16,14 @@ public final class ExprTraversal {
 
     /** Every node reachable from {@code root}, children before parents, each once (by identity). */
     public static List<Expr> postOrder(Expr root) {
+        return postOrder(root, Expr::children);
+    }
+
+    /**
+     * The same walk over the edges {@code children} gives (e.g. one that treats some nodes as leaves,
+     * as passes do with fused Primitive functions).
+     */
+    public static List<Expr> postOrder(Expr root, java.util.function.Function<Expr, List<Expr>> children) {
         List<Expr> out = new ArrayList<>();
         Set<Expr> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         // Each frame is a node and the index of its next child to visit.
@@ -25,16 +33,16 @@ public final class ExprTraversal {
         seen.add(root);
         nodes.push(root);
         next.push(new int[] {0});
-        kids.push(root.children());
+        kids.push(children.apply(root));
         while (!nodes.isEmpty()) {
-            List<Expr> children = kids.peek();
+            List<Expr> cs = kids.peek();
             int[] i = next.peek();
-            if (i[0] < children.size()) {
-                Expr child = children.get(i[0]++);
+            if (i[0] < cs.size()) {
+                Expr child = cs.get(i[0]++);
                 if (seen.add(child)) {
                     nodes.push(child);
                     next.push(new int[] {0});
-                    kids.push(child.children());
+                    kids.push(children.apply(child));
                 }
             } else {
                 out.add(nodes.pop());

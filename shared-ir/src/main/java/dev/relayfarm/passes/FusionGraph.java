@@ -3,6 +3,7 @@ package dev.relayfarm.passes;
 import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.Constant;
 import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.ExprTraversal;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Tuple;
@@ -13,7 +14,6 @@ import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
 import dev.relayfarm.ops.OpRegistry;
 import dev.relayfarm.types.InferResult;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -67,7 +67,7 @@ final class FusionGraph {
 
     /** The graph of {@code body} (the body of a function being fused), typed by {@code types}. */
     static FusionGraph build(Expr body, InferResult types) {
-        List<Expr> order = postOrder(body);
+        List<Expr> order = ExprTraversal.postOrder(body, Blocks::children);
         IdentityHashMap<Expr, Integer> index = new IdentityHashMap<>(order.size() * 2);
         for (int i = 0; i < order.size(); i++) index.put(order.get(i), i);
         FusionGraph g = new FusionGraph(order, index);
@@ -78,39 +78,6 @@ final class FusionGraph {
         g.extern[index.get(body)] = true;
         g.postDominators();
         return g;
-    }
-
-    private static List<Expr> children(Expr e) {
-        return Blocks.children(e);
-    }
-
-    private static List<Expr> postOrder(Expr root) {
-        List<Expr> out = new ArrayList<>();
-        IdentityHashMap<Expr, Boolean> seen = new IdentityHashMap<>();
-        ArrayDeque<Expr> nodes = new ArrayDeque<>();
-        ArrayDeque<int[]> next = new ArrayDeque<>();
-        ArrayDeque<List<Expr>> kids = new ArrayDeque<>();
-        seen.put(root, true);
-        nodes.push(root);
-        next.push(new int[] {0});
-        kids.push(children(root));
-        while (!nodes.isEmpty()) {
-            List<Expr> cs = kids.peek();
-            int[] i = next.peek();
-            if (i[0] < cs.size()) {
-                Expr c = cs.get(i[0]++);
-                if (seen.put(c, true) == null) {
-                    nodes.push(c);
-                    next.push(new int[] {0});
-                    kids.push(children(c));
-                }
-            } else {
-                out.add(nodes.pop());
-                next.pop();
-                kids.pop();
-            }
-        }
-        return out;
     }
 
     private void edge(int from, int to, OpPattern p, int[] block) {
@@ -158,7 +125,7 @@ final class FusionGraph {
             // Scalar constants fuse into their consumers; tensors are passed in (see FuseOps).
             case Constant k -> pattern[i] = k.data().shape().length == 0 ? OpPattern.ELEMWISE : OpPattern.OPAQUE;
             default -> {
-                for (Expr c : children(e)) extern[index.get(c)] = true;
+                for (Expr c : Blocks.children(e)) extern[index.get(c)] = true;
             }
         }
     }

@@ -5,6 +5,7 @@ import dev.relayfarm.ir.Constant;
 import dev.relayfarm.ir.Constructor;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.ExprRewriter;
+import dev.relayfarm.ir.ExprTraversal;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.If;
@@ -78,10 +79,6 @@ final class ScopeFill {
         return e instanceof Var || e instanceof GlobalVar || e instanceof Constant || e instanceof Op || e instanceof Constructor;
     }
 
-    private static List<Expr> kids(Expr e) {
-        return e instanceof Function f && f.isPrimitive() ? List.of() : e.children();
-    }
-
     private Function run(Function fn) {
         Scope root = new Scope(null);
         analyse(fn.body(), root);
@@ -91,34 +88,8 @@ final class ScopeFill {
 
     // ------------------------------------------------------------------ analysis
 
-    /** Post-order (children first, each node once) without recursion. */
-    private static List<Expr> postOrder(Expr root) {
-        List<Expr> out = new ArrayList<>();
-        Set<Expr> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        ArrayDeque<Expr> nodes = new ArrayDeque<>();
-        ArrayDeque<int[]> next = new ArrayDeque<>();
-        seen.add(root);
-        nodes.push(root);
-        next.push(new int[] {0});
-        while (!nodes.isEmpty()) {
-            List<Expr> children = kids(nodes.peek());
-            int[] i = next.peek();
-            if (i[0] < children.size()) {
-                Expr child = children.get(i[0]++);
-                if (seen.add(child)) {
-                    nodes.push(child);
-                    next.push(new int[] {0});
-                }
-            } else {
-                out.add(nodes.pop());
-                next.pop();
-            }
-        }
-        return out;
-    }
-
     private void analyse(Expr body, Scope root) {
-        List<Expr> order = postOrder(body);
+        List<Expr> order = ExprTraversal.postOrder(body, Blocks::children);
         scopeOf.put(body, root);
         markTail(body);
         IdentityHashMap<Expr, Scope> firstEdge = new IdentityHashMap<>();
@@ -126,7 +97,7 @@ final class ScopeFill {
         for (int k = order.size() - 1; k >= 0; k--) {
             Expr p = order.get(k);
             Scope ps = scopeOf.get(p);
-            List<Expr> children = kids(p);
+            List<Expr> children = Blocks.children(p);
             Scope[] sub = opensScopes(p, ps);
             for (int i = 0; i < children.size(); i++) {
                 Expr c = children.get(i);
@@ -198,7 +169,7 @@ final class ScopeFill {
 
     /** Evaluation-order walk: children in order, a let's binding recorded between its value and body. */
     private void convert(Expr root) {
-        for (Expr e : postOrder(root)) {
+        for (Expr e : ExprTraversal.postOrder(root, Blocks::children)) {
             if (e instanceof Let l) letOfValue.put(l.value(), l);
         }
         ArrayDeque<Expr> nodes = new ArrayDeque<>();
@@ -207,7 +178,7 @@ final class ScopeFill {
         next.push(new int[] {0});
         while (!nodes.isEmpty()) {
             Expr n = nodes.peek();
-            List<Expr> children = kids(n);
+            List<Expr> children = Blocks.children(n);
             int[] i = next.peek();
             if (i[0] < children.size()) {
                 if (n instanceof Let l && i[0] == 1) {
