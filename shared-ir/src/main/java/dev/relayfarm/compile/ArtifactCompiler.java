@@ -11,6 +11,7 @@ import dev.relayfarm.kernel.loop.LoweredFunc;
 import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.kernel.lower.PrimitiveLowering;
 import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.runtime.TensorSpec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -3,7 +3,6 @@ package dev.relayfarm.runtime;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relayfarm.compile.ArtifactException;
-import dev.relayfarm.compile.TensorSpec;
 import dev.relayfarm.interp.Npy;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;

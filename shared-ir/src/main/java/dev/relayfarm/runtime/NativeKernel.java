@@ -33,7 +33,7 @@ public final class NativeKernel {
         try (Arena arena = Arena.ofConfined()) {
             List<MemorySegment> buffers = new ArrayList<>();
             for (int i = 0; i < signature.params().size(); i++) {
-                KernelSignature.Param p = signature.params().get(i);
+                TensorSpec p = signature.params().get(i);
                 MemorySegment seg = arena.allocate(Math.max(p.byteSize(), 1), 64);
                 if (i < signature.numInputs()) MemorySegment.copy(heapSegment(inputs.get(i)), 0, seg, 0, p.byteSize());
                 buffers.add(seg);
@@ -41,7 +41,7 @@ public final class NativeKernel {
             invoke(arena, buffers);
             List<NDArray> outputs = new ArrayList<>();
             for (int i = signature.numInputs(); i < signature.params().size(); i++) {
-                KernelSignature.Param p = signature.params().get(i);
+                TensorSpec p = signature.params().get(i);
                 NDArray out = NDArray.zeros(p.dtype(), p.shape().stream().mapToInt(Integer::intValue).toArray());
                 MemorySegment.copy(buffers.get(i), 0, heapSegment(out), 0, p.byteSize());
                 outputs.add(out);
@@ -66,7 +66,7 @@ public final class NativeKernel {
         }
         MemorySegment args = arena.allocate(ValueLayout.ADDRESS, buffers.size());
         for (int i = 0; i < buffers.size(); i++) {
-            KernelSignature.Param p = signature.params().get(i);
+            TensorSpec p = signature.params().get(i);
             MemorySegment b = buffers.get(i);
             if (b.byteSize() < p.byteSize()) throw new IllegalArgumentException("kernel " + signature.name() + ": buffer for " + p.name() + " has " + b.byteSize() + " bytes, needs " + p.byteSize());
             if (b.address() % 64 != 0) throw new IllegalArgumentException("kernel " + signature.name() + ": buffer for " + p.name() + " is not 64-byte aligned");
@@ -82,12 +82,12 @@ public final class NativeKernel {
     }
 
     private void check(List<NDArray> inputs) {
-        List<KernelSignature.Param> ins = signature.inputs();
+        List<TensorSpec> ins = signature.inputs();
         if (inputs.size() != ins.size()) {
-            throw new IllegalArgumentException("kernel " + signature.name() + " takes " + ins.size() + " inputs " + ins.stream().map(KernelSignature.Param::name).toList() + ", got " + inputs.size());
+            throw new IllegalArgumentException("kernel " + signature.name() + " takes " + ins.size() + " inputs " + ins.stream().map(TensorSpec::name).toList() + ", got " + inputs.size());
         }
         for (int i = 0; i < ins.size(); i++) {
-            KernelSignature.Param p = ins.get(i);
+            TensorSpec p = ins.get(i);
             NDArray a = inputs.get(i);
             if (!a.dtype().equals(p.dtype())) {
                 throw new IllegalArgumentException("kernel " + signature.name() + ": input " + i + " (" + p.name() + ") must be " + p.dtype() + ", got " + a.dtype());

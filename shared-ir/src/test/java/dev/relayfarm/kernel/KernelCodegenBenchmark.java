@@ -6,6 +6,7 @@ import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.kernel.lower.PrimitiveLowering;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.runtime.TensorSpec;
 import dev.relayfarm.text.RelayParser;
 import java.util.Optional;
 import dev.relayfarm.kernel.codegen.CModule;
@@ -138,7 +139,7 @@ public final class KernelCodegenBenchmark {
             for (Case c : cases) {
                 NativeKernel k = lib.kernel(c.func().name());
                 List<MemorySegment> bufs = new ArrayList<>();
-                for (KernelSignature.Param p : k.signature().params()) {
+                for (TensorSpec p : k.signature().params()) {
                     MemorySegment seg = arena.allocate(p.byteSize(), 64);
                     for (long i = 0; i < p.elementCount(); i++) seg.setAtIndex(ValueLayout.JAVA_FLOAT, i, rnd.nextFloat() - 0.5f);
                     bufs.add(seg);

@@ -4,6 +4,7 @@ import dev.relayfarm.kernel.expr.Buffer;
 import dev.relayfarm.kernel.loop.LoweredFunc;
 import dev.relayfarm.runtime.KernelLibrary;
 import dev.relayfarm.runtime.KernelSignature;
+import dev.relayfarm.runtime.TensorSpec;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,8 +28,8 @@ public record CModule(List<LoweredFunc> funcs) {
     public List<KernelSignature> signatures() {
         List<KernelSignature> out = new ArrayList<>();
         for (LoweredFunc f : funcs) {
-            List<KernelSignature.Param> ps = new ArrayList<>();
-            for (Buffer b : f.params()) ps.add(new KernelSignature.Param(b.name(), b.shape(), b.dtype()));
+            List<TensorSpec> ps = new ArrayList<>();
+            for (Buffer b : f.params()) ps.add(new TensorSpec(b.name(), b.shape(), b.dtype()));
             out.add(new KernelSignature(f.name(), ps, f.numInputs()));
         }
         return out;

@@ -39,6 +39,7 @@ import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.kernel.template.ScheduleTemplate;
 import dev.relayfarm.kernel.expr.Buffer;
 import dev.relayfarm.runtime.KernelSignature;
+import dev.relayfarm.runtime.TensorSpec;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.OpResolver;
 import dev.relayfarm.types.TypeInference;
@@ -307,8 +308,8 @@ public final class PrimitiveLowering {
     }
 
     private LoweredKernel kernel(LoweredFunc f, ScheduleTemplate anchor, ScheduleConfig cfg) {
-        List<KernelSignature.Param> ps = new ArrayList<>();
-        for (Buffer b : f.params()) ps.add(new KernelSignature.Param(b.name(), b.shape(), b.dtype()));
+        List<TensorSpec> ps = new ArrayList<>();
+        for (Buffer b : f.params()) ps.add(new TensorSpec(b.name(), b.shape(), b.dtype()));
         return new LoweredKernel(f, new KernelSignature(f.name(), ps, f.numInputs()), anchor.workload(), cfg);
     }
 }

@@ -17,6 +17,7 @@ import dev.relayfarm.passes.OptPipeline;
 import dev.relayfarm.runtime.KernelLibrary;
 import dev.relayfarm.runtime.KernelSignature;
 import dev.relayfarm.runtime.NativeKernel;
+import dev.relayfarm.runtime.TensorSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -63,7 +64,7 @@ class GroupProfileBenchmark {
             for (LoweredKernel k : kernels) {
                 NativeKernel nk = lib.kernel(k.signature().name());
                 List<NDArray> in = new ArrayList<>();
-                for (KernelSignature.Param p : k.signature().inputs()) {
+                for (TensorSpec p : k.signature().inputs()) {
                     NDArray a = NDArray.zeros(p.dtype(), p.shape().stream().mapToInt(Integer::intValue).toArray());
                     for (int j = 0; j < a.elementCount(); j++) a.setDouble(j, p.dtype().isFloat() ? random.nextDouble() : 0);
                     in.add(a);

@@ -1,9 +1,12 @@
-package dev.relayfarm.compile;
+package dev.relayfarm.runtime;
 
 import dev.relayfarm.ir.DType;
 import java.util.List;
 
-/** A tensor the compiled graph reads or writes: its name (an input's, a parameter's), static shape and dtype. */
+/**
+ * A named tensor of static shape and dtype that compiled code reads or writes: a kernel parameter
+ * ({@link KernelSignature}), a graph input, output, parameter or intermediate (the artifact's manifest).
+ */
 public record TensorSpec(String name, List<Integer> shape, DType dtype) {
     public TensorSpec {
         shape = List.copyOf(shape);
