@@ -17,7 +17,6 @@ import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -134,20 +133,15 @@ public final class CompiledModel implements AutoCloseable {
 
     /** Runs the model; inputs in manifest order. */
     public synchronized List<NDArray> run(List<NDArray> args) {
-        check(args);
+        HostBuffers.checkInputs("model " + dir, "", inputs, args);
         MemorySegment m = live();
         try (Arena call = Arena.ofConfined()) {
             MemorySegment in = call.allocate(ValueLayout.ADDRESS, Math.max(1, inputs.size()));
             MemorySegment out = call.allocate(ValueLayout.ADDRESS, Math.max(1, outputs.size()));
-            for (int i = 0; i < inputs.size(); i++) {
-                long bytes = inputs.get(i).byteSize();
-                MemorySegment seg = call.allocate(Math.max(bytes, 1), 64);
-                MemorySegment.copy(heap(args.get(i)), 0, seg, 0, bytes);
-                in.setAtIndex(ValueLayout.ADDRESS, i, seg);
-            }
+            for (int i = 0; i < inputs.size(); i++) in.setAtIndex(ValueLayout.ADDRESS, i, HostBuffers.copyIn(call, inputs.get(i), args.get(i)));
             List<MemorySegment> outSegs = new ArrayList<>();
             for (int i = 0; i < outputs.size(); i++) {
-                MemorySegment seg = call.allocate(Math.max(outputs.get(i).byteSize(), 1), 64);
+                MemorySegment seg = HostBuffers.allocate(call, outputs.get(i));
                 outSegs.add(seg);
                 out.setAtIndex(ValueLayout.ADDRESS, i, seg);
             }
@@ -159,12 +153,7 @@ public final class CompiledModel implements AutoCloseable {
             }
             if (rc != 0) throw new IllegalStateException("model " + dir + " failed (code " + rc + "): " + lastError());
             List<NDArray> results = new ArrayList<>();
-            for (int i = 0; i < outputs.size(); i++) {
-                TensorSpec s = outputs.get(i);
-                NDArray a = NDArray.zeros(s.dtype(), s.shapeArray());
-                MemorySegment.copy(outSegs.get(i), 0, heap(a), 0, s.byteSize());
-                results.add(a);
-            }
+            for (int i = 0; i < outputs.size(); i++) results.add(HostBuffers.copyOut(outSegs.get(i), outputs.get(i)));
             return results;
         }
     }
@@ -179,34 +168,6 @@ public final class CompiledModel implements AutoCloseable {
             for (int i = 0; i < results.size(); i++) Npy.write(outDir.resolve("output_" + i + ".npy"), results.get(i));
         }
         return results;
-    }
-
-    private void check(List<NDArray> args) {
-        if (args.size() != inputs.size()) {
-            throw new IllegalArgumentException("model " + dir + " takes " + inputs.size() + " inputs " + inputs.stream().map(TensorSpec::name).toList() + ", got " + args.size());
-        }
-        for (int i = 0; i < inputs.size(); i++) {
-            TensorSpec s = inputs.get(i);
-            NDArray a = args.get(i);
-            if (!a.dtype().equals(s.dtype())) {
-                throw new IllegalArgumentException("input " + i + " (" + s.name() + ") must be " + s.dtype() + ", got " + a.dtype());
-            }
-            if (!Arrays.equals(s.shapeArray(), a.shape())) {
-                throw new IllegalArgumentException("input " + i + " (" + s.name() + ") must have shape " + s.shape() + ", got " + Arrays.toString(a.shape()));
-            }
-        }
-    }
-
-    private static MemorySegment heap(NDArray a) {
-        return switch (a.data()) {
-            case float[] f -> MemorySegment.ofArray(f);
-            case double[] d -> MemorySegment.ofArray(d);
-            case byte[] b -> MemorySegment.ofArray(b);
-            case short[] s -> MemorySegment.ofArray(s);
-            case int[] i -> MemorySegment.ofArray(i);
-            case long[] l -> MemorySegment.ofArray(l);
-            default -> throw new IllegalArgumentException("unsupported storage " + a.data().getClass().getSimpleName());
-        };
     }
 
     private MemorySegment live() {

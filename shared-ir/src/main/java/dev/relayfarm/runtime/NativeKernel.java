@@ -7,7 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -29,23 +28,19 @@ public final class NativeKernel {
     }
 
     public List<NDArray> run(List<NDArray> inputs) {
-        check(inputs);
+        HostBuffers.checkInputs("kernel " + signature.name(), "kernel " + signature.name() + ": ", signature.inputs(), inputs);
+        for (TensorSpec p : signature.params()) {
+            if (p.dtype().lanes() != 1 || p.dtype().code() == DType.Code.BFLOAT) throw new IllegalArgumentException("unsupported kernel dtype " + p.dtype());
+        }
         try (Arena arena = Arena.ofConfined()) {
             List<MemorySegment> buffers = new ArrayList<>();
             for (int i = 0; i < signature.params().size(); i++) {
                 TensorSpec p = signature.params().get(i);
-                MemorySegment seg = arena.allocate(Math.max(p.byteSize(), 1), 64);
-                if (i < signature.numInputs()) MemorySegment.copy(heapSegment(inputs.get(i)), 0, seg, 0, p.byteSize());
-                buffers.add(seg);
+                buffers.add(i < signature.numInputs() ? HostBuffers.copyIn(arena, p, inputs.get(i)) : HostBuffers.allocate(arena, p));
             }
             invoke(arena, buffers);
             List<NDArray> outputs = new ArrayList<>();
-            for (int i = signature.numInputs(); i < signature.params().size(); i++) {
-                TensorSpec p = signature.params().get(i);
-                NDArray out = NDArray.zeros(p.dtype(), p.shape().stream().mapToInt(Integer::intValue).toArray());
-                MemorySegment.copy(buffers.get(i), 0, heapSegment(out), 0, p.byteSize());
-                outputs.add(out);
-            }
+            for (int i = signature.numInputs(); i < signature.params().size(); i++) outputs.add(HostBuffers.copyOut(buffers.get(i), signature.params().get(i)));
             return outputs;
         }
     }
@@ -79,36 +74,5 @@ public final class NativeKernel {
             throw new IllegalStateException("kernel " + signature.name() + " failed to run", t);
         }
         if (rc != 0) throw new IllegalStateException("kernel " + signature.name() + " returned " + rc + " (out of memory for an intermediate buffer)");
-    }
-
-    private void check(List<NDArray> inputs) {
-        List<TensorSpec> ins = signature.inputs();
-        if (inputs.size() != ins.size()) {
-            throw new IllegalArgumentException("kernel " + signature.name() + " takes " + ins.size() + " inputs " + ins.stream().map(TensorSpec::name).toList() + ", got " + inputs.size());
-        }
-        for (int i = 0; i < ins.size(); i++) {
-            TensorSpec p = ins.get(i);
-            NDArray a = inputs.get(i);
-            if (!a.dtype().equals(p.dtype())) {
-                throw new IllegalArgumentException("kernel " + signature.name() + ": input " + i + " (" + p.name() + ") must be " + p.dtype() + ", got " + a.dtype());
-            }
-            int[] expected = p.shape().stream().mapToInt(Integer::intValue).toArray();
-            if (!Arrays.equals(expected, a.shape())) {
-                throw new IllegalArgumentException("kernel " + signature.name() + ": input " + i + " (" + p.name() + ") must have shape " + Arrays.toString(expected) + ", got " + Arrays.toString(a.shape()));
-            }
-        }
-    }
-
-    private static MemorySegment heapSegment(NDArray a) {
-        if (a.dtype().lanes() != 1 || a.dtype().code() == DType.Code.BFLOAT) throw new IllegalArgumentException("unsupported kernel dtype " + a.dtype());
-        return switch (a.data()) {
-            case float[] f -> MemorySegment.ofArray(f);
-            case double[] d -> MemorySegment.ofArray(d);
-            case byte[] b -> MemorySegment.ofArray(b);
-            case short[] s -> MemorySegment.ofArray(s);
-            case int[] i -> MemorySegment.ofArray(i);
-            case long[] l -> MemorySegment.ofArray(l);
-            default -> throw new IllegalArgumentException("unsupported storage " + a.data().getClass().getSimpleName());
-        };
     }
 }
