@@ -20,10 +20,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -86,20 +86,18 @@ public final class BenchCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (optLevel < 0 || optLevel > 3) {
-            err.println("error: -O must be 0..3, got " + optLevel);
+        Optional<String> badLevel = CommonOptions.optLevelError(optLevel);
+        if (badLevel.isPresent()) {
+            err.println("error: " + badLevel.get());
             return 2;
         }
         if (threads < 1 || iterations < 1 || warmup < 0) {
             err.println("error: --threads and --iterations must be at least 1 and --warmup at least 0");
             return 2;
         }
-        Map<String, List<Long>> bound = new LinkedHashMap<>();
+        Map<String, List<Long>> bound;
         try {
-            for (String s : shapes) {
-                var e = ImportOptions.parseShape(s);
-                bound.put(e.getKey(), e.getValue());
-            }
+            bound = CommonOptions.inputShapes(shapes);
         } catch (IllegalArgumentException e) {
             err.println("error: " + e.getMessage());
             return 2;

@@ -8,9 +8,9 @@ import dev.relayfarm.frontend.OnnxCheck;
 import dev.relayfarm.passes.OptPipeline;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -44,19 +44,16 @@ public final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (optLevel < 0 || optLevel > 3) {
-            System.err.println("error: -O must be 0..3, got " + optLevel);
+        Optional<String> badLevel = CommonOptions.optLevelError(optLevel);
+        if (badLevel.isPresent()) {
+            System.err.println("error: " + badLevel.get());
             return 2;
         }
         if (!Files.isRegularFile(dir.resolve("model.onnx"))) {
             System.err.println("error: " + dir + " has no model.onnx");
             return 2;
         }
-        Map<String, List<Long>> bound = new LinkedHashMap<>();
-        for (String s : shapes) {
-            var e = ImportOptions.parseShape(s);
-            bound.put(e.getKey(), e.getValue());
-        }
+        Map<String, List<Long>> bound = CommonOptions.inputShapes(shapes);
         if (backend == Backend.c && optLevel < 1) {
             System.err.println("error: --backend c runs fused kernels: use -O1 or higher (-O3 recommended)");
             return 2;

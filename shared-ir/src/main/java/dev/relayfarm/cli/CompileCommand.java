@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -93,12 +92,7 @@ public final class CompileCommand implements Callable<Integer> {
     private IRModule load() throws IOException {
         if (!Files.isRegularFile(file)) throw new IllegalArgumentException("no such file: " + file);
         if (file.toString().endsWith(".onnx")) {
-            Map<String, List<Long>> bound = new LinkedHashMap<>();
-            for (String s : shapes) {
-                Map.Entry<String, List<Long>> e = ImportOptions.parseShape(s);
-                bound.put(e.getKey(), e.getValue());
-            }
-            return OnnxImporter.importModel(file, ImportOptions.DEFAULT.withInputShapes(bound));
+            return OnnxImporter.importModel(file, ImportOptions.DEFAULT.withInputShapes(CommonOptions.inputShapes(shapes)));
         }
         if (!shapes.isEmpty()) throw new IllegalArgumentException("--shape applies to ONNX models only");
         return RelayParser.parseModule(Files.readString(file, StandardCharsets.UTF_8), file.toString());

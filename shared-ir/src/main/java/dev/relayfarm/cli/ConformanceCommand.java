@@ -4,6 +4,7 @@ import dev.relayfarm.frontend.Conformance;
 import dev.relayfarm.frontend.OnnxCheck;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -47,8 +48,9 @@ public final class ConformanceCommand implements Callable<Integer> {
         }
         // The C backend runs fused kernels only: it needs fusion, so its default level is 3.
         int level = backend.equals("c") && optLevel == 0 ? 3 : optLevel;
-        if (optLevel < 0 || optLevel > 3) {
-            spec.commandLine().getErr().println("error: -O must be 0..3, got " + optLevel);
+        Optional<String> badLevel = CommonOptions.optLevelError(optLevel);
+        if (badLevel.isPresent()) {
+            spec.commandLine().getErr().println("error: " + badLevel.get());
             return 2;
         }
         List<Path> tests;

@@ -26,9 +26,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -103,7 +103,8 @@ public final class OptCommand implements Callable<Integer> {
                 return 0;
             }
             if (file == null) throw new UserError("missing FILE (a .relay file or an .onnx model)");
-            if (level < 0 || level > 3) throw new UserError("-O must be 0..3, got " + level);
+            Optional<String> badLevel = CommonOptions.optLevelError(level);
+            if (badLevel.isPresent()) throw new UserError(badLevel.get());
             IRModule module = load();
             Sequential pipeline = passes.isEmpty() ? OptPipeline.build() : PassRegistry.sequential("passes", passes);
             Set<String> known = new HashSet<>(pipeline.passes().stream().map(Pass::name).toList());
@@ -149,14 +150,11 @@ public final class OptCommand implements Callable<Integer> {
     private IRModule load() {
         if (!Files.isRegularFile(file)) throw new UserError("no such file: " + file);
         if (file.toString().endsWith(".onnx")) {
-            Map<String, List<Long>> bound = new LinkedHashMap<>();
-            for (String s : shapes) {
-                try {
-                    Map.Entry<String, List<Long>> e = ImportOptions.parseShape(s);
-                    bound.put(e.getKey(), e.getValue());
-                } catch (IllegalArgumentException e) {
-                    throw new UserError(e.getMessage());
-                }
+            Map<String, List<Long>> bound;
+            try {
+                bound = CommonOptions.inputShapes(shapes);
+            } catch (IllegalArgumentException e) {
+                throw new UserError(e.getMessage());
             }
             return OnnxImporter.importModel(file, ImportOptions.DEFAULT.withInputShapes(bound));
         }
