@@ -191,14 +191,12 @@ public final class CEmitter {
             switch (s) {
                 case For f -> {
                     String v = var(f.var());
+                    // Waking the thread team costs microseconds, and far more when another process holds
+                    // a core: a parallel loop nest with little work runs on the calling thread instead.
+                    long work = f.kind() == ForKind.PARALLEL ? iterations(f) : 0;
+                    boolean shared = work >= MIN_PARALLEL_WORK;
                     switch (f.kind()) {
-                        case PARALLEL -> {
-                            // Waking the thread team costs microseconds, and far more when another process holds
-                            // a core: a loop nest with little work runs on the calling thread instead.
-                            long work = iterations(f);
-                            if (work >= MIN_PARALLEL_WORK) line("#pragma omp parallel for");
-                            else line("/* serial: " + work + " iterations are too few to share */");
-                        }
+                        case PARALLEL -> line(shared ? "#pragma omp parallel for" : "/* serial: " + work + " iterations are too few to share */");
                         case VECTORIZED -> line("#pragma omp simd");
                         case UNROLLED -> {
                             if (f.extent() instanceof IntImm n) line("#pragma GCC unroll " + Math.min(n.value(), 65534));
@@ -207,7 +205,6 @@ public final class CEmitter {
                     }
                     line("for (int64_t " + v + " = " + expr(f.min()) + "; " + v + " < " + expr(Simplifier.simplify(f.min().add(f.extent()))) + "; ++" + v + ") {");
                     depth++;
-                    boolean shared = f.kind() == ForKind.PARALLEL && iterations(f) >= MIN_PARALLEL_WORK;
                     if (shared) parallelDepth++;
                     stmt(f.body());
                     if (shared) parallelDepth--;
