@@ -24,8 +24,10 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
@@ -36,7 +38,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code relayc run FILE|ARTIFACT_DIR [--arg NAME=FILE.npy ...] [--random] [--out DIR]}: type-checks a Relay
+ * {@code relayc run FILE|ARTIFACT_DIR [--arg NAME=FILE.npy ...] [--random] [--repeat N] [--out DIR]}: type-checks a Relay
  * text file and evaluates its {@code @main} with the reference interpreter, or runs a compiled artifact
  * (a directory from {@code relayc compile}) through the native runtime; prints each output's type and first values, and writes
  * the outputs as {@code output_0.npy, output_1.npy, ...} (a tuple result gives one file per tensor,
@@ -62,6 +64,10 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--threads", defaultValue = "0", description = "artifact only: OpenMP threads (default 0: all cores)")
     int threads;
+
+    @Option(names = "--repeat", paramLabel = "N", defaultValue = "0",
+            description = "artifact only: time N more calls after the first (which also starts the OpenMP threads and touches the arena) and print their median")
+    int repeat;
 
     @Option(names = "--arg", paramLabel = "NAME=FILE.npy", description = "Value of @main parameter %%NAME, read from a .npy file (repeatable).")
     List<String> args = new ArrayList<>();
@@ -137,20 +143,22 @@ public final class RunCommand implements Callable<Integer> {
             List<NDArray> inputs = readInputs(file.toString(), model.inputs().stream().map(s -> new Input(s.name(),
                     new TensorType(s.shape().stream().map(d -> (Dim) Dim.of(d)).toList(), s.dtype()), s.dtype() + " " + s.shape())).toList());
             if (threads < 0) throw new UserError("--threads must be >= 0, got " + threads);
+            if (repeat < 0) throw new UserError("--repeat must be >= 0, got " + repeat);
             model.setNumThreads(threads);
             long t0 = System.nanoTime();
             List<NDArray> outputs = model.run(inputs);
-            double first = (System.nanoTime() - t0) / 1e6;
-            // The first call also starts the OpenMP threads and touches the arena: time a few more.
-            double[] again = new double[10];
-            for (int i = 0; i < again.length; i++) {
-                long s = System.nanoTime();
-                model.run(inputs);
-                again[i] = (System.nanoTime() - s) / 1e6;
+            String timing = String.format(Locale.ROOT, "ran %s natively: first call %.3f ms", file, (System.nanoTime() - t0) / 1e6);
+            if (repeat > 0) {
+                double[] again = new double[repeat];
+                for (int i = 0; i < again.length; i++) {
+                    long s = System.nanoTime();
+                    model.run(inputs);
+                    again[i] = (System.nanoTime() - s) / 1e6;
+                }
+                Arrays.sort(again);
+                timing += String.format(Locale.ROOT, ", then median %.3f ms over %d calls", again[again.length / 2], again.length);
             }
-            java.util.Arrays.sort(again);
-            out.printf(java.util.Locale.ROOT, "ran %s natively: first call %.3f ms, then median %.3f ms over %d calls%n", file, first,
-                    again[again.length / 2], again.length);
+            out.println(timing);
             return outputs;
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());

@@ -57,6 +57,10 @@ class CompileCommandTest {
         CliRun nat = CliRun.relayc("run", art.toString(), "--random", "--out", tmp.resolve("nat").toString());
         assertEquals(0, nat.exitCode(), nat.err());
         assertTrue(nat.out().contains("natively"), nat.out());
+        assertFalse(nat.out().contains("median"), "extra timed calls only when asked: " + nat.out());
+        CliRun timed = CliRun.relayc("run", art.toString(), "--random", "--repeat", "3");
+        assertEquals(0, timed.exitCode(), timed.err());
+        assertTrue(timed.out().contains("then median") && timed.out().contains("over 3 calls"), timed.out());
         CliRun ref = CliRun.relayc("run", example.toString(), "--random", "--out", tmp.resolve("ref").toString());
         assertEquals(0, ref.exitCode(), ref.err());
         float[] a = Npy.read(tmp.resolve("nat/output_0.npy")).floatData();
