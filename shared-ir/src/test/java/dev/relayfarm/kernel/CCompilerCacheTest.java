@@ -23,17 +23,40 @@ import org.junit.jupiter.api.io.TempDir;
  * same moment (the node suite's parallel tests often generate identical artifacts) all get a
  * complete library. A shared {@code <hash>.c} rewritten while another compiler read it once cached
  * an empty library under the source's hash.
+ *
+ * <p>That truncation is too brief to hit on purpose (every thread writes the same bytes before any
+ * compiler has started reading), so the compiler runs through a wrapper that fails when a source
+ * file it is handed is already being compiled by another build: it catches the cause, a source file
+ * shared between concurrent builds, every time (a cache writing {@code <hash>.c} in place fails here),
+ * and holds each build long enough for all threads to overlap.
  */
 class CCompilerCacheTest {
     @TempDir
     Path cache;
 
+    @TempDir
+    Path bin;
+
     @Test
     void concurrentBuildsOfOneSourceAllGetACompleteLibrary() throws Exception {
         assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
-        CCompiler cc = CCompiler.host().orElseThrow().withCache(cache);
+        CCompiler real = CCompiler.host().orElseThrow();
+        Path wrapper = bin.resolve("exclusive-cc");
+        // The compiler's arguments end with "SOURCE.c -lm": the source is the next-to-last one.
+        Files.writeString(wrapper, """
+                #!/bin/sh
+                eval "src=\\${$(($# - 1))}"
+                mkdir "$src.in-use" 2>/dev/null || { echo "$src is already being compiled by another build" >&2; exit 3; }
+                sleep 1
+                "%s" "$@"
+                rc=$?
+                rmdir "$src.in-use"
+                exit $rc
+                """.formatted(real.command()));
+        assumeTrue(wrapper.toFile().setExecutable(true), "cannot make a script executable here: skipped");
+        CCompiler cc = real.withCache(cache).withCommand(wrapper.toString());
         StringBuilder src = new StringBuilder("#include <stdint.h>\n");
-        // Enough code that compiling takes a while: the race window is the compiler reading the file.
+        // A probe symbol to look up in every library, after some code for the compiler to read.
         for (int i = 0; i < 200; i++) src.append("int32_t f").append(i).append("(int32_t x) { return x * ").append(i).append(" + 1; }\n");
         src.append("int32_t cache_probe(void) { return 42; }\n");
         int threads = 8;

@@ -83,6 +83,14 @@ public final class CCompiler {
         return new CCompiler(compiler, identity, flags, dir);
     }
 
+    /**
+     * The same compiler identity (so the same cache keys), flags and cache, run through {@code command}:
+     * a wrapper such as ccache, or a script that watches the builds in a test.
+     */
+    public CCompiler withCommand(String command) {
+        return new CCompiler(command, identity, flags, cacheDir);
+    }
+
     public String command() {
         return compiler;
     }
