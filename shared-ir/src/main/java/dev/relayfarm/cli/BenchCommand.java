@@ -51,7 +51,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--vs", defaultValue = "onnxruntime", description = "reference engine: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
     Reference vs;
 
-    @Option(names = "--threads", defaultValue = "2", description = "intra-op threads for both engines (default ${DEFAULT-VALUE})")
+    @Option(names = "--threads", defaultValue = "2", description = "intra-op threads for ONNX Runtime and the compiled artifact (default ${DEFAULT-VALUE}); --backend interp uses the JVM's common pool")
     int threads;
 
     @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "3", description = "optimization level 0..3 (default ${DEFAULT-VALUE})")
