@@ -55,14 +55,19 @@ public record ConfigSpace(String template, List<Knob> knobs) {
         throw new IllegalArgumentException(template + " has no knob " + name);
     }
 
+    /** Rejects a configuration of a template other than {@code template}. */
+    public static void requireTemplate(ScheduleConfig config, String template) {
+        if (!config.template().equals(template)) {
+            throw new InvalidConfigException("config is for template " + config.template() + ", not " + template);
+        }
+    }
+
     /**
      * Rejects a configuration of another template, with missing or unknown knobs, or with a value
      * that is not a candidate of its knob for this workload.
      */
     public void check(ScheduleConfig config) {
-        if (!config.template().equals(template)) {
-            throw new InvalidConfigException("config is for template " + config.template() + ", not " + template);
-        }
+        requireTemplate(config, template);
         List<String> unknown = new ArrayList<>(config.knobs().keySet());
         for (Knob k : knobs) {
             unknown.remove(k.name());

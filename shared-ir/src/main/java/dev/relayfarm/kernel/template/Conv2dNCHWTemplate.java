@@ -73,7 +73,7 @@ public final class Conv2dNCHWTemplate implements ScheduleTemplate {
 
     @Override
     public void validate(ScheduleConfig c) {
-        if (!c.template().equals(NAME)) throw new InvalidConfigException("config is for template " + c.template() + ", not " + NAME);
+        ConfigSpace.requireTemplate(c, NAME);
         if (c.knobs().get("oc_bn") instanceof Integer o && (o < 1 || channels % o != 0)) {
             throw new InvalidConfigException(NAME + ": oc_bn=" + o + " must be a positive divisor of the output channels " + channels + " (" + workload + ")");
         }

@@ -166,7 +166,7 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
 
     @Override
     public void validate(ScheduleConfig c) {
-        if (!c.template().equals(NAME)) throw new InvalidConfigException("config is for template " + c.template() + ", not " + NAME);
+        ConfigSpace.requireTemplate(c, NAME);
         if (c.knobs().get("ic_bn") instanceof Integer i && i != icBn) {
             throw new InvalidConfigException(NAME + ": ic_bn=" + i + " but the data layout of " + workload + " blocks input channels by " + icBn);
         }

@@ -106,7 +106,7 @@ public final class DenseNoPackTemplate implements ScheduleTemplate {
 
     @Override
     public void validate(ScheduleConfig c) {
-        if (!c.template().equals(NAME)) throw new InvalidConfigException("config is for template " + c.template() + ", not " + NAME);
+        ConfigSpace.requireTemplate(c, NAME);
         if (c.knobs().get("vec") instanceof Integer v && (v < 1 || k % v != 0)) {
             throw new InvalidConfigException(NAME + ": vec=" + v + " must divide the reduction length " + k + " (" + workload + ")");
         }

@@ -105,7 +105,7 @@ public final class DensePackTemplate implements ScheduleTemplate {
 
     @Override
     public void validate(ScheduleConfig c) {
-        if (!c.template().equals(NAME)) throw new InvalidConfigException("config is for template " + c.template() + ", not " + NAME);
+        ConfigSpace.requireTemplate(c, NAME);
         if (c.knobs().get("tile_y") instanceof Integer y && (y < 1 || m % y != 0)) {
             throw new InvalidConfigException(NAME + ": tile_y=" + y + " must be a positive divisor of the batch " + m + " (" + workload + ")");
         }

@@ -68,7 +68,7 @@ public final class InjectiveTemplate implements ScheduleTemplate {
 
     @Override
     public void validate(ScheduleConfig c) {
-        if (!c.template().equals(NAME)) throw new InvalidConfigException("config is for template " + c.template() + ", not " + NAME);
+        ConfigSpace.requireTemplate(c, NAME);
         if ("inner".equals(c.knobs().get("form")) && out.axes().size() < 2) {
             throw new InvalidConfigException(NAME + ": form=inner needs at least 2 axes, " + out.name() + " has shape " + out.shape());
         }

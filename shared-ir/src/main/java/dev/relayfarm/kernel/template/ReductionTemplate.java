@@ -71,7 +71,7 @@ public final class ReductionTemplate implements ScheduleTemplate {
 
     @Override
     public void validate(ScheduleConfig c) {
-        if (!c.template().equals(NAME)) throw new InvalidConfigException("config is for template " + c.template() + ", not " + NAME);
+        ConfigSpace.requireTemplate(c, NAME);
         if (c.knobs().get("vectorize") instanceof Integer v && v == 1 && innermost() < 2) {
             throw new InvalidConfigException(NAME + ": vectorize=1 needs an innermost data axis of extent >= 2, " + r.name() + " has shape " + r.shape());
         }
