@@ -63,6 +63,17 @@ public record ConfigSpace(String template, List<Knob> knobs) {
     }
 
     /**
+     * Rejects a value of integer knob {@code knob} that is not a positive divisor of {@code extent}
+     * ({@code what} names it, e.g. "the output width "); an absent or non-integer value is left to
+     * {@link #check}.
+     */
+    static void requireDivisor(ScheduleConfig config, String knob, String what, int extent, String workload) {
+        if (config.knobs().get(knob) instanceof Integer v && (v < 1 || extent % v != 0)) {
+            throw new InvalidConfigException(config.template() + ": " + knob + "=" + v + " must be a positive divisor of " + what + extent + " (" + workload + ")");
+        }
+    }
+
+    /**
      * Rejects a configuration of another template, with missing or unknown knobs, or with a value
      * that is not a candidate of its knob for this workload.
      */

@@ -74,12 +74,8 @@ public final class Conv2dNCHWTemplate implements ScheduleTemplate {
     @Override
     public void validate(ScheduleConfig c) {
         ConfigSpace.requireTemplate(c, NAME);
-        if (c.knobs().get("oc_bn") instanceof Integer o && (o < 1 || channels % o != 0)) {
-            throw new InvalidConfigException(NAME + ": oc_bn=" + o + " must be a positive divisor of the output channels " + channels + " (" + workload + ")");
-        }
-        if (c.knobs().get("reg_n") instanceof Integer r && (r < 1 || outWidth % r != 0)) {
-            throw new InvalidConfigException(NAME + ": reg_n=" + r + " must be a positive divisor of the output width " + outWidth + " (" + workload + ")");
-        }
+        ConfigSpace.requireDivisor(c, "oc_bn", "the output channels ", channels, workload);
+        ConfigSpace.requireDivisor(c, "reg_n", "the output width ", outWidth, workload);
         space().check(c);
     }
 

@@ -173,12 +173,8 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
         if (c.knobs().get("oc_bn") instanceof Integer o && o != ocBn) {
             throw new InvalidConfigException(NAME + ": oc_bn=" + o + " but the weight layout of " + workload + " blocks output channels by " + ocBn);
         }
-        if (c.knobs().get("reg_n") instanceof Integer r && (r < 1 || outWidth % r != 0)) {
-            throw new InvalidConfigException(NAME + ": reg_n=" + r + " must be a positive divisor of the output width " + outWidth + " (" + workload + ")");
-        }
-        if (c.knobs().get("oc_vec") instanceof Integer v && (v < 1 || ocBn % v != 0)) {
-            throw new InvalidConfigException(NAME + ": oc_vec=" + v + " must be a positive divisor of oc_bn=" + ocBn + " (" + workload + ")");
-        }
+        ConfigSpace.requireDivisor(c, "reg_n", "the output width ", outWidth, workload);
+        ConfigSpace.requireDivisor(c, "oc_vec", "oc_bn=", ocBn, workload);
         space().check(c);
     }
 

@@ -110,9 +110,7 @@ public final class DenseNoPackTemplate implements ScheduleTemplate {
         if (c.knobs().get("vec") instanceof Integer v && (v < 1 || k % v != 0)) {
             throw new InvalidConfigException(NAME + ": vec=" + v + " must divide the reduction length " + k + " (" + workload + ")");
         }
-        if (c.knobs().get("tile_x") instanceof Integer t && (t < 1 || n % t != 0)) {
-            throw new InvalidConfigException(NAME + ": tile_x=" + t + " must be a positive divisor of the output columns " + n + " (" + workload + ")");
-        }
+        ConfigSpace.requireDivisor(c, "tile_x", "the output columns ", n, workload);
         space().check(c);
         if (partial != null && c.getInt("vec") != partial.shape().get(2)) {
             throw new InvalidConfigException(NAME + ": vec=" + c.getInt("vec") + " but this compute splits the reduction by " + partial.shape().get(2));

@@ -106,12 +106,8 @@ public final class DensePackTemplate implements ScheduleTemplate {
     @Override
     public void validate(ScheduleConfig c) {
         ConfigSpace.requireTemplate(c, NAME);
-        if (c.knobs().get("tile_y") instanceof Integer y && (y < 1 || m % y != 0)) {
-            throw new InvalidConfigException(NAME + ": tile_y=" + y + " must be a positive divisor of the batch " + m + " (" + workload + ")");
-        }
-        if (c.knobs().get("tile_k") instanceof Integer t && (t < 1 || k % t != 0)) {
-            throw new InvalidConfigException(NAME + ": tile_k=" + t + " must be a positive divisor of the reduction length " + k + " (" + workload + ")");
-        }
+        ConfigSpace.requireDivisor(c, "tile_y", "the batch ", m, workload);
+        ConfigSpace.requireDivisor(c, "tile_k", "the reduction length ", k, workload);
         space().check(c);
         if (out != null && c.getInt("tile_x") != packed.shape().get(2)) {
             throw new InvalidConfigException(NAME + ": tile_x=" + c.getInt("tile_x") + " but this compute was packed by " + packed.shape().get(2));
