@@ -148,22 +148,17 @@ public final class Conv2dNCHWOcVecTemplate implements ScheduleTemplate {
         }
         List<Primitive> ps = new ArrayList<>();
         if (pad != null) {
-            String p = pad.name();
-            ps.add(new Primitive.Fuse(p, "pn", "pc"));
-            ps.add(new Primitive.Parallel(p, "pn_pc_f"));
-            ps.add(new Primitive.Vectorize(p, "pw"));
+            Tiles.parallelFused(ps, pad.name(), List.of("pn", "pc"));
+            ps.add(new Primitive.Vectorize(pad.name(), "pw"));
         }
         ps.add(new Primitive.Vectorize(wpack.name(), "wi"));
         String local = Tiles.cacheOrAttach(ps, out, o);
-        List<String> ax = o.axes().stream().map(IterVar::name).toList();
+        List<String> ax = Tiles.axisNames(o);
         String on = o.name();
         ps.add(new Primitive.Split(on, ax.get(1), bn));
         String fo = ax.get(1) + "_o", fi = ax.get(1) + "_i";
         ps.add(new Primitive.Reorder(on, List.of(ax.get(0), fo, ax.get(2), ax.get(3), fi)));
-        ps.add(new Primitive.Fuse(on, ax.get(0), fo));
-        String f1 = ax.get(0) + "_" + fo + "_f";
-        ps.add(new Primitive.Fuse(on, f1, ax.get(2)));
-        ps.add(new Primitive.Parallel(on, f1 + "_" + ax.get(2) + "_f"));
+        Tiles.parallelFused(ps, on, List.of(ax.get(0), fo, ax.get(2)));
         ps.add(new Primitive.Vectorize(on, fi));
         ps.add(new Primitive.ComputeAt(local, on, ax.get(3)));
         List<String> order = new ArrayList<>(List.of("n", "y", "x"));

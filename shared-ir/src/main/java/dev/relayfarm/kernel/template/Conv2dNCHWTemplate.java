@@ -1,7 +1,6 @@
 package dev.relayfarm.kernel.template;
 
 import dev.relayfarm.kernel.compute.Conv2d;
-import dev.relayfarm.kernel.expr.IterVar;
 import dev.relayfarm.kernel.schedule.Primitive;
 import dev.relayfarm.kernel.schedule.Schedule;
 import dev.relayfarm.kernel.te.Compute;
@@ -84,21 +83,16 @@ public final class Conv2dNCHWTemplate implements ScheduleTemplate {
         validate(c);
         List<Primitive> ps = new ArrayList<>();
         if (def.pad() != null) {
-            String p = def.pad().name();
-            ps.add(new Primitive.Fuse(p, "pn", "pc"));
-            ps.add(new Primitive.Parallel(p, "pn_pc_f"));
-            ps.add(new Primitive.Vectorize(p, "pw"));
+            Tiles.parallelFused(ps, def.pad().name(), List.of("pn", "pc"));
+            ps.add(new Primitive.Vectorize(def.pad().name(), "pw"));
         }
         String local = Tiles.cacheOrAttach(ps, def.out(), o);
-        List<String> ax = o.axes().stream().map(IterVar::name).toList();
+        List<String> ax = Tiles.axisNames(o);
         String on = o.name();
         ps.add(new Primitive.Split(on, ax.get(1), c.getInt("oc_bn")));
         ps.add(new Primitive.Split(on, ax.get(3), c.getInt("reg_n")));
         ps.add(new Primitive.Reorder(on, List.of(ax.get(0), ax.get(1) + "_o", ax.get(2), ax.get(3) + "_o", ax.get(1) + "_i", ax.get(3) + "_i")));
-        ps.add(new Primitive.Fuse(on, ax.get(0), ax.get(1) + "_o"));
-        String f1 = ax.get(0) + "_" + ax.get(1) + "_o_f";
-        ps.add(new Primitive.Fuse(on, f1, ax.get(2)));
-        ps.add(new Primitive.Parallel(on, f1 + "_" + ax.get(2) + "_f"));
+        Tiles.parallelFused(ps, on, List.of(ax.get(0), ax.get(1) + "_o", ax.get(2)));
         ps.add(new Primitive.Vectorize(on, ax.get(3) + "_i"));
         ps.add(new Primitive.ComputeAt(local, on, ax.get(3) + "_o"));
         List<String> order = new ArrayList<>(List.of("n", "y"));

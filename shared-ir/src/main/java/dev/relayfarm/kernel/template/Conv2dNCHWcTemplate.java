@@ -184,14 +184,11 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
         int regN = c.getInt("reg_n"), ocVec = c.getInt("oc_vec");
         List<Primitive> ps = new ArrayList<>();
         if (pad != null) {
-            String p = pad.name();
-            ps.add(new Primitive.Fuse(p, "pn", "pc"));
-            ps.add(new Primitive.Fuse(p, "pn_pc_f", "ph"));
-            ps.add(new Primitive.Parallel(p, "pn_pc_f_ph_f"));
-            ps.add(new Primitive.Vectorize(p, "pb"));
+            Tiles.parallelFused(ps, pad.name(), List.of("pn", "pc", "ph"));
+            ps.add(new Primitive.Vectorize(pad.name(), "pb"));
         }
         String local = Tiles.cacheOrAttach(ps, out, o);
-        List<String> ax = o.axes().stream().map(IterVar::name).toList();
+        List<String> ax = Tiles.axisNames(o);
         ps.add(new Primitive.Split(o.name(), ax.get(3), regN));
         String lanes = ax.get(4);
         if (ocVec < ocBn) {
@@ -200,11 +197,7 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
             ps.add(new Primitive.Reorder(o.name(), List.of(ax.get(4) + "_o", ax.get(3) + "_o", ax.get(3) + "_i", ax.get(4) + "_i")));
             lanes = ax.get(4) + "_i";
         }
-        ps.add(new Primitive.Fuse(o.name(), ax.get(0), ax.get(1)));
-        String f1 = ax.get(0) + "_" + ax.get(1) + "_f";
-        ps.add(new Primitive.Fuse(o.name(), f1, ax.get(2)));
-        String f2 = f1 + "_" + ax.get(2) + "_f";
-        ps.add(new Primitive.Parallel(o.name(), f2));
+        Tiles.parallelFused(ps, o.name(), ax.subList(0, 3));
         ps.add(new Primitive.Vectorize(o.name(), lanes));
         ps.add(new Primitive.ComputeAt(local, o.name(), ax.get(3) + "_o"));
         List<String> reduce = c.getString("order").equals("kh_kw_ic") ? List.of("kh", "kw", "ic_chunk", "ic_block") : List.of("ic_chunk", "kh", "kw", "ic_block");

@@ -121,12 +121,10 @@ public final class DenseNoPackTemplate implements ScheduleTemplate {
     public Schedule schedule(ScheduleConfig c, Compute o) {
         validate(c);
         List<Primitive> ps = new ArrayList<>();
-        List<String> ax = o.axes().stream().map(IterVar::name).toList();
+        List<String> ax = Tiles.axisNames(o);
         String on = o.name(), an = out.name(), rf = partial.name();
         ps.add(new Primitive.Split(on, ax.get(1), c.getInt("tile_x")));
-        ps.add(new Primitive.Fuse(on, ax.get(0), ax.get(1) + "_o"));
-        String fused = ax.get(0) + "_" + ax.get(1) + "_o_f";
-        ps.add(new Primitive.Parallel(on, fused));
+        String fused = Tiles.parallelFused(ps, on, List.of(ax.get(0), ax.get(1) + "_o"));
         if (o.id() != out.id()) ps.add(new Primitive.ComputeAt(an, on, fused));
         // all tile_x accumulators live together: the partial tile is computed once per output tile
         ps.add(new Primitive.ComputeAt(rf, an, o.id() != out.id() ? "i" : fused));

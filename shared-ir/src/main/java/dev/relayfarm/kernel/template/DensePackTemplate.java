@@ -123,12 +123,10 @@ public final class DensePackTemplate implements ScheduleTemplate {
                 // read weight rows in order; the strided writes stay in cache
                 new Primitive.Reorder(p, List.of("ji", "pk"))));
         String local = Tiles.cacheOrAttach(ps, out, o);
-        List<String> ax = o.axes().stream().map(IterVar::name).toList();
+        List<String> ax = Tiles.axisNames(o);
         String on = o.name();
         ps.add(new Primitive.Tile(on, ax.get(0), ax.get(1), c.getInt("tile_y"), c.getInt("tile_x")));
-        ps.add(new Primitive.Fuse(on, ax.get(0) + "_o", ax.get(1) + "_o"));
-        String fused = ax.get(0) + "_o_" + ax.get(1) + "_o_f";
-        ps.add(new Primitive.Parallel(on, fused));
+        String fused = Tiles.parallelFused(ps, on, List.of(ax.get(0) + "_o", ax.get(1) + "_o"));
         ps.add(new Primitive.Vectorize(on, ax.get(1) + "_i"));
         ps.add(new Primitive.ComputeAt(local, on, fused));
         int tk = c.getInt("tile_k");

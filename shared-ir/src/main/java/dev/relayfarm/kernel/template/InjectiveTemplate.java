@@ -1,6 +1,5 @@
 package dev.relayfarm.kernel.template;
 
-import dev.relayfarm.kernel.expr.IterVar;
 import dev.relayfarm.kernel.schedule.Primitive;
 import dev.relayfarm.kernel.schedule.Schedule;
 import dev.relayfarm.kernel.te.Compute;
@@ -80,7 +79,7 @@ public final class InjectiveTemplate implements ScheduleTemplate {
         validate(c);
         List<Primitive> ps = new ArrayList<>();
         if (o.axes().isEmpty()) return new Schedule(ps);
-        List<String> ax = o.axes().stream().map(IterVar::name).toList();
+        List<String> ax = Tiles.axisNames(o);
         String n = o.name();
         boolean par = c.getInt("parallel") == 1;
         if (c.getString("form").equals("inner")) {

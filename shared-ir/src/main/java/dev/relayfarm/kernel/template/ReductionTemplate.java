@@ -83,7 +83,7 @@ public final class ReductionTemplate implements ScheduleTemplate {
         validate(c);
         List<Primitive> ps = new ArrayList<>();
         boolean vec = c.getInt("vectorize") == 1;
-        List<String> data = r.axes().stream().map(IterVar::name).toList();
+        List<String> data = Tiles.axisNames(r);
         List<String> reduce = r.reduceAxes().stream().map(IterVar::name).toList();
         int nOuter = vec ? data.size() - 1 : data.size();
         String rn = r.name();
@@ -97,7 +97,7 @@ public final class ReductionTemplate implements ScheduleTemplate {
         boolean epilogue = o.id() != r.id();
         if (epilogue && nOuter == 0) throw new IllegalArgumentException(NAME + ": no outer axis to attach " + rn + " to its epilogue " + o.name());
         Compute tiled = epilogue ? o : r;
-        List<String> ax = tiled.axes().stream().map(IterVar::name).toList();
+        List<String> ax = Tiles.axisNames(tiled);
         String fused = Tiles.fuseAll(ps, tiled.name(), ax.subList(0, nOuter));
         if (c.getInt("parallel") == 1 && fused != null) ps.add(new Primitive.Parallel(tiled.name(), fused));
         if (epilogue) {

@@ -1,10 +1,11 @@
 package dev.relayfarm.kernel.template;
 
+import dev.relayfarm.kernel.expr.IterVar;
 import dev.relayfarm.kernel.schedule.Primitive;
 import dev.relayfarm.kernel.te.Compute;
 import java.util.List;
 
-/** Helpers the templates share for placing the anchor's accumulation tile. */
+/** Helpers the templates share for placing the anchor's accumulation tile and naming its loops. */
 final class Tiles {
     private Tiles() {}
 
@@ -32,5 +33,17 @@ final class Tiles {
             fused = fused + "_" + axes.get(i) + "_f";
         }
         return fused;
+    }
+
+    /** Fuses {@code axes} as {@link #fuseAll} does (at least one) and runs the fused loop across threads; its name. */
+    static String parallelFused(List<Primitive> ps, String stage, List<String> axes) {
+        String fused = fuseAll(ps, stage, axes);
+        ps.add(new Primitive.Parallel(stage, fused));
+        return fused;
+    }
+
+    /** The names of {@code c}'s data axes, outermost first: the leaf axes a schedule starts from. */
+    static List<String> axisNames(Compute c) {
+        return c.axes().stream().map(IterVar::name).toList();
     }
 }
