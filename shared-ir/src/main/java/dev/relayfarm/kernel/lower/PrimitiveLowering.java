@@ -15,12 +15,12 @@ import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.Var;
+import dev.relayfarm.kernel.compute.OpComputes;
+import dev.relayfarm.kernel.expr.Buffer;
 import dev.relayfarm.kernel.expr.FloatImm;
 import dev.relayfarm.kernel.expr.IntImm;
 import dev.relayfarm.kernel.expr.PrimExpr;
-import dev.relayfarm.kernel.expr.PrimExprs;
 import dev.relayfarm.kernel.expr.Select;
-import dev.relayfarm.kernel.expr.TensorLoad;
 import dev.relayfarm.kernel.loop.LoweredFunc;
 import dev.relayfarm.kernel.schedule.Lowering;
 import dev.relayfarm.kernel.schedule.Primitive;
@@ -37,7 +37,6 @@ import dev.relayfarm.kernel.template.InvalidConfigException;
 import dev.relayfarm.kernel.template.ReductionTemplate;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.kernel.template.ScheduleTemplate;
-import dev.relayfarm.kernel.expr.Buffer;
 import dev.relayfarm.runtime.KernelSignature;
 import dev.relayfarm.runtime.TensorSpec;
 import dev.relayfarm.types.InferResult;
@@ -45,7 +44,6 @@ import dev.relayfarm.types.OpResolver;
 import dev.relayfarm.types.TypeInference;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -194,7 +192,7 @@ public final class PrimitiveLowering {
             computes = List.of(t.get().anchor());
         } else {
             try {
-                computes = GroupComputes.compute(op, in, c.attrs(), outType);
+                computes = OpComputes.compute(op, in, c.attrs(), outType);
             } catch (UnsupportedOperationException e) {
                 throw unsupported("operator " + op + " has no compute definition (" + e.getMessage() + ")");
             }
