@@ -1,5 +1,7 @@
 package dev.relayfarm.kernel.compute;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.DType;
@@ -135,6 +137,12 @@ final class OpKernelCases {
             }
         }
         return failures;
+    }
+
+    /** Fails listing every kernel that differs from the interpreter (or could not be built). */
+    void assertAllMatch(long seed) {
+        List<String> failures = check(seed);
+        assertTrue(failures.isEmpty(), failures.size() + " of " + size() + " kernels differ:\n" + String.join("\n", failures));
     }
 
     private static void compare(int output, NDArray e, NDArray a) {

@@ -2,7 +2,6 @@ package dev.relayfarm.kernel.compute;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.AttrValue;
@@ -58,8 +57,7 @@ class PoolComputesTest {
 
     @Test
     void everyKernelMatchesTheInterpreter() {
-        List<String> failures = CASES.check(11);
-        assertTrue(failures.isEmpty(), failures.size() + " of " + CASES.size() + " kernels differ:\n" + String.join("\n", failures));
+        CASES.assertAllMatch(11);
         assertEquals(64, CASES.size());
     }
 
