@@ -19,7 +19,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -58,8 +57,11 @@ public final class DemoClient {
         long t0 = System.nanoTime();
         String id = client.submit(model, Map.of("target", "c -mcpu=native", "opt_level", "3", "shapes", SHAPES));
         out.println("demo: job " + id);
-        JsonNode job = client.await(id, Duration.ofMinutes(10),
-                j -> out.printf(Locale.ROOT, "  %7.2f s  %s%n", (System.nanoTime() - t0) / 1e9, j.path("status").asText()));
+        // Each stage as it happens, from the job's event stream (server-sent events).
+        JsonNode job = client.follow(id, e -> out.printf(Locale.ROOT, "  %7.2f s  %-8s %-9s %s%s%n", (System.nanoTime() - t0) / 1e9,
+                e.path("stage").isNull() ? "gateway" : e.path("stage").asText(), e.path("kind").asText(),
+                e.path("duration_ms").isNumber() ? e.path("duration_ms").asLong() + " ms" : "",
+                e.path("message").isTextual() ? "  " + e.path("message").asText() : ""));
         printStages(job);
         if (!"SUCCEEDED".equals(job.path("status").asText())) {
             out.println("demo: the job did not succeed: " + job.path("error"));

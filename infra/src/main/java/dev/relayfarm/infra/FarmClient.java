@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -112,6 +113,43 @@ public final class FarmClient {
             }
             Thread.sleep(100);
         }
+    }
+
+    /**
+     * Follows {@code GET /api/v1/jobs/{id}/events} (server-sent events) until the gateway ends the stream (the job
+     * is terminal), handing each {@code job-event} (a job_events row: stage, kind, status, duration_ms, message) to
+     * {@code onEvent}; then returns the job as {@link #job} shows it.
+     */
+    public JsonNode follow(String id, Consumer<JsonNode> onEvent) throws InterruptedException {
+        HttpRequest req = request("/api/v1/jobs/" + id + "/events").timeout(Duration.ofHours(1)).header("Accept", "text/event-stream").GET().build();
+        HttpResponse<java.util.stream.Stream<String>> r;
+        try {
+            r = http.send(req, HttpResponse.BodyHandlers.ofLines());
+        } catch (IOException e) {
+            throw new IllegalStateException("events of job " + id + ": " + req.uri() + " is unreachable: " + e, e);
+        }
+        if (r.statusCode() / 100 != 2) {
+            throw new ApiException("events of job " + id, r.statusCode(), String.join("\n", r.body().toList()));
+        }
+        String event = "message";
+        StringBuilder data = new StringBuilder();
+        try (java.util.stream.Stream<String> lines = r.body()) {
+            for (Iterator<String> it = lines.iterator(); it.hasNext(); ) {
+                String line = it.next();
+                if (line.isEmpty()) {
+                    if (event.equals("end")) break;
+                    if (event.equals("job-event") && !data.isEmpty()) onEvent.accept(json(data.toString()));
+                    event = "message";
+                    data.setLength(0);
+                } else if (line.startsWith("event:")) {
+                    event = line.substring(6).strip();
+                } else if (line.startsWith("data:")) {
+                    if (!data.isEmpty()) data.append('\n');
+                    data.append(line.substring(5).strip());
+                }
+            }
+        }
+        return job(id);
     }
 
     /** {@code GET /api/v1/jobs/{id}/artifact} unpacked into {@code dir}; returns the folder holding manifest.json. */
