@@ -1,0 +1,68 @@
+package dev.relayfarm.services.gateway;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.services.kit.ServiceRole;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.Set;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.stereotype.Component;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * Requires {@code Authorization: Bearer <token>} ({@link GatewayToken}) on {@code /api/v1/**}, except the API
+ * description and its docs page, which are public so a client can learn how to authenticate. Runs before Spring MVC
+ * (and before the multipart body is read), so an unauthenticated upload is refused without being stored.
+ */
+@Component
+@ServiceRole("gateway")
+@Order(Ordered.HIGHEST_PRECEDENCE + 20)
+public class BearerTokenFilter extends OncePerRequestFilter {
+    static final Set<String> PUBLIC = Set.of("/api/v1/openapi.json", "/api/v1/docs");
+
+    private final GatewayToken token;
+    private final ObjectMapper json;
+
+    public BearerTokenFilter(GatewayToken token, ObjectMapper json) {
+        this.token = token;
+        this.json = json;
+    }
+
+    @Override
+    protected boolean shouldNotFilter(HttpServletRequest request) {
+        String path = request.getRequestURI();
+        return !path.startsWith("/api/v1/") && !path.equals("/api/v1") || PUBLIC.contains(path);
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        String header = request.getHeader(HttpHeaders.AUTHORIZATION);
+        String why;
+        if (token.value().isEmpty()) {
+            why = "the server has no API token configured (set RELAYFARM_TOKEN or relayfarm.token, or run with relayfarm.local=true)";
+        } else if (header == null || header.isBlank()) {
+            why = "missing Authorization header (expected 'Authorization: Bearer <token>')";
+        } else if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            why = "the Authorization header is not a Bearer token (expected 'Authorization: Bearer <token>')";
+        } else if (!token.matches(header.substring(7).trim())) {
+            why = "the bearer token is not valid";
+        } else {
+            chain.doFilter(request, response);
+            return;
+        }
+        response.setStatus(HttpStatus.UNAUTHORIZED.value());
+        response.setHeader(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"relayfarm\"");
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        var problem = ApiProblem.problem(ProblemType.UNAUTHORIZED, why);
+        problem.setInstance(java.net.URI.create(request.getRequestURI()));
+        json.writeValue(response.getOutputStream(), problem);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.relayfarm.services.gateway;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.relayfarm.services.kit.Envelope;
+import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * Sends a job's compile.requested message (the first hop of the pipeline): key = job id, value = the
+ * {@link Envelope} as JSON (stage "gateway", attempt 1, irRef null), header {@code traceparent}. Payload:
+ * {@code {"model": {"sha256", "name", "format"}, "options": {"target", "optLevel", "shapes"}}}.
+ *
+ * <p>The send is synchronous (bounded by {@code relayfarm.gateway.send-timeout}): a 201 means the broker has the
+ * message, so an accepted job cannot silently stay QUEUED forever.
+ */
+@Component
+@ServiceRole("gateway")
+public class CompileRequests {
+    static final String STAGE = "gateway";
+
+    private final KafkaTemplate<String, String> kafka;
+    private final ObjectMapper json;
+    private final GatewayProperties props;
+
+    public CompileRequests(KafkaTemplate<String, String> kafka, ObjectMapper json, GatewayProperties props) {
+        this.kafka = kafka;
+        this.json = json;
+        this.props = props;
+    }
+
+    Envelope envelope(UUID id, JobSubmission s, String traceparent) {
+        ObjectNode payload = json.createObjectNode();
+        ObjectNode model = payload.putObject("model");
+        model.put("sha256", s.modelSha256());
+        model.put("name", s.modelName());
+        model.put("format", s.format().wireName);
+        ObjectNode options = payload.putObject("options");
+        options.put("target", s.target());
+        options.put("optLevel", s.optLevel());
+        options.put("shapes", s.shapes());
+        return new Envelope(id, STAGE, 1, Envelope.SCHEMA_VERSION, null, payload, traceparent, Instant.now());
+    }
+
+    /** Sends and waits for the broker's acknowledgement; throws {@link SendFailed} naming why it did not arrive. */
+    void send(Envelope e) {
+        try {
+            var record = new ProducerRecord<>(Stage.IMPORTER.inputTopic, e.jobId().toString(), json.writeValueAsString(e));
+            if (e.traceparent() != null) record.headers().add("traceparent", e.traceparent().getBytes(StandardCharsets.UTF_8));
+            kafka.send(record).get(props.sendTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (JsonProcessingException ex) {
+            throw new IllegalStateException("cannot write the envelope of job " + e.jobId(), ex);
+        } catch (ExecutionException ex) {
+            throw new SendFailed("Kafka refused compile.requested: " + ex.getCause().getMessage(), ex.getCause());
+        } catch (TimeoutException ex) {
+            throw new SendFailed("Kafka did not acknowledge compile.requested within " + props.sendTimeout(), ex);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new SendFailed("interrupted while sending compile.requested", ex);
+        }
+    }
+
+    static final class SendFailed extends RuntimeException {
+        SendFailed(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package dev.relayfarm.services.gateway;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Settings of the REST gateway ({@code relayfarm.gateway.*}). The bearer token is {@code relayfarm.token}
+ * (environment {@code RELAYFARM_TOKEN}) and local mode {@code relayfarm.local}: see {@link GatewayToken}.
+ *
+ * @param maxUploadSize    the largest model accepted; {@code application.properties} hands the same value to
+ *                         Spring's multipart limits, whose overflow becomes a 413 problem
+ * @param sendTimeout      how long a submit waits for Kafka to acknowledge compile.requested before failing the job
+ * @param eventPoll        how often an open event stream looks for new job_events rows
+ * @param eventStreamLimit how long one event stream stays open; a client resumes with {@code Last-Event-ID}
+ */
+@ConfigurationProperties("relayfarm.gateway")
+public record GatewayProperties(
+        @DefaultValue("256MB") DataSize maxUploadSize,
+        @DefaultValue("10s") Duration sendTimeout,
+        @DefaultValue("250ms") Duration eventPoll,
+        @DefaultValue("30m") Duration eventStreamLimit) {
+}

@@ -1,0 +1,189 @@
+package dev.relayfarm.services.gateway;
+
+import dev.relayfarm.services.kit.JobStatus;
+import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Repository;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The gateway's reads and writes of the farm tables (schemas/sql/V1__farm.sql): creating and cancelling jobs,
+ * and the views the REST API shows. Stages own every other write (status changes, stage_results, artifacts).
+ */
+@Repository
+@ServiceRole("gateway")
+public class JobRepository {
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate tx;
+
+    public JobRepository(JdbcTemplate jdbc, TransactionTemplate tx) {
+        this.jdbc = jdbc;
+        this.tx = tx;
+    }
+
+    /** Stores the model blob (once per content), the QUEUED job and its QUEUED event, in one transaction. */
+    void create(UUID id, JobSubmission s, String traceId) {
+        tx.executeWithoutResult(status -> {
+            jdbc.update("INSERT INTO blobs (sha256, size_bytes, bytes) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING",
+                    s.modelSha256(), (long) s.model().length, s.model());
+            jdbc.update("""
+                    INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level, shapes, trace_id)
+                    VALUES (?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?)""",
+                    id, s.modelName(), s.format().wireName, s.modelSha256(), s.target(), s.optLevel(), s.shapes(), traceId);
+            jdbc.update("INSERT INTO job_events (job_id, stage, kind, status, message) VALUES (?, NULL, 'QUEUED', 'QUEUED', ?)",
+                    id, "submitted " + s.modelName() + " for " + s.target() + " -O" + s.optLevel());
+        });
+    }
+
+    /** The job could not be queued (Kafka refused compile.requested): it fails in the gateway, visibly. */
+    void failUnqueued(UUID id, String message) {
+        tx.executeWithoutResult(status -> {
+            int n = jdbc.update("""
+                    UPDATE jobs SET status = 'FAILED', error_stage = 'gateway', error_message = ?, updated_at = now(), finished_at = now()
+                    WHERE id = ? AND status = 'QUEUED'""", message, id);
+            if (n == 1) {
+                jdbc.update("INSERT INTO job_events (job_id, stage, kind, status, message) VALUES (?, 'gateway', 'FAILED', 'FAILED', ?)", id, message);
+            }
+        });
+    }
+
+    /** What a cancel did: the job's status before, and whether this call changed it. */
+    record CancelOutcome(JobStatus before, boolean cancelled) {}
+
+    /**
+     * Cancels a job unless it is terminal. The conditional UPDATE decides atomically, so a cancel racing with the
+     * codegen's SUCCEEDED either wins (the job is CANCELLED) or sees the terminal status and answers 409.
+     */
+    Optional<CancelOutcome> cancel(UUID id) {
+        return tx.execute(status -> {
+            List<String> before = jdbc.queryForList("SELECT status FROM jobs WHERE id = ? FOR UPDATE", String.class, id);
+            if (before.isEmpty()) return Optional.empty();
+            JobStatus was = JobStatus.valueOf(before.getFirst());
+            if (was.terminal()) return Optional.of(new CancelOutcome(was, false));
+            jdbc.update("UPDATE jobs SET status = 'CANCELLED', updated_at = now(), finished_at = now() WHERE id = ?", id);
+            jdbc.update("INSERT INTO job_events (job_id, stage, kind, status, message) VALUES (?, NULL, 'CANCELLED', 'CANCELLED', ?)",
+                    id, "cancelled by request while " + was);
+            return Optional.of(new CancelOutcome(was, true));
+        });
+    }
+
+    Optional<JobView> find(UUID id) {
+        List<JobView> rows = jdbc.query("""
+                SELECT j.*, b.size_bytes AS model_size, a.content_hash, a.tar_sha256, a.size_bytes AS artifact_size, a.created_at AS artifact_created
+                FROM jobs j JOIN blobs b ON b.sha256 = j.model_sha256 LEFT JOIN artifacts a ON a.job_id = j.id
+                WHERE j.id = ?""", (rs, i) -> detail(rs), id);
+        if (rows.isEmpty()) return Optional.empty();
+        JobView j = rows.getFirst();
+        return Optional.of(new JobView(j.id(), j.status(), j.model(), j.target(), j.optLevel(), j.shapes(), j.createdAt(),
+                j.updatedAt(), j.finishedAt(), j.traceId(), stages(id, j.status()), j.error(), j.artifact(), j.links()));
+    }
+
+    Optional<JobStatus> status(UUID id) {
+        return jdbc.queryForList("SELECT status FROM jobs WHERE id = ?", String.class, id).stream().findFirst().map(JobStatus::valueOf);
+    }
+
+    /** Newest first. */
+    List<JobSummary> list(Optional<JobStatus> status, int limit) {
+        String sql = "SELECT id, status, model_name, model_format, target, opt_level, created_at, updated_at, finished_at, error_stage FROM jobs"
+                + (status.isPresent() ? " WHERE status = ?" : "") + " ORDER BY created_at DESC, id LIMIT ?";
+        Object[] args = status.isPresent() ? new Object[] {status.get().name(), limit} : new Object[] {limit};
+        return jdbc.query(sql, (rs, i) -> {
+            UUID id = rs.getObject("id", UUID.class);
+            return new JobSummary(id, JobStatus.valueOf(rs.getString("status")), rs.getString("model_name"), rs.getString("model_format"),
+                    rs.getString("target"), rs.getInt("opt_level"), instant(rs, "created_at"), instant(rs, "updated_at"),
+                    instant(rs, "finished_at"), rs.getString("error_stage"), JobLinks.self(id));
+        }, args);
+    }
+
+    /** Events after {@code afterId}, oldest first. */
+    List<JobEventView> eventsAfter(UUID id, long afterId) {
+        return jdbc.query("SELECT * FROM job_events WHERE job_id = ? AND id > ? ORDER BY id", (rs, i) -> new JobEventView(
+                rs.getLong("id"), id, rs.getString("stage"), rs.getString("kind"), rs.getString("status"), rs.getString("message"),
+                rs.getObject("duration_ms", Long.class), instant(rs, "at")), id, afterId);
+    }
+
+    /** The artifact tarball of a job, when its artifacts row exists. */
+    Optional<byte[]> artifactTar(UUID id) {
+        return jdbc.query("SELECT b.bytes FROM artifacts a JOIN blobs b ON b.sha256 = a.tar_sha256 WHERE a.job_id = ?",
+                (rs, i) -> rs.getBytes(1), id).stream().findFirst();
+    }
+
+    private static JobView detail(ResultSet rs) throws SQLException {
+        UUID id = rs.getObject("id", UUID.class);
+        JobStatus status = JobStatus.valueOf(rs.getString("status"));
+        var model = new JobView.Model(rs.getString("model_name"), rs.getString("model_format"), rs.getString("model_sha256"), rs.getLong("model_size"));
+        JobView.JobError error = status == JobStatus.FAILED ? new JobView.JobError(rs.getString("error_stage"), rs.getString("error_message")) : null;
+        String tar = rs.getString("tar_sha256");
+        JobView.Artifact artifact = status == JobStatus.SUCCEEDED && tar != null
+                ? new JobView.Artifact(rs.getString("content_hash"), tar, rs.getLong("artifact_size"), instant(rs, "artifact_created"), JobLinks.artifact(id))
+                : null;
+        return new JobView(id, status, model, rs.getString("target"), rs.getInt("opt_level"), rs.getString("shapes"),
+                instant(rs, "created_at"), instant(rs, "updated_at"), instant(rs, "finished_at"), rs.getString("trace_id"),
+                List.of(), error, artifact, JobLinks.of(id, status));
+    }
+
+    /**
+     * Per-stage timings: a stage_results row is authoritative for a finished stage; a stage without one is running
+     * or failed, and its job_events (STARTED, RETRY, FAILED) say since when and how often it was tried.
+     */
+    private List<JobView.StageTiming> stages(UUID id, JobStatus jobStatus) {
+        Map<String, JobView.StageTiming> byStage = new LinkedHashMap<>();
+        record Ev(String stage, String kind, Instant at, Long durationMs) {}
+        List<Ev> events = jdbc.query("SELECT stage, kind, at, duration_ms FROM job_events WHERE job_id = ? AND stage IS NOT NULL ORDER BY id",
+                (rs, i) -> new Ev(rs.getString("stage"), rs.getString("kind"), instant(rs, "at"), rs.getObject("duration_ms", Long.class)), id);
+        for (Ev e : events) {
+            if (e.stage().equals("gateway")) continue;
+            var cur = byStage.get(e.stage());
+            switch (e.kind()) {
+                case "STARTED" -> {
+                    if (cur == null) byStage.put(e.stage(), new JobView.StageTiming(e.stage(), "RUNNING", e.at(), null, null, 1));
+                }
+                case "RETRY" -> {
+                    if (cur != null) byStage.put(e.stage(), new JobView.StageTiming(e.stage(), cur.status(), cur.startedAt(), null, null, cur.attempts() + 1));
+                }
+                case "FINISHED", "FAILED" -> {
+                    Instant started = cur == null ? e.at() : cur.startedAt();
+                    Long ms = e.durationMs() != null ? e.durationMs() : Duration.between(started, e.at()).toMillis();
+                    byStage.put(e.stage(), new JobView.StageTiming(e.stage(), e.kind(), started, e.at(), ms, cur == null ? 1 : cur.attempts()));
+                }
+                default -> { }
+            }
+        }
+        jdbc.query("SELECT stage, attempts, started_at, finished_at, duration_ms FROM stage_results WHERE job_id = ?", (ResultSet rs) -> {
+            String stage = rs.getString("stage");
+            byStage.put(stage, new JobView.StageTiming(stage, "FINISHED", instant(rs, "started_at"), instant(rs, "finished_at"),
+                    rs.getLong("duration_ms"), rs.getInt("attempts")));
+        }, id);
+        List<JobView.StageTiming> out = new ArrayList<>();
+        for (Stage st : Stage.values()) {
+            var t = byStage.remove(st.wireName);
+            if (t != null) out.add(interrupted(t, jobStatus));
+        }
+        byStage.values().forEach(t -> out.add(interrupted(t, jobStatus)));
+        return out;
+    }
+
+    /** A stage still "running" in a cancelled job will never finish: say so. */
+    private static JobView.StageTiming interrupted(JobView.StageTiming t, JobStatus job) {
+        return t.status().equals("RUNNING") && job == JobStatus.CANCELLED
+                ? new JobView.StageTiming(t.stage(), "CANCELLED", t.startedAt(), null, null, t.attempts())
+                : t;
+    }
+
+    private static Instant instant(ResultSet rs, String column) throws SQLException {
+        Timestamp t = rs.getTimestamp(column);
+        return t == null ? null : t.toInstant();
+    }
+}

@@ -1,0 +1,36 @@
+package dev.relayfarm.services.gateway;
+
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import dev.relayfarm.services.kit.JobStatus;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * A job as {@code GET /api/v1/jobs/{id}} shows it (snake_case, like the submit's fields). {@code error} is set
+ * only when FAILED, {@code artifact} only when SUCCEEDED; {@code stages} lists every stage that has started, in
+ * pipeline order.
+ */
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+public record JobView(UUID id, JobStatus status, Model model, String target, int optLevel, String shapes,
+                      Instant createdAt, Instant updatedAt, Instant finishedAt, String traceId,
+                      List<StageTiming> stages, JobError error, Artifact artifact, Map<String, String> links) {
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    public record Model(String name, String format, String sha256, long sizeBytes) {}
+
+    /**
+     * One stage's progress. {@code status}: RUNNING, FINISHED, FAILED, or CANCELLED (the job was cancelled while
+     * the stage ran). {@code attempts} counts deliveries: 1 plus the stage's RETRY events.
+     */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    public record StageTiming(String stage, String status, Instant startedAt, Instant finishedAt, Long durationMs, int attempts) {}
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    public record JobError(String stage, String message) {}
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    public record Artifact(String contentHash, String tarSha256, long sizeBytes, Instant createdAt, String url) {}
+}

@@ -1,0 +1,199 @@
+package dev.relayfarm.services.gateway;
+
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.target.TargetException;
+import dev.relayfarm.serde.Sha256;
+import dev.relayfarm.services.kit.JobStatus;
+import dev.relayfarm.services.kit.ServiceRole;
+import io.opentelemetry.api.trace.Span;
+import java.io.IOException;
+import java.net.URI;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.ContentDisposition;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RequestPart;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.multipart.MultipartFile;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
+
+/**
+ * REST API v1 for compile jobs (issue 6; described in {@code gateway/openapi.json}). Thin: checks the request,
+ * then asks {@link JobRepository}, {@link CompileRequests} or {@link JobEventStreams}.
+ */
+@RestController
+@ServiceRole("gateway")
+@RequestMapping("/api/v1/jobs")
+public class JobsController {
+    private static final Logger log = LoggerFactory.getLogger(JobsController.class);
+    static final String DEFAULT_TARGET = "c -mcpu=native";
+    static final int DEFAULT_LIMIT = 50;
+    static final int MAX_LIMIT = 500;
+
+    private final JobRepository jobs;
+    private final CompileRequests requests;
+    private final GatewayTracing tracing;
+    private final JobEventStreams streams;
+
+    public JobsController(JobRepository jobs, CompileRequests requests, GatewayTracing tracing, JobEventStreams streams) {
+        this.jobs = jobs;
+        this.requests = requests;
+        this.tracing = tracing;
+        this.streams = streams;
+    }
+
+    @PostMapping(consumes = MediaType.MULTIPART_FORM_DATA_VALUE)
+    ResponseEntity<Map<String, Object>> submit(@RequestPart("model") MultipartFile model,
+                                               @RequestParam(name = "target", required = false) String target,
+                                               @RequestParam(name = "opt_level", required = false) String optLevel,
+                                               @RequestParam(name = "shapes", required = false) String shapes,
+                                               @RequestParam(name = "format", required = false) String format) throws IOException {
+        JobSubmission s = check(model, target, optLevel, shapes, format);
+        UUID id = UUID.randomUUID();
+        Span.current().setAttribute(GatewayTracing.JOB_ID, id.toString())
+                .setAttribute(GatewayTracing.MODEL, s.modelName()).setAttribute(GatewayTracing.TARGET, s.target());
+        jobs.create(id, s, GatewayTracing.traceId());
+        try {
+            requests.send(requests.envelope(id, s, tracing.traceparent()));
+        } catch (CompileRequests.SendFailed e) {
+            log.error("job {}: {}", id, e.getMessage(), e);
+            jobs.failUnqueued(id, e.getMessage());
+            throw new ApiProblem(ProblemType.QUEUE_UNAVAILABLE,
+                    "job " + id + " was recorded but could not be queued, so it is FAILED: " + e.getMessage());
+        }
+        log.info("job {} queued: {} ({}, {} bytes) for {} -O{}", id, s.modelName(), s.format().wireName, s.model().length, s.target(), s.optLevel());
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("id", id);
+        body.put("status", JobStatus.QUEUED);
+        body.put("links", JobLinks.of(id, JobStatus.QUEUED));
+        URI location = ServletUriComponentsBuilder.fromCurrentContextPath().path(JobLinks.self(id)).build().toUri();
+        return ResponseEntity.created(location).body(body);
+    }
+
+    @GetMapping("/{id}")
+    JobView get(@PathVariable("id") String id) {
+        UUID job = jobId(id);
+        return jobs.find(job).orElseThrow(() -> ApiProblem.jobNotFound(job));
+    }
+
+    @GetMapping
+    Map<String, Object> list(@RequestParam(name = "status", required = false) String status,
+                             @RequestParam(name = "limit", required = false) String limit) {
+        Optional<JobStatus> filter = status == null || status.isBlank() ? Optional.empty() : Optional.of(status(status));
+        int n = limit == null || limit.isBlank() ? DEFAULT_LIMIT : intIn(ProblemType.BAD_LIMIT, "limit", limit, 1, MAX_LIMIT);
+        List<JobSummary> rows = jobs.list(filter, n);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("jobs", rows);
+        body.put("count", rows.size());
+        body.put("limit", n);
+        return body;
+    }
+
+    @PostMapping("/{id}/cancel")
+    JobView cancel(@PathVariable("id") String id) {
+        UUID job = jobId(id);
+        var outcome = jobs.cancel(job).orElseThrow(() -> ApiProblem.jobNotFound(job));
+        if (!outcome.cancelled()) {
+            throw new ApiProblem(ProblemType.JOB_TERMINAL,
+                    "job " + job + " is already " + outcome.before() + " and can no longer be cancelled");
+        }
+        log.info("job {} cancelled while {}", job, outcome.before());
+        return jobs.find(job).orElseThrow(() -> ApiProblem.jobNotFound(job));
+    }
+
+    @GetMapping("/{id}/artifact")
+    ResponseEntity<byte[]> artifact(@PathVariable("id") String id) {
+        UUID job = jobId(id);
+        JobView view = jobs.find(job).orElseThrow(() -> ApiProblem.jobNotFound(job));
+        if (view.status() != JobStatus.SUCCEEDED || view.artifact() == null) {
+            throw new ApiProblem(ProblemType.ARTIFACT_NOT_READY,
+                    "job " + job + " is " + view.status() + (view.status().terminal()
+                            ? "; only SUCCEEDED jobs have an artifact" : "; its artifact exists once it is SUCCEEDED"));
+        }
+        byte[] tar = jobs.artifactTar(job).orElseThrow(() -> new ApiProblem(ProblemType.ARTIFACT_NOT_READY,
+                "job " + job + " has no artifact row yet"));
+        String stem = view.model().name().replaceAll("\\.[A-Za-z0-9]+$", "").replaceAll("[^A-Za-z0-9._-]", "_");
+        return ResponseEntity.ok()
+                .contentType(MediaType.parseMediaType("application/gzip"))
+                .header(HttpHeaders.CONTENT_DISPOSITION, ContentDisposition.attachment().filename(stem + "-" + job + ".tar.gz").build().toString())
+                .eTag("\"" + view.artifact().tarSha256() + "\"")
+                .body(tar);
+    }
+
+    @GetMapping(path = "/{id}/events", produces = {MediaType.TEXT_EVENT_STREAM_VALUE, MediaType.APPLICATION_PROBLEM_JSON_VALUE})
+    SseEmitter events(@PathVariable("id") String id, @RequestHeader(name = "Last-Event-ID", required = false) String lastEventId) {
+        UUID job = jobId(id);
+        if (jobs.status(job).isEmpty()) throw ApiProblem.jobNotFound(job);
+        long after = 0;
+        if (lastEventId != null && !lastEventId.isBlank()) {
+            try {
+                after = Long.parseLong(lastEventId.trim());
+            } catch (NumberFormatException e) {
+                throw new ApiProblem(ProblemType.BAD_LAST_EVENT_ID, "Last-Event-ID must be an event id (an integer), got '" + lastEventId + "'");
+            }
+        }
+        return streams.open(job, after);
+    }
+
+    private JobSubmission check(MultipartFile model, String target, String optLevel, String shapes, String format) throws IOException {
+        byte[] bytes = model.getBytes();
+        String name = model.getOriginalFilename() == null || model.getOriginalFilename().isBlank() ? "model" : model.getOriginalFilename();
+        if (bytes.length == 0) throw new ApiProblem(ProblemType.EMPTY_MODEL, "the 'model' part (" + name + ") is empty");
+        ModelFormat f = format == null || format.isBlank() ? ModelFormat.detect(name, bytes) : ModelFormat.named(format);
+        String t;
+        try {
+            t = Target.parse(target == null || target.isBlank() ? DEFAULT_TARGET : target).toString();
+        } catch (TargetException e) {
+            throw new ApiProblem(ProblemType.BAD_TARGET, "target: " + e.getMessage());
+        }
+        int level = optLevel == null || optLevel.isBlank() ? 3 : intIn(ProblemType.BAD_OPT_LEVEL, "opt_level", optLevel, 1, 3);
+        return new JobSubmission(name, f, bytes, Sha256.hex(bytes), t, level, InputShapes.check(shapes));
+    }
+
+    private static int intIn(ProblemType problem, String field, String text, int min, int max) {
+        try {
+            int v = Integer.parseInt(text.trim());
+            if (v >= min && v <= max) return v;
+        } catch (NumberFormatException e) {
+            // reported below with the value as given
+        }
+        throw new ApiProblem(problem, field + " must be an integer in " + min + ".." + max + ", got '" + text + "'");
+    }
+
+    private static JobStatus status(String text) {
+        try {
+            return JobStatus.valueOf(text.trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new ApiProblem(ProblemType.BAD_STATUS, "status must be one of "
+                    + Arrays.stream(JobStatus.values()).map(Enum::name).collect(Collectors.joining(", ")) + ", got '" + text + "'");
+        }
+    }
+
+    /** Job ids are UUIDs; anything else is a malformed request (400), not an unknown job (404). */
+    static UUID jobId(String text) {
+        try {
+            UUID id = UUID.fromString(text);
+            // UUID.fromString accepts abbreviated forms like "1-1-1-1-1"; only the canonical 36-character form is an id.
+            if (id.toString().equalsIgnoreCase(text)) return id;
+        } catch (IllegalArgumentException e) {
+            // reported below
+        }
+        throw new ApiProblem(ProblemType.BAD_JOB_ID, "not a job id: '" + text + "' (expected a UUID like 123e4567-e89b-12d3-a456-426614174000)");
+    }
+}

@@ -1,0 +1,43 @@
+package dev.relayfarm.services.gateway;
+
+import java.net.URI;
+import org.springframework.http.HttpStatus;
+
+/**
+ * Every kind of problem the gateway reports. The problem body's {@code type} is {@code /api/v1/docs#problem-<slug>};
+ * the OpenAPI document lists each slug under {@code x-problem-types} for the docs page ({@code OpenApiDocumentTest}
+ * keeps the two in step). Spring MVC's own HTTP errors (unknown path, wrong method, ...) use {@code problem-http-<status>}.
+ */
+public enum ProblemType {
+    UNAUTHORIZED("unauthorized", HttpStatus.UNAUTHORIZED, "Unauthorized"),
+    MISSING_PART("missing-part", HttpStatus.BAD_REQUEST, "Invalid request"),
+    EMPTY_MODEL("empty-model", HttpStatus.BAD_REQUEST, "Invalid request"),
+    BAD_FORMAT("bad-format", HttpStatus.BAD_REQUEST, "Invalid request"),
+    BAD_TARGET("bad-target", HttpStatus.BAD_REQUEST, "Invalid request"),
+    BAD_OPT_LEVEL("bad-opt-level", HttpStatus.BAD_REQUEST, "Invalid request"),
+    BAD_SHAPES("bad-shapes", HttpStatus.BAD_REQUEST, "Invalid request"),
+    BAD_STATUS("bad-status", HttpStatus.BAD_REQUEST, "Invalid request"),
+    BAD_LIMIT("bad-limit", HttpStatus.BAD_REQUEST, "Invalid request"),
+    BAD_JOB_ID("bad-job-id", HttpStatus.BAD_REQUEST, "Invalid request"),
+    BAD_LAST_EVENT_ID("bad-last-event-id", HttpStatus.BAD_REQUEST, "Invalid request"),
+    JOB_NOT_FOUND("job-not-found", HttpStatus.NOT_FOUND, "Unknown job"),
+    JOB_TERMINAL("job-terminal", HttpStatus.CONFLICT, "Job already finished"),
+    ARTIFACT_NOT_READY("artifact-not-ready", HttpStatus.CONFLICT, "Artifact not available"),
+    UPLOAD_TOO_LARGE("upload-too-large", HttpStatus.PAYLOAD_TOO_LARGE, "Upload too large"),
+    QUEUE_UNAVAILABLE("queue-unavailable", HttpStatus.SERVICE_UNAVAILABLE, "Job not queued"),
+    INTERNAL("internal", HttpStatus.INTERNAL_SERVER_ERROR, "Internal error");
+
+    public final String slug;
+    public final HttpStatus status;
+    public final String title;
+
+    ProblemType(String slug, HttpStatus status, String title) {
+        this.slug = slug;
+        this.status = status;
+        this.title = title;
+    }
+
+    URI uri() {
+        return URI.create("/api/v1/docs#problem-" + slug);
+    }
+}
