@@ -37,8 +37,18 @@ public class BearerTokenFilter extends OncePerRequestFilter {
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        String path = request.getRequestURI();
+        String path = path(request);
         return !path.startsWith("/api/v1/") && !path.equals("/api/v1") || PUBLIC.contains(path);
+    }
+
+    /**
+     * The decoded, normalized path the request is dispatched on (servlet path + path info), not the raw request URI:
+     * {@code /%61pi/v1/jobs} or {@code /api/v1/docs/..;/jobs} must not look public while Spring MVC routes them to a
+     * protected handler.
+     */
+    static String path(HttpServletRequest request) {
+        String info = request.getPathInfo();
+        return request.getServletPath() + (info == null ? "" : info);
     }
 
     @Override
@@ -62,7 +72,7 @@ public class BearerTokenFilter extends OncePerRequestFilter {
         response.setHeader(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"relayfarm\"");
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
         var problem = ApiProblem.problem(ProblemType.UNAUTHORIZED, why);
-        problem.setInstance(java.net.URI.create(request.getRequestURI()));
+        problem.setInstance(java.net.URI.create(path(request)));
         json.writeValue(response.getOutputStream(), problem);
     }
 }

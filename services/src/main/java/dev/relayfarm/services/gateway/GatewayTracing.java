@@ -77,7 +77,7 @@ public class GatewayTracing extends OncePerRequestFilter {
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        return !request.getRequestURI().startsWith("/api/");
+        return !BearerTokenFilter.path(request).startsWith("/api/");
     }
 
     @Override

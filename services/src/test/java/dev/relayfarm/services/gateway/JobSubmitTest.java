@@ -158,6 +158,9 @@ class JobSubmitTest extends GatewayTestBase {
         assertProblem(send(HttpRequest.newBuilder(uri("/api/v1/jobs")).header("Authorization", "Bearer wrong").GET().build()), 401, "not valid");
         assertProblem(send(HttpRequest.newBuilder(uri("/api/v1/jobs")).header("Authorization", "Basic dXNlcjpwdw==").GET().build()), 401, "not a Bearer token");
         assertProblem(send(HttpRequest.newBuilder(uri("/api/v1/jobs/" + UUID.randomUUID() + "/artifact")).GET().build()), 401, "missing");
+        // Encoded or dotted paths that Spring MVC routes to a protected handler are protected too.
+        assertProblem(send(HttpRequest.newBuilder(uri("/%61pi/v1/jobs")).GET().build()), 401, "missing");
+        assertProblem(send(HttpRequest.newBuilder(uri("/api/v1/docs/..;/jobs")).GET().build()), 401, "missing");
         // Unknown paths under /api/v1 are also behind the token (no probing without it).
         assertProblem(send(HttpRequest.newBuilder(uri("/api/v1/nothing")).GET().build()), 401, "missing");
         assertEquals(200, send(HttpRequest.newBuilder(uri("/api/v1/openapi.json")).GET().build()).statusCode());

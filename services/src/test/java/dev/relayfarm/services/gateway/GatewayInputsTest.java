@@ -1,0 +1,67 @@
+package dev.relayfarm.services.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.mock.env.MockEnvironment;
+
+/** The gateway's request checks and token rules, without a server. */
+class GatewayInputsTest {
+
+    @Test
+    void shapesAreNormalizedOrRejectedWithTheEntry() {
+        assertEquals("", InputShapes.check(null));
+        assertEquals("", InputShapes.check("  "));
+        assertEquals("x=1x3x224x224,mask=1x224", InputShapes.check(" x=1x3x224x224 , mask=1x224"));
+        assertEquals("shapes: entry '' is empty (expected NAME=D0xD1x..., entries separated by commas, e.g. x=1x3x224x224)",
+                assertThrows(ApiProblem.class, () -> InputShapes.check("x=1,")).getMessage());
+        assertEquals(ProblemType.BAD_SHAPES, assertThrows(ApiProblem.class, () -> InputShapes.check("=1x2")).type());
+        assertTrue(assertThrows(ApiProblem.class, () -> InputShapes.check("x=")).getMessage().contains("has no dimensions"));
+        assertTrue(assertThrows(ApiProblem.class, () -> InputShapes.check("x=1x-3")).getMessage().contains("below 1"));
+    }
+
+    @Test
+    void modelFormatByNameThenContent() {
+        byte[] text = "def @main() { 1f }".getBytes(StandardCharsets.UTF_8);
+        assertEquals(ModelFormat.ONNX, ModelFormat.detect("Model.ONNX", text), "the name wins over the content");
+        assertEquals(ModelFormat.RELAY, ModelFormat.detect("net.relay", new byte[] {0x08}));
+        assertEquals(ModelFormat.ONNX, ModelFormat.detect("upload", new byte[] {0x08, 0x07}));
+        assertEquals(ModelFormat.RELAY, ModelFormat.detect(null, text));
+        assertEquals(ProblemType.BAD_FORMAT, assertThrows(ApiProblem.class, () -> ModelFormat.detect("x.bin", new byte[] {(byte) 0xff, (byte) 0xfe})).type());
+        assertEquals(ModelFormat.RELAY, ModelFormat.named(" Relay "));
+    }
+
+    @Test
+    void jobIdsMustBeCanonicalUuids() {
+        UUID id = UUID.randomUUID();
+        assertEquals(id, JobsController.jobId(id.toString()));
+        assertEquals(id, JobsController.jobId(id.toString().toUpperCase()));
+        assertEquals(ProblemType.BAD_JOB_ID, assertThrows(ApiProblem.class, () -> JobsController.jobId("0-0-0-0-0")).type());
+        assertEquals(ProblemType.BAD_JOB_ID, assertThrows(ApiProblem.class, () -> JobsController.jobId("42")).type());
+    }
+
+    @Test
+    void tokenFromPropertyGeneratedInLocalModeOtherwiseNone() {
+        GatewayToken set = new GatewayToken(new MockEnvironment().withProperty("relayfarm.token", "s3cret"));
+        assertTrue(set.matches("s3cret"));
+        assertFalse(set.matches("s3cre"));
+        assertFalse(set.matches(null));
+        assertFalse(set.generated());
+
+        GatewayToken local = new GatewayToken(new MockEnvironment().withProperty("relayfarm.local", "true"));
+        assertTrue(local.generated());
+        assertTrue(local.value().orElseThrow().length() >= 32, "at least 24 random bytes");
+        assertTrue(local.matches(local.value().orElseThrow()));
+        GatewayToken other = new GatewayToken(new MockEnvironment().withProperty("relayfarm.local", "true"));
+        assertFalse(other.matches(local.value().orElseThrow()), "each start generates its own");
+
+        GatewayToken none = new GatewayToken(new MockEnvironment());
+        assertTrue(none.value().isEmpty());
+        assertFalse(none.matches(""), "no token configured: nothing matches, not even an empty one");
+    }
+}
