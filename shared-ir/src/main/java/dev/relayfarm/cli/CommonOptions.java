@@ -1,7 +1,7 @@
 package dev.relayfarm.cli;
 
 import dev.relayfarm.frontend.ImportOptions;
-import java.util.LinkedHashMap;
+import dev.relayfarm.pipeline.InputShapes;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,12 +15,7 @@ final class CommonOptions {
      * (a name given twice keeps its last dims). Throws {@link IllegalArgumentException} naming a malformed value.
      */
     static Map<String, List<Long>> inputShapes(List<String> shapes) {
-        Map<String, List<Long>> bound = new LinkedHashMap<>();
-        for (String s : shapes) {
-            Map.Entry<String, List<Long>> e = ImportOptions.parseShape(s);
-            bound.put(e.getKey(), e.getValue());
-        }
-        return bound;
+        return InputShapes.of(shapes);
     }
 
     /** The message for an {@code -O} level outside the pipeline's 0..3, if it is. */

@@ -5,16 +5,13 @@ import dev.relayfarm.compile.ArtifactException;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.compile.GraphException;
 import dev.relayfarm.compile.ScheduleLog;
-import dev.relayfarm.frontend.ImportOptions;
-import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.pipeline.InputShapes;
+import dev.relayfarm.pipeline.ModelSource;
+import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.kernel.template.ScheduleConfig;
-import dev.relayfarm.passes.OptPipeline;
-import dev.relayfarm.text.RelayParser;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -63,10 +60,11 @@ public final class CompileCommand implements Callable<Integer> {
             Target t = Target.parse(target);
             Map<String, ScheduleConfig> configs = schedules == null ? Map.of() : ScheduleLog.read(schedules);
             long t0 = System.nanoTime();
-            IRModule module = load();
-            IRModule optimized = OptPipeline.optimize(module, optLevel);
+            // the farm's stage functions, in one process: import, optimize (types are checked by the passes), codegen
+            IRModule module = Stages.importModel(ModelSource.read(file), InputShapes.of(shapes));
+            IRModule optimized = Stages.optimize(module, optLevel);
             long t1 = System.nanoTime();
-            ArtifactCompiler.Artifact a = ArtifactCompiler.compile(optimized, new CompileOptions(t, optLevel, configs), out);
+            ArtifactCompiler.Artifact a = Stages.codegen(optimized, new CompileOptions(t, optLevel, configs), out);
             long t2 = System.nanoTime();
             var o = spec.commandLine().getOut();
             o.printf("compiled %s -> %s (target %s)%n", file, out, t);
@@ -87,14 +85,5 @@ public final class CompileCommand implements Callable<Integer> {
             err.println("error: " + e.getClass().getSimpleName() + ": " + e.getMessage());
             return 2;
         }
-    }
-
-    private IRModule load() throws IOException {
-        if (!Files.isRegularFile(file)) throw new IllegalArgumentException("no such file: " + file);
-        if (file.toString().endsWith(".onnx")) {
-            return OnnxImporter.importModel(file, ImportOptions.DEFAULT.withInputShapes(CommonOptions.inputShapes(shapes)));
-        }
-        if (!shapes.isEmpty()) throw new IllegalArgumentException("--shape applies to ONNX models only");
-        return RelayParser.parseModule(Files.readString(file, StandardCharsets.UTF_8), file.toString());
     }
 }

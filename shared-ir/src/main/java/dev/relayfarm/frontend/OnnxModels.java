@@ -20,12 +20,17 @@ public final class OnnxModels {
         } catch (IOException e) {
             throw new OnnxFormatException(file + ": cannot read: " + e.getMessage(), e);
         }
+        return parse(bytes, file.toString());
+    }
+
+    /** A model from its bytes (an upload, a blob); {@code name} is how errors refer to it. */
+    public static ModelProto parse(byte[] bytes, String name) {
         try {
             ModelProto m = ModelProto.parseFrom(bytes);
-            if (!m.hasGraph()) throw new OnnxFormatException(file + ": not an ONNX model (no graph)");
+            if (!m.hasGraph()) throw new OnnxFormatException(name + ": not an ONNX model (no graph)");
             return m;
         } catch (InvalidProtocolBufferException e) {
-            throw new OnnxFormatException(file + ": not a valid ONNX model: " + e.getMessage(), e);
+            throw new OnnxFormatException(name + ": not a valid ONNX model: " + e.getMessage(), e);
         }
     }
 

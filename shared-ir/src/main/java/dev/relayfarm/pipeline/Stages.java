@@ -1,0 +1,110 @@
+package dev.relayfarm.pipeline;
+
+import dev.relayfarm.compile.ArtifactCompiler;
+import dev.relayfarm.compile.ArtifactException;
+import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.compile.GraphBuilder;
+import dev.relayfarm.compile.GraphPlan;
+import dev.relayfarm.frontend.ImportOptions;
+import dev.relayfarm.frontend.OnnxImporter;
+import dev.relayfarm.frontend.OnnxModels;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.kernel.lower.LoweredKernel;
+import dev.relayfarm.kernel.lower.PrimitiveLowering;
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.passes.OptPipeline;
+import dev.relayfarm.text.RelayParser;
+import dev.relayfarm.types.TypeInference;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The compile pipeline's stages as plain functions (ARCHITECTURE.md section 2): import, infer types,
+ * optimize, list the workloads to tune, generate the artifact. {@code relayc compile} calls them in one
+ * process; the farm's stage services call one each, with the IR in between serialized as JSON. No stage
+ * logic lives anywhere else.
+ *
+ * <p>User errors (a bad model, an unsupported operator, a type error, bad options) are the shared-ir
+ * exceptions {@link UserErrors#isUserError} recognizes; anything else is a compiler or environment fault.
+ */
+public final class Stages {
+    private Stages() {}
+
+    /** Import with shapes in the jobs' comma-joined form ({@code "x=1x3x224x224,y=1x10"}, blank for none). */
+    public static IRModule importModel(ModelSource model, String shapes) {
+        return importModel(model, InputShapes.parse(shapes));
+    }
+
+    /**
+     * The model as an untyped-or-partly-typed module with {@code @main}. ONNX: the importer (constants
+     * folded, {@code shapes} binding dynamic input dims). Relay text: the parser; shapes do not apply.
+     */
+    public static IRModule importModel(ModelSource model, Map<String, List<Long>> shapes) {
+        return switch (model.format()) {
+            case ONNX -> OnnxImporter.importModel(OnnxModels.parse(model.bytes(), model.name()), model.name(), model.baseDir(),
+                    ImportOptions.DEFAULT.withInputShapes(shapes));
+            case RELAY -> {
+                if (!shapes.isEmpty()) throw new ModelInputException(model.name() + ": input shapes apply to ONNX models only, got " + InputShapes.format(shapes));
+                yield RelayParser.parseModule(utf8(model), model.name());
+            }
+        };
+    }
+
+    private static String utf8(ModelSource model) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(model.bytes())).toString();
+        } catch (CharacterCodingException e) {
+            throw new ModelInputException(model.name() + ": a Relay text model must be UTF-8 text (" + e.getMessage() + ")");
+        }
+    }
+
+    /** The module with every global's signature filled in; a {@link dev.relayfarm.types.TypeException} if it is ill-typed. */
+    public static IRModule inferTypes(IRModule module) {
+        return TypeInference.infer(module).module();
+    }
+
+    /** The standard pipeline at {@code -O<level>} (0..3); from 1 on, every operator call sits in a Primitive function. */
+    public static IRModule optimize(IRModule module, int optLevel) {
+        if (optLevel < 0 || optLevel > 3) throw new ModelInputException("opt level must be 0..3, got " + optLevel);
+        return OptPipeline.optimize(module, optLevel);
+    }
+
+    /**
+     * The distinct workloads of an optimized module's kernels for {@code target}, in kernel order: the
+     * keys {@link CompileOptions#schedules()} is looked up by during {@link #codegen}, each with the
+     * template and default configuration the kernel gets when no schedule is stored for it. Each kernel is
+     * lowered once with its default to learn its key, exactly as codegen does first.
+     */
+    public static List<Workload> workloads(IRModule optimized, Target target) {
+        GraphPlan graph = GraphBuilder.build(optimized);
+        Map<String, Workload> byKey = new LinkedHashMap<>();
+        Map<String, List<String>> kernels = new LinkedHashMap<>();
+        for (GraphPlan.Kernel k : graph.kernels()) {
+            LoweredKernel lowered;
+            try {
+                lowered = PrimitiveLowering.lower(k.primitive(), k.name(), target, Optional.empty());
+            } catch (UnsupportedOperationException e) {
+                throw new ArtifactException("kernel " + k.name() + ": " + e.getMessage(), e);
+            }
+            byKey.putIfAbsent(lowered.workload(), new Workload(lowered.workload(), lowered.config().template(), lowered.config(), List.of()));
+            kernels.computeIfAbsent(lowered.workload(), w -> new ArrayList<>()).add(k.name());
+        }
+        List<Workload> out = new ArrayList<>();
+        for (Workload w : byKey.values()) out.add(new Workload(w.key(), w.template(), w.defaultConfig(), kernels.get(w.key())));
+        return out;
+    }
+
+    /** The artifact directory ({@link ArtifactCompiler}); pack it with {@link ArtifactArchive#pack} to ship it. */
+    public static ArtifactCompiler.Artifact codegen(IRModule optimized, CompileOptions options, Path dir) {
+        return ArtifactCompiler.compile(optimized, options, dir);
+    }
+}
