@@ -1,0 +1,42 @@
+package dev.relayfarm.services.stages;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.pipeline.ModelFormat;
+import dev.relayfarm.pipeline.ModelSource;
+import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
+import dev.relayfarm.services.kit.StageHandler;
+import dev.relayfarm.services.kit.StageInput;
+import dev.relayfarm.services.kit.StageOutput;
+import dev.relayfarm.services.store.IrStore;
+import dev.relayfarm.services.store.PgBlobStore;
+import org.springframework.stereotype.Component;
+
+/** compile.requested → ir.imported: the uploaded model (a blob) through {@link Stages#importModel}. */
+@Component
+@ServiceRole("importer")
+public class ImporterStage implements StageHandler {
+    private final PgBlobStore blobs;
+    private final IrStore ir;
+
+    public ImporterStage(PgBlobStore blobs, IrStore ir) {
+        this.blobs = blobs;
+        this.ir = ir;
+    }
+
+    @Override
+    public Stage stage() {
+        return Stage.IMPORTER;
+    }
+
+    @Override
+    public StageOutput run(StageInput in) {
+        JsonNode model = in.model();
+        ModelSource source = ModelSource.of(model.path("name").asText("model"), ModelFormat.of(model.path("format").asText()),
+                blobs.get(model.path("sha256").asText()));
+        IRModule module = Stages.importModel(source, in.options().path("shapes").asText(""));
+        return StageOutput.of(ir.write(module), in.forwardPayload());
+    }
+}

@@ -1,0 +1,90 @@
+package dev.relayfarm.services;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.relayfarm.services.kit.Envelope;
+import dev.relayfarm.services.kit.Envelopes;
+import dev.relayfarm.services.kit.JobStatus;
+import dev.relayfarm.services.kit.KafkaTraceContext;
+import dev.relayfarm.services.kit.Stage;
+import dev.relayfarm.services.store.JobStore;
+import dev.relayfarm.services.store.PgBlobStore;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.core.KafkaTemplate;
+
+/** Submits jobs the way the gateway does (blob, jobs row, QUEUED event, compile.requested), for stage tests. */
+public final class TestJobs {
+    private final JdbcTemplate jdbc;
+    private final PgBlobStore blobs;
+    private final JobStore jobs;
+    private final KafkaTemplate<String, String> kafka;
+    private final OpenTelemetry otel;
+
+    public TestJobs(JdbcTemplate jdbc, PgBlobStore blobs, JobStore jobs, KafkaTemplate<String, String> kafka, OpenTelemetry otel) {
+        this.jdbc = jdbc;
+        this.blobs = blobs;
+        this.jobs = jobs;
+        this.kafka = kafka;
+        this.otel = otel;
+    }
+
+    /** A submitted job: its id, the compile.requested envelope, and the trace id of its (gateway) root span. */
+    public record Submitted(UUID id, Envelope request, String traceId) {}
+
+    public Submitted submit(String name, String format, byte[] model, String target, int optLevel, String shapes) throws Exception {
+        String sha = blobs.put(model);
+        UUID id = UUID.randomUUID();
+        jdbc.update("INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level, shapes) VALUES (?, 'QUEUED', ?, ?, ?, ?, ?, ?)",
+                id, name, format, sha, target, optLevel, shapes);
+        jobs.event(id, null, "QUEUED", JobStatus.QUEUED, null, null);
+        ObjectNode payload = Envelopes.MAPPER.createObjectNode();
+        ObjectNode m = payload.putObject("model");
+        m.put("sha256", sha);
+        m.put("name", name);
+        m.put("format", format);
+        ObjectNode o = payload.putObject("options");
+        o.put("target", target);
+        o.put("optLevel", optLevel);
+        o.put("shapes", shapes);
+        Span root = otel.getTracer("test-gateway").spanBuilder("POST /api/v1/jobs").startSpan();
+        try {
+            String traceparent = KafkaTraceContext.inject(otel, Context.root().with(root)).get(KafkaTraceContext.TRACEPARENT);
+            Envelope env = new Envelope(id, "gateway", 1, Envelope.SCHEMA_VERSION, null, payload, traceparent, Instant.now());
+            send(Stage.IMPORTER.inputTopic, env);
+            return new Submitted(id, env, root.getSpanContext().getTraceId());
+        } finally {
+            root.end();
+        }
+    }
+
+    public void send(String topic, Envelope env) throws Exception {
+        ProducerRecord<String, String> r = new ProducerRecord<>(topic, env.jobId().toString(), Envelopes.write(env));
+        if (env.traceparent() != null) r.headers().add(KafkaTraceContext.TRACEPARENT, env.traceparent().getBytes(StandardCharsets.UTF_8));
+        kafka.send(r).get();
+    }
+
+    public void sendRaw(String topic, String key, String value) throws Exception {
+        kafka.send(new ProducerRecord<>(topic, key, value)).get();
+    }
+
+    public JobStatus awaitTerminal(UUID id, Duration timeout) throws InterruptedException {
+        await(() -> jobs.status(id).map(JobStatus::terminal).orElse(false), timeout, "job " + id + " to finish");
+        return jobs.status(id).orElseThrow();
+    }
+
+    public static void await(BooleanSupplier condition, Duration timeout, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) throw new AssertionError("timed out after " + timeout + " waiting for " + what);
+            Thread.sleep(100);
+        }
+    }
+}
