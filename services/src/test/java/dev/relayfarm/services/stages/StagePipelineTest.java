@@ -71,7 +71,8 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @SpringBootTest(classes = {RelayFarmServices.class, StagePipelineTest.Tracing.class}, webEnvironment = SpringBootTest.WebEnvironment.NONE,
         properties = {"relayfarm.roles=importer,type-inference,optimizer,autotuner,codegen", "relayfarm.stage.max-attempts=3",
-                "relayfarm.stage.backoff=50ms", "relayfarm.stage.shutdown-timeout=10s"})
+                "relayfarm.stage.backoff=50ms", "relayfarm.stage.shutdown-timeout=10s", "logging.level.org.apache.kafka=WARN",
+                "logging.level.kafka=WARN", "logging.level.org.apache.zookeeper=WARN"})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StagePipelineTest {
     static final Path EXAMPLES = Path.of("..", "examples");
