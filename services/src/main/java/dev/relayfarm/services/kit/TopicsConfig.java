@@ -20,7 +20,8 @@ public class TopicsConfig {
     public KafkaAdmin.NewTopics relayfarmTopics(@Value("${relayfarm.topics.partitions:3}") int partitions,
                                                 @Value("${relayfarm.topics.replicas:1}") short replicas) {
         List<NewTopic> topics = new ArrayList<>();
-        for (String name : names()) topics.add(TopicBuilder.name(name).partitions(partitions).replicas(replicas).build());
+        // dead letters are rare and read by people: one partition (as infra's Topics makes them)
+        for (String name : names()) topics.add(TopicBuilder.name(name).partitions(name.endsWith(".dlq") ? 1 : partitions).replicas(replicas).build());
         return new KafkaAdmin.NewTopics(topics.toArray(NewTopic[]::new));
     }
 
