@@ -19,8 +19,8 @@ class EnvelopesTest {
         String json = Envelopes.write(e);
         assertTrue(json.contains("\"producedAt\":\"2026-11-21T12:00:00.123Z\""), json);
         assertEquals(e, Envelopes.read(json));
-        var unknown = assertThrows(IllegalArgumentException.class, () -> Envelopes.read(json.replace("\"attempt\"", "\"atempt\"")));
-        assertTrue(unknown.getMessage().contains("atempt"), unknown.getMessage());
+        var unknown = assertThrows(IllegalArgumentException.class, () -> Envelopes.read(json.replace("{\"jobId\"", "{\"jobID\":1,\"jobId\"")));
+        assertTrue(unknown.getMessage().contains("jobID"), unknown.getMessage());
         var version = assertThrows(IllegalArgumentException.class, () -> Envelopes.read(json.replace("\"schemaVersion\":1", "\"schemaVersion\":2")));
         assertTrue(version.getMessage().contains("schemaVersion 2"), version.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Envelopes.read("{not json"));
