@@ -25,6 +25,7 @@ import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -50,7 +51,9 @@ abstract class GatewayTestBase {
 
     @TestConfiguration
     static class Tracing {
+        /** Primary: the service kit defines its own SDK bean; the test's records spans in memory. */
         @Bean
+        @Primary
         OpenTelemetry openTelemetry() {
             return OpenTelemetrySdk.builder()
                     .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(SPANS)).build())

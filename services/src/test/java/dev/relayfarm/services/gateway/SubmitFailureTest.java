@@ -1,0 +1,69 @@
+package dev.relayfarm.services.gateway;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.serde.Sha256;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.support.SendResult;
+import org.springframework.util.unit.DataSize;
+
+/** When Kafka does not take compile.requested: the send reports why, and the recorded job becomes FAILED in the gateway. */
+class SubmitFailureTest extends GatewayTestBase {
+    @Autowired
+    JobRepository jobs;
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aRefusedSendNamesTheCauseAndAnUnansweredOneTheTimeout() {
+        JobSubmission s = submission();
+        var props = new GatewayProperties(DataSize.ofMegabytes(1), Duration.ofMillis(200), Duration.ofMillis(50), Duration.ofMinutes(1));
+        KafkaTemplate<String, String> refusing = mock(KafkaTemplate.class);
+        when(refusing.send(any(ProducerRecord.class))).thenReturn(CompletableFuture.failedFuture(new TimeoutException("Topic compile.requested not present in metadata")));
+        var requests = new CompileRequests(refusing, new ObjectMapper().findAndRegisterModules(), props);
+        var e = assertThrows(CompileRequests.SendFailed.class, () -> requests.send(requests.envelope(UUID.randomUUID(), s, null)));
+        assertEquals("Kafka refused compile.requested: Topic compile.requested not present in metadata", e.getMessage());
+
+        KafkaTemplate<String, String> silent = mock(KafkaTemplate.class);
+        when(silent.send(any(ProducerRecord.class))).thenReturn(new CompletableFuture<SendResult<String, String>>());
+        var slow = new CompileRequests(silent, new ObjectMapper().findAndRegisterModules(), props);
+        assertEquals("Kafka did not acknowledge compile.requested within PT0.2S",
+                assertThrows(CompileRequests.SendFailed.class, () -> slow.send(slow.envelope(UUID.randomUUID(), s, null))).getMessage());
+    }
+
+    @Test
+    void anUnqueuedJobIsFailedByTheGateway() {
+        UUID id = UUID.randomUUID();
+        jobs.create(id, submission(), null);
+        jobs.failUnqueued(id, "Kafka refused compile.requested: broker down");
+        JsonNode j = body(get("/api/v1/jobs/" + id));
+        assertEquals("FAILED", j.get("status").asText());
+        assertEquals("gateway", j.get("error").get("stage").asText());
+        assertEquals("Kafka refused compile.requested: broker down", j.get("error").get("message").asText());
+        assertEquals(List.of("QUEUED", "FAILED"), jdbc.queryForList("SELECT kind FROM job_events WHERE job_id = ? ORDER BY id", String.class, id));
+        // Only a still-QUEUED job: a second call (or one after a cancel) changes nothing.
+        jobs.failUnqueued(id, "again");
+        assertEquals(2, jdbc.queryForObject("SELECT count(*) FROM job_events WHERE job_id = ?", Integer.class, id));
+        assertTrue(j.get("stages").isEmpty(), "the gateway is not a pipeline stage in the timings");
+    }
+
+    private static JobSubmission submission() {
+        byte[] model = RELAY.getBytes(StandardCharsets.UTF_8);
+        return new JobSubmission("unqueued.relay", ModelFormat.RELAY, model, Sha256.hex(model), "c -mcpu=native", 3, "");
+    }
+}
