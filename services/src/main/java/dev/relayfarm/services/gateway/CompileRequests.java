@@ -1,9 +1,9 @@
 package dev.relayfarm.services.gateway;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.services.kit.Envelope;
+import dev.relayfarm.services.kit.Envelopes;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
 import java.nio.charset.StandardCharsets;
@@ -55,11 +55,9 @@ public class CompileRequests {
     /** Sends and waits for the broker's acknowledgement; throws {@link SendFailed} naming why it did not arrive. */
     void send(Envelope e) {
         try {
-            var record = new ProducerRecord<>(Stage.IMPORTER.inputTopic, e.jobId().toString(), json.writeValueAsString(e));
+            var record = new ProducerRecord<>(Stage.IMPORTER.inputTopic, e.jobId().toString(), Envelopes.write(e));
             if (e.traceparent() != null) record.headers().add("traceparent", e.traceparent().getBytes(StandardCharsets.UTF_8));
             kafka.send(record).get(props.sendTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (JsonProcessingException ex) {
-            throw new IllegalStateException("cannot write the envelope of job " + e.jobId(), ex);
         } catch (ExecutionException ex) {
             throw new SendFailed("Kafka refused compile.requested: " + ex.getCause().getMessage(), ex.getCause());
         } catch (TimeoutException ex) {

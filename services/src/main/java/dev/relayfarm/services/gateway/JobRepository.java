@@ -1,8 +1,12 @@
 package dev.relayfarm.services.gateway;
 
+import dev.relayfarm.services.kit.JobEvents;
 import dev.relayfarm.services.kit.JobStatus;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
+import dev.relayfarm.services.store.JobEvent;
+import dev.relayfarm.services.store.JobStore;
+import dev.relayfarm.services.store.PgBlobStore;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -20,43 +24,49 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The gateway's reads and writes of the farm tables (schemas/sql/V1__farm.sql): creating and cancelling jobs,
- * and the views the REST API shows. Stages own every other write (status changes, stage_results, artifacts).
+ * and the views the REST API shows. Blobs and events go through the service kit's store ({@link PgBlobStore},
+ * {@link JobEvents}: every event row is also published to job.events, after its transaction commits); the job row
+ * itself and the read-side joins for the API are the gateway's own. Stages own every other write.
  */
 @Repository
 @ServiceRole("gateway")
 public class JobRepository {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
+    private final PgBlobStore blobs;
+    private final JobStore store;
+    private final JobEvents events;
 
-    public JobRepository(JdbcTemplate jdbc, TransactionTemplate tx) {
+    public JobRepository(JdbcTemplate jdbc, TransactionTemplate tx, PgBlobStore blobs, JobStore store, JobEvents events) {
         this.jdbc = jdbc;
         this.tx = tx;
+        this.blobs = blobs;
+        this.store = store;
+        this.events = events;
     }
 
     /** Stores the model blob (once per content), the QUEUED job and its QUEUED event, in one transaction. */
     void create(UUID id, JobSubmission s, String traceId) {
-        tx.executeWithoutResult(status -> {
-            jdbc.update("INSERT INTO blobs (sha256, size_bytes, bytes) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING",
-                    s.modelSha256(), (long) s.model().length, s.model());
+        JobEvent queued = tx.execute(status -> {
+            blobs.put(s.modelSha256(), s.model());
             jdbc.update("""
                     INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level, shapes, trace_id)
                     VALUES (?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?)""",
                     id, s.modelName(), s.format().wireName, s.modelSha256(), s.target(), s.optLevel(), s.shapes(), traceId);
-            jdbc.update("INSERT INTO job_events (job_id, stage, kind, status, message) VALUES (?, NULL, 'QUEUED', 'QUEUED', ?)",
-                    id, "submitted " + s.modelName() + " for " + s.target() + " -O" + s.optLevel());
+            return events.insert(id, null, "QUEUED", JobStatus.QUEUED, "submitted " + s.modelName() + " for " + s.target() + " -O" + s.optLevel(), null);
         });
+        events.publish(queued);
     }
 
     /** The job could not be queued (Kafka refused compile.requested): it fails in the gateway, visibly. */
     void failUnqueued(UUID id, String message) {
-        tx.executeWithoutResult(status -> {
+        JobEvent failed = tx.execute(status -> {
             int n = jdbc.update("""
                     UPDATE jobs SET status = 'FAILED', error_stage = 'gateway', error_message = ?, updated_at = now(), finished_at = now()
                     WHERE id = ? AND status = 'QUEUED'""", message, id);
-            if (n == 1) {
-                jdbc.update("INSERT INTO job_events (job_id, stage, kind, status, message) VALUES (?, 'gateway', 'FAILED', 'FAILED', ?)", id, message);
-            }
+            return n == 1 ? events.insert(id, "gateway", "FAILED", JobStatus.FAILED, message, null) : null;
         });
+        events.publish(failed);
     }
 
     /** What a cancel did: the job's status before, and whether this call changed it. */
@@ -67,16 +77,18 @@ public class JobRepository {
      * codegen's SUCCEEDED either wins (the job is CANCELLED) or sees the terminal status and answers 409.
      */
     Optional<CancelOutcome> cancel(UUID id) {
-        return tx.execute(status -> {
+        record Done(Optional<CancelOutcome> outcome, JobEvent event) {}
+        Done done = tx.execute(status -> {
             List<String> before = jdbc.queryForList("SELECT status FROM jobs WHERE id = ? FOR UPDATE", String.class, id);
-            if (before.isEmpty()) return Optional.empty();
+            if (before.isEmpty()) return new Done(Optional.empty(), null);
             JobStatus was = JobStatus.valueOf(before.getFirst());
-            if (was.terminal()) return Optional.of(new CancelOutcome(was, false));
+            if (was.terminal()) return new Done(Optional.of(new CancelOutcome(was, false)), null);
             jdbc.update("UPDATE jobs SET status = 'CANCELLED', updated_at = now(), finished_at = now() WHERE id = ?", id);
-            jdbc.update("INSERT INTO job_events (job_id, stage, kind, status, message) VALUES (?, NULL, 'CANCELLED', 'CANCELLED', ?)",
-                    id, "cancelled by request while " + was);
-            return Optional.of(new CancelOutcome(was, true));
+            JobEvent e = events.insert(id, null, "CANCELLED", JobStatus.CANCELLED, "cancelled by request while " + was, null);
+            return new Done(Optional.of(new CancelOutcome(was, true)), e);
         });
+        events.publish(done.event());
+        return done.outcome();
     }
 
     Optional<JobView> find(UUID id) {
@@ -91,7 +103,7 @@ public class JobRepository {
     }
 
     Optional<JobStatus> status(UUID id) {
-        return jdbc.queryForList("SELECT status FROM jobs WHERE id = ?", String.class, id).stream().findFirst().map(JobStatus::valueOf);
+        return store.status(id);
     }
 
     /** Newest first. */
@@ -109,9 +121,8 @@ public class JobRepository {
 
     /** Events after {@code afterId}, oldest first. */
     List<JobEventView> eventsAfter(UUID id, long afterId) {
-        return jdbc.query("SELECT * FROM job_events WHERE job_id = ? AND id > ? ORDER BY id", (rs, i) -> new JobEventView(
-                rs.getLong("id"), id, rs.getString("stage"), rs.getString("kind"), rs.getString("status"), rs.getString("message"),
-                rs.getObject("duration_ms", Long.class), instant(rs, "at")), id, afterId);
+        return store.events(id).stream().filter(e -> e.id() > afterId)
+                .map(e -> new JobEventView(e.id(), e.jobId(), e.stage(), e.kind(), e.status(), e.message(), e.durationMs(), e.at())).toList();
     }
 
     /** The artifact tarball of a job, when its artifacts row exists. */

@@ -164,6 +164,32 @@ abstract class GatewayTestBase {
         return p;
     }
 
+    /**
+     * The records of one job on a topic (the topic holds every test's jobs): reads from the start until at least
+     * {@code atLeast} records with the job's key arrived (fails after 20 s), then half a second more for extras.
+     */
+    java.util.List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> records(String topic, UUID id, int atLeast) {
+        java.util.Properties p = new java.util.Properties();
+        p.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, FarmTestInfra.brokers());
+        p.put(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, "gateway-test-" + UUID.randomUUID());
+        p.put(org.apache.kafka.clients.consumer.ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        var out = new java.util.ArrayList<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>>();
+        var strings = new org.apache.kafka.common.serialization.StringDeserializer();
+        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(p, strings, strings)) {
+            consumer.subscribe(java.util.List.of(topic));
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(20).toNanos();
+            long settle = Long.MAX_VALUE;
+            while (System.nanoTime() < Math.min(deadline, settle)) {
+                for (var rec : consumer.poll(java.time.Duration.ofMillis(100))) {
+                    if (rec.key().equals(id.toString())) out.add(rec);
+                }
+                if (out.size() >= atLeast && settle == Long.MAX_VALUE) settle = System.nanoTime() + 500_000_000L;
+            }
+        }
+        if (out.size() < atLeast) throw new AssertionError(out.size() + " records with key " + id + " on " + topic + ", expected at least " + atLeast);
+        return out;
+    }
+
     Map<String, Object> jobRow(UUID id) {
         return new LinkedHashMap<>(jdbc.queryForMap("SELECT * FROM jobs WHERE id = ?", id));
     }

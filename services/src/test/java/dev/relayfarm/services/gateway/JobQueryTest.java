@@ -128,7 +128,7 @@ class JobQueryTest extends GatewayTestBase {
     }
 
     @Test
-    void cancelOnceThenConflict() {
+    void cancelOnceThenConflict() throws Exception {
         UUID id = submitRelay("cancel-me.relay");
         Stages.started(jdbc, id, "import", "IMPORTING");
         HttpResponse<String> r = post("/api/v1/jobs/" + id + "/cancel");
@@ -139,6 +139,14 @@ class JobQueryTest extends GatewayTestBase {
         assertEquals("CANCELLED", j.get("stages").get(0).get("status").asText(), "the interrupted stage says so");
         assertEquals(List.of("QUEUED", "STARTED", "CANCELLED"),
                 jdbc.queryForList("SELECT kind FROM job_events WHERE job_id = ? ORDER BY id", String.class, id));
+        // The gateway's own events are on job.events too (the test's STARTED row was written directly, not published).
+        List<String> published = new ArrayList<>();
+        for (var rec : records("job.events", id, 2)) {
+            JsonNode e = json.readTree(rec.value());
+            assertEquals(List.of(), MessageSchemas.errors("job.events", e));
+            published.add(e.get("kind").asText());
+        }
+        assertEquals(List.of("QUEUED", "CANCELLED"), published);
         JsonNode again = assertProblem(post("/api/v1/jobs/" + id + "/cancel"), 409, "is already CANCELLED");
         assertEquals("/api/v1/docs#problem-job-terminal", again.get("type").asText());
 

@@ -101,6 +101,10 @@ class JobSubmitTest extends GatewayTestBase {
         assertEquals("relay", row.get("model_format"));
         assertEquals("c -mcpu=native", row.get("target"));
         assertEquals(3, row.get("opt_level"));
+        // The message validates against the contract's schemas (schemas/messages).
+        JsonNode message = json.readTree(compileRequested(relay).value());
+        assertEquals(List.of(), MessageSchemas.errors("envelope", message));
+        assertEquals(List.of(), MessageSchemas.errors("compile.requested", message.get("payload")));
         assertEquals("", row.get("shapes"));
         JsonNode options = json.readTree(compileRequested(relay).value()).get("payload").get("options");
         assertEquals("c -mcpu=native", options.get("target").asText());
@@ -175,22 +179,8 @@ class JobSubmitTest extends GatewayTestBase {
 
     /** The compile.requested record of one job (the topic holds every test's jobs). */
     private ConsumerRecord<String, String> compileRequested(UUID id) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, FarmTestInfra.brokers());
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "gateway-test-" + UUID.randomUUID());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (var consumer = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
-            consumer.subscribe(List.of("compile.requested"));
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, String> rec : consumer.poll(Duration.ofMillis(200))) {
-                    if (rec.key().equals(id.toString())) {
-                        assertNotNull(rec.value());
-                        return rec;
-                    }
-                }
-            }
-        }
-        throw new AssertionError("no compile.requested record with key " + id);
+        List<ConsumerRecord<String, String>> records = records("compile.requested", id, 1);
+        assertEquals(1, records.size(), "one compile.requested per job");
+        return records.getFirst();
     }
 }
