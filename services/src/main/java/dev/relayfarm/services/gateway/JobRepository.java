@@ -58,13 +58,16 @@ public class JobRepository {
         events.publish(queued);
     }
 
-    /** The job could not be queued (Kafka refused compile.requested): it fails in the gateway, visibly. */
+    /**
+     * The job could not be queued (Kafka refused compile.requested): it fails in the gateway, visibly. The job's
+     * error_stage is {@code gateway}; its event, like every gateway event, has no stage (job.events schema).
+     */
     void failUnqueued(UUID id, String message) {
         JobEvent failed = tx.execute(status -> {
             int n = jdbc.update("""
                     UPDATE jobs SET status = 'FAILED', error_stage = 'gateway', error_message = ?, updated_at = now(), finished_at = now()
                     WHERE id = ? AND status = 'QUEUED'""", message, id);
-            return n == 1 ? events.insert(id, "gateway", "FAILED", JobStatus.FAILED, message, null) : null;
+            return n == 1 ? events.insert(id, null, "FAILED", JobStatus.FAILED, message, null) : null;
         });
         events.publish(failed);
     }
@@ -73,8 +76,9 @@ public class JobRepository {
     record CancelOutcome(JobStatus before, boolean cancelled) {}
 
     /**
-     * Cancels a job unless it is terminal. The conditional UPDATE decides atomically, so a cancel racing with the
-     * codegen's SUCCEEDED either wins (the job is CANCELLED) or sees the terminal status and answers 409.
+     * Cancels a job unless it is terminal. The row lock makes check and update one step, and the stages' own status
+     * updates only apply to non-terminal jobs, so a cancel racing with codegen's SUCCEEDED either wins (the job is
+     * CANCELLED, codegen's update changes nothing) or sees the terminal status and answers 409.
      */
     Optional<CancelOutcome> cancel(UUID id) {
         record Done(Optional<CancelOutcome> outcome, JobEvent event) {}
@@ -155,7 +159,6 @@ public class JobRepository {
         List<Ev> events = jdbc.query("SELECT stage, kind, at, duration_ms FROM job_events WHERE job_id = ? AND stage IS NOT NULL ORDER BY id",
                 (rs, i) -> new Ev(rs.getString("stage"), rs.getString("kind"), instant(rs, "at"), rs.getObject("duration_ms", Long.class)), id);
         for (Ev e : events) {
-            if (e.stage().equals("gateway")) continue;
             var cur = byStage.get(e.stage());
             switch (e.kind()) {
                 case "STARTED" -> {

@@ -47,7 +47,7 @@ class SubmitFailureTest extends GatewayTestBase {
     }
 
     @Test
-    void anUnqueuedJobIsFailedByTheGateway() {
+    void anUnqueuedJobIsFailedByTheGateway() throws Exception {
         UUID id = UUID.randomUUID();
         jobs.create(id, submission(), null);
         jobs.failUnqueued(id, "Kafka refused compile.requested: broker down");
@@ -56,6 +56,9 @@ class SubmitFailureTest extends GatewayTestBase {
         assertEquals("gateway", j.get("error").get("stage").asText());
         assertEquals("Kafka refused compile.requested: broker down", j.get("error").get("message").asText());
         assertEquals(List.of("QUEUED", "FAILED"), jdbc.queryForList("SELECT kind FROM job_events WHERE job_id = ? ORDER BY id", String.class, id));
+        for (var rec : records("job.events", id, 2)) {
+            assertEquals(List.of(), MessageSchemas.errors("job.events", json.readTree(rec.value())), rec.value());
+        }
         // Only a still-QUEUED job: a second call (or one after a cancel) changes nothing.
         jobs.failUnqueued(id, "again");
         assertEquals(2, jdbc.queryForObject("SELECT count(*) FROM job_events WHERE job_id = ?", Integer.class, id));
