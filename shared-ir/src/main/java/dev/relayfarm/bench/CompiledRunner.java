@@ -4,7 +4,7 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.runtime.CompiledModel;
 import java.util.List;
 
-/** A compiled artifact through the Java runtime (FFM), with a fixed OpenMP thread count. */
+/** A compiled artifact through the Java runtime (FFM), with a fixed thread count. */
 public final class CompiledRunner implements ModelRunner {
     private final CompiledModel model;
 

@@ -37,7 +37,7 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--target", defaultValue = "c -mcpu=native", description = "target of --backend c (default \"${DEFAULT-VALUE}\")")
     String target;
 
-    @Option(names = "--threads", defaultValue = "0", description = "OpenMP threads of --backend c (default: the runtime's)")
+    @Option(names = "--threads", defaultValue = "0", description = "threads of --backend c (default 0: all online CPUs)")
     int threads;
 
     enum Backend { interp, c }

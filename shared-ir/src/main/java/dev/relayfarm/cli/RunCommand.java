@@ -62,11 +62,11 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--random", description = "inputs not given by --arg get seeded pseudo-random values in [-0.5, 0.5) (integers: 0..7)")
     boolean random;
 
-    @Option(names = "--threads", defaultValue = "0", description = "artifact only: OpenMP threads (default 0: all cores)")
+    @Option(names = "--threads", defaultValue = "0", description = "artifact only: threads (default 0: all online CPUs)")
     int threads;
 
     @Option(names = "--repeat", paramLabel = "N", defaultValue = "0",
-            description = "artifact only: time N more calls after the first (which also starts the OpenMP threads and touches the arena) and print their median")
+            description = "artifact only: time N more calls after the first (which also starts the worker threads and touches the arena) and print their median")
     int repeat;
 
     @Option(names = "--arg", paramLabel = "NAME=FILE.npy", description = "Value of @main parameter %%NAME, read from a .npy file (repeatable).")

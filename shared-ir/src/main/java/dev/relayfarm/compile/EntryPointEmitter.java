@@ -9,7 +9,7 @@ import java.util.List;
  * <pre>
  * void*       relayfarm_create(const char* artifact_dir);   // loads params.bin, allocates the arena; NULL on error
  * int         relayfarm_run(void* model, void* const* inputs, void* const* outputs); // 0 or an error code
- * int         relayfarm_set_num_threads(void* model, int n); // OpenMP threads for the next runs (0: runtime default)
+ * int         relayfarm_set_num_threads(void* model, int n); // threads for the next runs (0: all online CPUs)
  * void        relayfarm_destroy(void* model);
  * const char* relayfarm_last_error(void);                    // message of the last failure on this thread
  * int         relayfarm_num_inputs(void), relayfarm_num_outputs(void);
@@ -36,10 +36,8 @@ public final class EntryPointEmitter {
                 #include <stdio.h>
                 #include <stdlib.h>
                 #include <string.h>
-                #ifdef _OPENMP
-                #include <omp.h>
-                #endif
 
+                void rf_set_num_threads(int n);
                 """);
         for (GraphPlan.Kernel k : g.kernels()) c.append("int32_t ").append(k.name()).append("(void* const* args);\n");
         c.append('\n');
@@ -124,9 +122,7 @@ public final class EntryPointEmitter {
                     char* A = m->arena;
                     int32_t rc;
                     (void) P; (void) A; (void) inputs; (void) rc;
-                #ifdef _OPENMP
-                    if (m->threads > 0) omp_set_num_threads(m->threads);
-                #endif
+                    rf_set_num_threads(m->threads);
                 """);
         List<Step> steps = g.steps();
         for (int s = 0; s < steps.size(); s++) {

@@ -76,7 +76,7 @@ public final class CompiledModel implements AutoCloseable {
         }
         Path so = dir.resolve("lib.so").toAbsolutePath();
         if (!Files.isRegularFile(so)) throw new ArtifactException("missing " + so);
-        Arena arena = KernelLibrary.openMpPinned() ? Arena.ofShared() : Arena.global();
+        Arena arena = Arena.ofShared();
         try {
             SymbolLookup lib = SymbolLookup.libraryLookup(so, arena);
             CompiledModel m = new CompiledModel(dir, specs(manifest.path("inputs")), specs(manifest.path("outputs")),
@@ -88,10 +88,10 @@ public final class CompiledModel implements AutoCloseable {
             if (m.model.address() == 0) throw new ArtifactException("cannot load " + dir + ": " + m.lastError());
             return m;
         } catch (ArtifactException | IllegalArgumentException e) {
-            if (arena.scope() != Arena.global().scope()) arena.close();
+            arena.close();
             throw e instanceof ArtifactException a ? a : new ArtifactException("cannot load " + so + ": " + e.getMessage(), e);
         } catch (Throwable t) {
-            if (arena.scope() != Arena.global().scope()) arena.close();
+            arena.close();
             throw new ArtifactException("cannot load " + dir + ": " + t, t);
         }
     }
@@ -118,7 +118,7 @@ public final class CompiledModel implements AutoCloseable {
         return contentHash;
     }
 
-    /** OpenMP threads for the following runs (0: the OpenMP runtime's default, usually all cores). */
+    /** Threads for the following runs (0: all online CPUs). */
     public synchronized void setNumThreads(int threads) {
         if (threads < 0) throw new IllegalArgumentException("thread count must be >= 0, got " + threads);
         try {
@@ -193,7 +193,7 @@ public final class CompiledModel implements AutoCloseable {
             throw new IllegalStateException("relayfarm_destroy failed", t);
         } finally {
             model = null;
-            if (arena.scope() != Arena.global().scope()) arena.close();
+            arena.close();
         }
     }
 }

@@ -33,35 +33,10 @@ public final class KernelLibrary implements AutoCloseable {
         this.lookup = lookup;
     }
 
-    /**
-     * Whether an OpenMP runtime is pinned in memory for the life of the process. Kernel libraries
-     * pull libgomp in as a dependency; if unloading the last kernel library also unloaded libgomp,
-     * its idle worker threads would run unmapped code (a crash seen in practice). Pinning it once
-     * makes closing a kernel library safe; where no runtime can be pinned, libraries are never
-     * unloaded instead.
-     */
-    private static final boolean OPENMP_PINNED = pinOpenMp();
-
-    /** Whether native libraries may be unloaded safely (see {@link #OPENMP_PINNED}); shared with {@link CompiledModel}. */
-    static boolean openMpPinned() {
-        return OPENMP_PINNED;
-    }
-
-    private static boolean pinOpenMp() {
-        for (String name : List.of("libgomp.so.1", "libomp.so.5", "libomp.so")) {
-            try {
-                SymbolLookup.libraryLookup(name, Arena.global());
-                return true;
-            } catch (IllegalArgumentException notInstalled) {
-                // try the next name
-            }
-        }
-        return false;
-    }
-
     /** Loads {@code so} and binds each signature to its symbol; a missing symbol is an error naming it. */
     public static KernelLibrary load(Path so, List<KernelSignature> signatures) {
-        Arena arena = OPENMP_PINNED ? Arena.ofShared() : Arena.global();
+        // Unloading is safe: the library's destructor stops its thread pool (ParallelRuntime) first.
+        Arena arena = Arena.ofShared();
         try {
             KernelLibrary lib = new KernelLibrary(so, arena, SymbolLookup.libraryLookup(so, arena));
             Linker linker = Linker.nativeLinker();
@@ -73,7 +48,7 @@ public final class KernelLibrary implements AutoCloseable {
             }
             return lib;
         } catch (RuntimeException e) {
-            if (OPENMP_PINNED) arena.close();
+            arena.close();
             throw e;
         }
     }
@@ -88,27 +63,21 @@ public final class KernelLibrary implements AutoCloseable {
         return java.util.Collections.unmodifiableMap(kernels);
     }
 
-    /**
-     * Sets the OpenMP thread count for kernels of this library (libgomp's {@code omp_set_num_threads},
-     * found through the library's own dependencies). A library none of whose kernels has a parallel loop
-     * is not linked with OpenMP (the linker drops an unused libgomp); its kernels run on the calling
-     * thread whatever the count, so there is nothing to set.
-     */
+    /** Threads for parallel loops of this library's kernels (0: all online CPUs); its pool's {@code rf_set_num_threads}. */
     public void setNumThreads(int threads) {
-        if (threads < 1) throw new IllegalArgumentException("thread count must be >= 1, got " + threads);
-        Optional<MemorySegment> found = lookup.find("omp_set_num_threads");
-        if (found.isEmpty()) return;
-        MemorySegment fn = found.get();
+        if (threads < 0) throw new IllegalArgumentException("thread count must be >= 0, got " + threads);
+        MemorySegment fn = lookup.find("rf_set_num_threads")
+                .orElseThrow(() -> new IllegalStateException("kernel library " + path + " has no rf_set_num_threads (not built by CEmitter?)"));
         MethodHandle h = Linker.nativeLinker().downcallHandle(fn, FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT));
         try {
             h.invokeExact(threads);
         } catch (Throwable t) {
-            throw new IllegalStateException("omp_set_num_threads failed", t);
+            throw new IllegalStateException("rf_set_num_threads failed", t);
         }
     }
 
     @Override
     public void close() {
-        if (arena.scope() != Arena.global().scope()) arena.close();
+        arena.close();
     }
 }

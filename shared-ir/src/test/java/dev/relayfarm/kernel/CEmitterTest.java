@@ -32,19 +32,15 @@ class CEmitterTest {
         Dense.Def d = Dense.compute(a, w);
         String c = emit(new KernelDef("dense_k", List.of(a, w), List.of(d.out())), Dense.defaultSchedule(d));
         CCheck.assertMatches("""
-                CHECK: int32_t dense_k(void* const* args) {
-                CHECK-NEXT: const float* restrict [[A:\\w+]] = (const float*)__builtin_assume_aligned(args[0], 64);
-                CHECK-NEXT: const float* restrict [[W:\\w+]] = (const float*)__builtin_assume_aligned(args[1], 64);
-                CHECK-NEXT: float* restrict [[OUT:\\w+]] = (float*)__builtin_assume_aligned(args[2], 64);
-                CHECK: float* restrict [[P:weight_packed\\w*]] = (float*)rf_alloc(524288);
-                CHECK-NEXT: if ([[P]] == NULL) return -1;
-                CHECK-NEXT: #pragma omp parallel for
-                CHECK-NEXT: for (int64_t [[JO:\\w+]] = 0; [[JO]] < 256; ++[[JO]]) {
+                CHECK: typedef struct { const float* [[A:\\w+]]; const float* [[W:\\w+]]; float* [[OUT:\\w+]]; float* [[P:weight_packed\\w*]]; } rf_par0_dense_k_ctx;
+                CHECK-NEXT: static void rf_par0_dense_k(void* rf_vctx, int64_t rf_begin, int64_t rf_end) {
+                CHECK: float* restrict [[P]] = (float*)__builtin_assume_aligned(rf_c->[[P]], 64);
+                CHECK: for (int64_t [[JO:\\w+]] = 0 + rf_begin; [[JO]] < 0 + rf_end; ++[[JO]]) {
                 CHECK-NEXT: for (int64_t [[JI:\\w+]] = 0; [[JI]] < 16; ++[[JI]]) {
                 CHECK-NEXT: for (int64_t [[PK:\\w+]] = 0; [[PK]] < 32; ++[[PK]]) {
                 CHECK-NEXT: [[P]][{{.*}}] = [[W]][{{.*}}];
-                CHECK: #pragma omp parallel for
-                CHECK-NEXT: for (int64_t [[F:\\w+]] = 0; [[F]] < 512; ++[[F]]) {
+                CHECK: static void rf_par1_dense_k(void* rf_vctx, int64_t rf_begin, int64_t rf_end) {
+                CHECK: for (int64_t [[F:\\w+]] = 0 + rf_begin; [[F]] < 0 + rf_end; ++[[F]]) {
                 CHECK-NEXT: {
                 CHECK-NEXT: float [[LOC:dense_local\\w*]][64] __attribute__((aligned(64)));
                 CHECK: = 0.0f;
@@ -57,8 +53,15 @@ class CEmitterTest {
                 CHECK: #pragma omp simd
                 CHECK-NEXT: for (int64_t [[JI2:\\w+]] = 0; [[JI2]] < 16; ++[[JI2]]) {
                 CHECK-NEXT: [[OUT]][{{.*}}] = [[LOC]][{{.*}}];
-                CHECK-NOT: rf_alloc
-                CHECK: free([[P]]);
+                CHECK: int32_t dense_k(void* const* args) {
+                CHECK-NEXT: const float* restrict [[A]] = (const float*)__builtin_assume_aligned(args[0], 64);
+                CHECK-NEXT: const float* restrict [[W]] = (const float*)__builtin_assume_aligned(args[1], 64);
+                CHECK-NEXT: float* restrict [[OUT]] = (float*)__builtin_assume_aligned(args[2], 64);
+                CHECK: float* restrict [[P]] = (float*)rf_alloc(524288);
+                CHECK-NEXT: if ([[P]] == NULL) return -1;
+                CHECK-NEXT: { rf_par0_dense_k_ctx rf_c = { [[A]], [[W]], [[OUT]], [[P]] }; rf_parallel_for(rf_par0_dense_k, &rf_c, 256); }
+                CHECK-NEXT: { rf_par1_dense_k_ctx rf_c = { [[A]], [[W]], [[OUT]], [[P]] }; rf_parallel_for(rf_par1_dense_k, &rf_c, 512); }
+                CHECK-NEXT: free([[P]]);
                 CHECK-NEXT: }
                 CHECK-NEXT: return 0;
                 """, c);
@@ -70,7 +73,7 @@ class CEmitterTest {
         Compute y = Elementwise.unary("sigmoid", x);
         String c = emit(new KernelDef("small", List.of(x), List.of(y)), Schedule.of(new Primitive.Parallel(y.name(), "i")));
         CCheck.assertMatches("""
-                CHECK-NOT: #pragma omp parallel
+                CHECK-NOT: rf_parallel_for(rf_par
                 CHECK: /* serial: 512 iterations are too few to share */
                 CHECK-NEXT: for (int64_t
                 """, c);
@@ -82,11 +85,11 @@ class CEmitterTest {
         Compute y = Elementwise.unary("sigmoid", x);
         String c = emit(new KernelDef("sig", List.of(x), List.of(y)), Elementwise.injectiveSchedule(y));
         CCheck.assertMatches("""
-                CHECK: #pragma omp parallel for
-                CHECK-NEXT: for (int64_t [[O:i_j_f_o]] = 0; [[O]] < 2048; ++[[O]]) {
+                CHECK: for (int64_t [[O:i_j_f_o]] = 0 + rf_begin; [[O]] < 0 + rf_end; ++[[O]]) {
                 CHECK-NEXT: #pragma omp simd
                 CHECK-NEXT: for (int64_t [[I:i_j_f_i]] = 0; [[I]] < 64; ++[[I]]) {
                 CHECK-NEXT: sigmoid[(([[O]] * 64) + [[I]])] = (1.0f / (1.0f + expf((-X[(([[O]] * 64) + [[I]])]))));
+                CHECK: rf_parallel_for(rf_par0_sig, &rf_c, 2048);
                 """, c);
     }
 

@@ -26,12 +26,13 @@ import java.util.concurrent.TimeUnit;
  */
 public final class CCompiler {
     /**
-     * Default flags: host CPU features, OpenMP, position-independent shared object. {@code -std=c99}
+     * Default flags: host CPU features, OpenMP's simd pragmas without its runtime (threads are
+     * {@link ParallelRuntime}'s), POSIX threads, position-independent shared object. {@code -std=c99}
      * alone turns off floating-point contraction (ISO mode), so every {@code acc + a * b} of a
      * convolution or dense tile would be a multiply and an add: {@code -ffp-contract=fast} lets the
      * compiler use FMA (half the instructions, one rounding instead of two).
      */
-    public static final List<String> DEFAULT_FLAGS = List.of("-O3", "-march=native", "-ffp-contract=fast", "-fopenmp", "-shared", "-fPIC", "-std=c99",
+    public static final List<String> DEFAULT_FLAGS = List.of("-O3", "-march=native", "-ffp-contract=fast", "-fopenmp-simd", "-pthread", "-shared", "-fPIC", "-std=c99",
             "-Werror=implicit-function-declaration");
 
     private final String compiler;

@@ -26,6 +26,7 @@ import dev.relayfarm.kernel.loop.Scope;
 import dev.relayfarm.kernel.loop.Seq;
 import dev.relayfarm.kernel.loop.Stmt;
 import dev.relayfarm.kernel.loop.Store;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -46,8 +47,10 @@ import java.util.Set;
  * heap intermediate cannot be allocated. Shapes are compiled in; the caller checks them (the Java
  * runtime does, from the kernel's signature).
  *
- * <p>Loops: {@code PARALLEL} → {@code #pragma omp parallel for}, {@code VECTORIZED} →
- * {@code #pragma omp simd}, {@code UNROLLED} → {@code #pragma GCC unroll N}. Local buffers are aligned
+ * <p>Loops: {@code PARALLEL} → the body outlined into {@code static void rf_par_<kernel>_<k>(ctx, begin, end)}
+ * with the variables in scope passed in a struct, run by {@link ParallelRuntime}'s {@code rf_parallel_for};
+ * {@code VECTORIZED} → {@code #pragma omp simd} (compiled with {@code -fopenmp-simd}: the pragma, no OpenMP
+ * runtime), {@code UNROLLED} → {@code #pragma GCC unroll N}. Local buffers are aligned
  * stack arrays (small tiles the compiler can keep in registers); global ones come from
  * {@code posix_memalign} (C99 has no aligned allocation). Float min/max are {@code a > b ? a : b} (vectorizable; a NaN operand is not
  * propagated as in Java's {@code Math.max}).
@@ -61,6 +64,7 @@ public final class CEmitter {
             #include <stdint.h>
             #include <stdlib.h>
             #include <math.h>
+            """ + ParallelRuntime.SOURCE + """
             static inline float rf_maxf(float a, float b) { return a > b ? a : b; }
             static inline float rf_minf(float a, float b) { return a < b ? a : b; }
             static inline double rf_max(double a, double b) { return a > b ? a : b; }
@@ -99,7 +103,7 @@ public final class CEmitter {
         for (LoweredFunc f : funcs) {
             if (!names.add(f.name())) throw new IllegalArgumentException("two kernels named " + f.name() + " in one module");
             out.append('\n');
-            new FunctionPrinter(out).function(f);
+            new FunctionPrinter().function(f, out);
         }
         return out.toString();
     }
@@ -130,7 +134,9 @@ public final class CEmitter {
         Set<String> r = new HashSet<>(List.of("args", "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
                 "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof",
                 "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "abort", "free", "fmod", "fmodf",
-                "rf_maxf", "rf_minf", "rf_max", "rf_min", "rf_maxi", "rf_mini", "rf_alloc", "posix_memalign", "NAN", "INFINITY"));
+                "rf_maxf", "rf_minf", "rf_max", "rf_min", "rf_maxi", "rf_mini", "rf_alloc", "posix_memalign", "NAN", "INFINITY",
+                "rf_c", "rf_vctx", "rf_begin", "rf_end", "rf_task", "rf_pool", "rf_parallel_for", "rf_pause", "rf_now_ns", "rf_run_chunks",
+                "rf_worker", "rf_pool_stop", "rf_set_num_threads", "sysconf", "sched_yield", "clock_gettime"));
         for (dev.relayfarm.kernel.expr.MathFn fn : dev.relayfarm.kernel.expr.MathFn.values()) {
             r.add(fn.name().toLowerCase());
             r.add(fn.name().toLowerCase() + "f");
@@ -139,14 +145,21 @@ public final class CEmitter {
     }
 
     private static final class FunctionPrinter {
-        private final StringBuilder out;
+        /** A name in scope at a parallel loop, passed to the outlined body: its struct field type and how the body declares it. */
+        private record Captured(String name, String fieldType, String declaration) {}
+
+        private StringBuilder out;
+        /** Outlined parallel loop bodies, printed before the kernel that calls them. */
+        private final StringBuilder outlined = new StringBuilder();
         private final Map<Object, String> names = new HashMap<>();
         private final Set<String> used = new HashSet<>();
+        private final List<Captured> scope = new ArrayList<>();
+        private String kernel;
         private int depth = 1;
         private int parallelDepth;
+        private int outlinedCount;
 
-        FunctionPrinter(StringBuilder out) {
-            this.out = out;
+        FunctionPrinter() {
             used.addAll(RESERVED);
         }
 
@@ -169,18 +182,68 @@ public final class CEmitter {
             return name(v, v.name());
         }
 
-        void function(LoweredFunc f) {
+        void function(LoweredFunc f, StringBuilder module) {
+            kernel = f.name();
             used.add("args");
+            out = new StringBuilder();
             out.append("int32_t ").append(f.name()).append("(void* const* args) {\n");
             for (int i = 0; i < f.params().size(); i++) {
                 Buffer b = f.params().get(i);
-                String t = cType(b.dtype());
-                String qual = i < f.numInputs() ? "const " : "";
-                line(qual + t + "* restrict " + buf(b) + " = (" + qual + t + "*)__builtin_assume_aligned(args[" + i + "], 64);");
+                String pointer = (i < f.numInputs() ? "const " : "") + cType(b.dtype()) + "*";
+                line(pointer + " restrict " + buf(b) + " = (" + pointer + ")__builtin_assume_aligned(args[" + i + "], 64);");
+                scope.add(pointerCapture(buf(b), pointer));
             }
             stmt(f.body());
             line("return 0;");
             out.append("}\n");
+            module.append(outlined).append(out);
+        }
+
+        private static Captured pointerCapture(String name, String pointer) {
+            return new Captured(name, pointer, pointer + " restrict " + name + " = (" + pointer + ")__builtin_assume_aligned(rf_c->" + name + ", 64);");
+        }
+
+        /**
+         * {@code for (v = min; v < min + extent; ++v) body} across threads: the body becomes a function over
+         * a range of {@code v}, every name in scope goes into its context struct, and the loop becomes one
+         * {@code rf_parallel_for} call.
+         */
+        private void parallelFor(For f, String v) {
+            // rf_par<k>_<kernel>: unique in the module (kernel names are, and k has no underscore)
+            String fn = name(new Object(), "rf_par" + outlinedCount++ + "_" + kernel);
+            List<Captured> captured = List.copyOf(scope);
+            StringBuilder struct = new StringBuilder("typedef struct {");
+            for (Captured c : captured) struct.append(' ').append(c.fieldType()).append(' ').append(c.name()).append(';');
+            outlined.append(struct.append(captured.isEmpty() ? " char unused; } " : " } ").append(fn).append("_ctx;\n"));
+            StringBuilder caller = out;
+            int callerDepth = depth;
+            out = new StringBuilder();
+            depth = 1;
+            out.append("static void ").append(fn).append("(void* rf_vctx, int64_t rf_begin, int64_t rf_end) {\n");
+            line("const " + fn + "_ctx* rf_c = (const " + fn + "_ctx*) rf_vctx;");
+            captured.forEach(c -> line(c.declaration()));
+            line("(void) rf_c;");
+            String min = expr(f.min());
+            line("for (int64_t " + v + " = " + min + " + rf_begin; " + v + " < " + min + " + rf_end; ++" + v + ") {");
+            depth++;
+            parallelDepth++;
+            scoped(new Captured(v, "int64_t", "const int64_t " + v + " = rf_c->" + v + ";"), f.body());
+            parallelDepth--;
+            depth--;
+            line("}");
+            out.append("}\n");
+            outlined.append(out);
+            out = caller;
+            depth = callerDepth;
+            String fields = captured.isEmpty() ? "0" : String.join(", ", captured.stream().map(Captured::name).toList());
+            line("{ " + fn + "_ctx rf_c = { " + fields + " }; rf_parallel_for(" + fn + ", &rf_c, " + expr(Simplifier.simplify(f.extent())) + "); }");
+        }
+
+        /** Prints {@code body} with {@code c} in scope (a loop variable or an allocation a parallel body may use). */
+        private void scoped(Captured c, Stmt body) {
+            scope.add(c);
+            stmt(body);
+            scope.removeLast();
         }
 
         private void line(String s) {
@@ -191,12 +254,15 @@ public final class CEmitter {
             switch (s) {
                 case For f -> {
                     String v = var(f.var());
-                    // Waking the thread team costs microseconds, and far more when another process holds
+                    // Waking the thread pool costs microseconds, and far more when another process holds
                     // a core: a parallel loop nest with little work runs on the calling thread instead.
-                    long work = f.kind() == ForKind.PARALLEL ? iterations(f) : 0;
-                    boolean shared = work >= MIN_PARALLEL_WORK;
+                    // Nested parallel loops run serially inside the outer one's range.
+                    if (f.kind() == ForKind.PARALLEL && parallelDepth == 0 && iterations(f) >= MIN_PARALLEL_WORK) {
+                        parallelFor(f, v);
+                        return;
+                    }
                     switch (f.kind()) {
-                        case PARALLEL -> line(shared ? "#pragma omp parallel for" : "/* serial: " + work + " iterations are too few to share */");
+                        case PARALLEL -> line("/* serial: " + (parallelDepth > 0 ? "inside a parallel loop" : iterations(f) + " iterations are too few to share") + " */");
                         case VECTORIZED -> line("#pragma omp simd");
                         case UNROLLED -> {
                             if (f.extent() instanceof IntImm n) line("#pragma GCC unroll " + Math.min(n.value(), 65534));
@@ -205,9 +271,7 @@ public final class CEmitter {
                     }
                     line("for (int64_t " + v + " = " + expr(f.min()) + "; " + v + " < " + expr(Simplifier.simplify(f.min().add(f.extent()))) + "; ++" + v + ") {");
                     depth++;
-                    if (shared) parallelDepth++;
-                    stmt(f.body());
-                    if (shared) parallelDepth--;
+                    scoped(new Captured(v, "int64_t", "const int64_t " + v + " = rf_c->" + v + ";"), f.body());
                     depth--;
                     line("}");
                 }
@@ -241,10 +305,10 @@ public final class CEmitter {
             } else {
                 long bytes = (b.elementCount() * Math.max(1, b.dtype().bits() / 8) + 63) / 64 * 64;
                 line(t + "* restrict " + n + " = (" + t + "*)rf_alloc(" + bytes + ");");
-                // return is not allowed inside an OpenMP region; a failed allocation there aborts.
+                // An outlined parallel body returns void; a failed allocation there aborts.
                 line(parallelDepth == 0 ? "if (" + n + " == NULL) return -1;" : "if (" + n + " == NULL) abort();");
             }
-            stmt(a.body());
+            scoped(pointerCapture(n, t + "*"), a.body());
             if (a.scope() == Scope.GLOBAL) line("free(" + n + ");");
             depth--;
             line("}");
