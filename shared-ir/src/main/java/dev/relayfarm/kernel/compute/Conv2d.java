@@ -12,12 +12,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code nn.conv2d} in NCHW / OIHW layout, groups = 1:
- * {@code out[n, f, y, x] = sum_{rc, ry, rx} pad[n, rc, y*sh + ry*dh, x*sw + rx*dw] * w[f, rc, ry, rx]}, where
- * {@code pad} is the zero-padded input (a stage of its own, absent when there is no padding).
+ * {@code nn.conv2d} in NCHW / OIHW layout:
+ * {@code out[n, f, y, x] = sum_{rc, ry, rx} pad[n, g(f)*C/groups + rc, y*sh + ry*dh, x*sw + rx*dw] * w[f, rc, ry, rx]},
+ * where {@code pad} is the zero-padded input (a stage of its own, absent when there is no padding),
+ * {@code rc} runs over the {@code C/groups} input channels of output channel {@code f}'s group
+ * {@code g(f) = f / (F/groups)} (groups = C: depthwise).
  *
- * <p>Not covered yet: groups > 1 (depthwise), NHWC and the blocked NCHW[x]c layouts (rejected with a
- * message, not miscomputed).
+ * <p>Not covered here: NHWC and the blocked NCHW[x]c layouts (rejected with a message, not miscomputed).
  */
 public final class Conv2d {
     private Conv2d() {}
@@ -32,11 +33,16 @@ public final class Conv2d {
     public record Def(Compute pad, Compute out, int fb, int xb) {}
 
     public static Def compute(Tensor data, Tensor weight, Params p, int groups) {
-        if (groups != 1) throw new IllegalArgumentException("conv2d compute: groups=" + groups + " is not supported yet (only groups=1)");
         if (data.rank() != 4 || weight.rank() != 4) throw new IllegalArgumentException("conv2d needs NCHW data and OIHW weight, got " + data.shape() + " and " + weight.shape());
         int n = data.shape().get(0), c = data.shape().get(1), h = data.shape().get(2), w = data.shape().get(3);
-        int f = weight.shape().get(0), kh = weight.shape().get(2), kw = weight.shape().get(3);
-        if (weight.shape().get(1) != c) throw new IllegalArgumentException("conv2d: data has " + c + " channels, weight " + weight.shape() + " expects " + weight.shape().get(1));
+        int f = weight.shape().get(0), groupChannels = weight.shape().get(1), kh = weight.shape().get(2), kw = weight.shape().get(3);
+        if (groups < 1 || c % groups != 0 || f % groups != 0) {
+            throw new IllegalArgumentException("conv2d: groups=" + groups + " must divide the " + c + " input and " + f + " output channels");
+        }
+        if (groupChannels * groups != c) {
+            throw new IllegalArgumentException("conv2d: data has " + c + " channels, weight " + weight.shape() + " with groups=" + groups + " expects " + groupChannels * groups);
+        }
+        int groupOutputs = f / groups;
         int ph = h + p.padTop() + p.padBottom(), pw = w + p.padLeft() + p.padRight();
         int oh = (ph - (kh - 1) * p.dilationH() - 1) / p.strideH() + 1, ow = (pw - (kw - 1) * p.dilationW() - 1) / p.strideW() + 1;
         if (oh <= 0 || ow <= 0) throw new IllegalArgumentException("conv2d: kernel " + kh + "x" + kw + " does not fit the padded input " + ph + "x" + pw);
@@ -47,9 +53,9 @@ public final class Conv2d {
             return new Select(inside, data.at(ix.get(0), ix.get(1), y, x), Te.zero(data.dtype()));
         });
         Tensor src = padded ? pad : data;
-        IterVar rc = Te.reduceAxis("rc", c), ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw);
+        IterVar rc = Te.reduceAxis("rc", groupChannels), ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw);
         Compute out = Te.compute("conv2d", List.of(n, f, oh, ow), List.of("n", "f", "y", "x"), ix -> Te.sum(
-                src.at(ix.get(0), rc.var(), ix.get(2).mul(p.strideH()).add(ry.var().mul(p.dilationH())),
+                src.at(ix.get(0), groups == 1 ? rc.var() : ix.get(1).div(groupOutputs).mul(groupChannels).add(rc.var()), ix.get(2).mul(p.strideH()).add(ry.var().mul(p.dilationH())),
                         ix.get(3).mul(p.strideW()).add(rx.var().mul(p.dilationW()))).mul(weight.at(ix.get(1), rc.var(), ry.var(), rx.var())),
                 rc, ry, rx));
         int xb = columnBlock(ow);

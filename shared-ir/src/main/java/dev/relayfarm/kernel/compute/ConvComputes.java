@@ -74,8 +74,8 @@ final class ConvComputes {
         DType t = c.outDtype();
         if (t.isBool()) throw c.fail("bool convolutions are not supported");
         boolean plain = a.dataLayout().isCanonical() && a.kernelLayout().isCanonical() && a.outLayout().isCanonical();
-        if (plain && a.groups() == 1 && x.dtype().isFloat() && x.dtype().equals(t) && w.dtype().equals(t)) {
-            return List.of(Conv2d.compute(x, w, params, 1).out());
+        if (plain && x.dtype().isFloat() && x.dtype().equals(t) && w.dtype().equals(t)) {
+            return List.of(Conv2d.compute(x, w, params, a.groups()).out());
         }
         int g = a.groups();
         int[] xs = canonicalShape(a.dataLayout(), x), ws = canonicalShape(a.kernelLayout(), w);

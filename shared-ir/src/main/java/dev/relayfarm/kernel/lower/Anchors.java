@@ -20,8 +20,9 @@ import java.util.Optional;
 /**
  * Anchor operators with a dedicated schedule template: the template builds the compute (its stage
  * and axis names are the ones its schedule addresses) for the call's shapes and attributes. An op
- * without one here (or with attributes its template does not cover, such as groups > 1) is computed
- * like any other op and, when it reduces, scheduled by the generic reduction template.
+ * without one here (or with attributes its template does not cover, such as NHWC) is computed
+ * like any other op and, when it reduces, scheduled by the generic reduction template. Grouped and
+ * depthwise NCHW convolutions use the NCHW template (alter-op-layout keeps them in NCHW).
  */
 final class Anchors {
     private Anchors() {}
@@ -35,22 +36,24 @@ final class Anchors {
         return switch (op) {
             case "nn.conv2d" -> {
                 Conv2D.Conv2DAttrs a = (Conv2D.Conv2DAttrs) OpRegistry.get(op).parseAttrs(attrs);
-                if (a.groups() != 1 || !a.dataLayout().name().equals("NCHW") || !a.kernelLayout().name().equals("OIHW")
+                if (!a.dataLayout().name().equals("NCHW") || !a.kernelLayout().name().equals("OIHW")
                         || !a.outLayout().name().equals("NCHW") || (a.outDtype() != null && !a.outDtype().equals(in.get(0).dtype()))) {
                     yield Optional.empty();
                 }
                 Conv2d.Params p = params(a.strides(), a.padding(), a.dilation());
                 String wl = ("nn.conv2d(data" + in.get(0).shape() + ",weight" + in.get(1).shape() + ",strides=" + a.strides()[0] + "x" + a.strides()[1]
                         + ",padding=" + a.padding()[0] + "," + a.padding()[1] + "," + a.padding()[2] + "," + a.padding()[3]
-                        + ",dilation=" + a.dilation()[0] + "x" + a.dilation()[1] + ")").replace(" ", "");
-                String which = config.map(ScheduleConfig::template).orElse(smallInChannels(in.get(1).shape()) ? Conv2dNCHWOcVecTemplate.NAME : Conv2dNCHWTemplate.NAME);
+                        + ",dilation=" + a.dilation()[0] + "x" + a.dilation()[1] + (a.groups() == 1 ? "" : ",groups=" + a.groups()) + ")").replace(" ", "");
+                String which = config.map(ScheduleConfig::template)
+                        .orElse(a.groups() == 1 && smallInChannels(in.get(1).shape()) ? Conv2dNCHWOcVecTemplate.NAME : Conv2dNCHWTemplate.NAME);
                 if (which.equals(Conv2dNCHWOcVecTemplate.NAME)) {
+                    if (a.groups() != 1) throw new InvalidConfigException(Conv2dNCHWOcVecTemplate.NAME + " does not cover grouped convolutions (" + wl + "); use " + Conv2dNCHWTemplate.NAME);
                     yield Optional.of(Conv2dNCHWOcVecTemplate.create(in.get(0), in.get(1), p, name, wl, config));
                 }
                 if (!which.equals(Conv2dNCHWTemplate.NAME)) {
                     throw new InvalidConfigException("config is for template " + which + ", but nn.conv2d has templates " + Conv2dNCHWTemplate.NAME + " and " + Conv2dNCHWOcVecTemplate.NAME);
                 }
-                Conv2d.Def def = Conv2d.compute(in.get(0), in.get(1), p, 1);
+                Conv2d.Def def = Conv2d.compute(in.get(0), in.get(1), p, a.groups());
                 Compute pad = def.pad() == null ? null : rename(def.pad(), name + "_pad", null, null);
                 Compute out = rename(def.out(), name, def.pad(), pad);
                 yield Optional.of(new Conv2dNCHWTemplate(new Conv2d.Def(pad, out, def.fb(), def.xb()), in.get(1).shape().get(3), wl));

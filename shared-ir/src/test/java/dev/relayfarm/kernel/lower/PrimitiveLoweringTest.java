@@ -116,6 +116,17 @@ class PrimitiveLoweringTest {
                   %1 = nn.bias_add(%0, %b);
                   clip(%1, a_min=0f, a_max=6f)
                 }""", Optional.empty());
+        add("conv_grouped_bias_relu", """
+                fn (%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(12, 2, 1, 1), float32], %b: Tensor[(12, 1, 1), float32], Primitive=1) {
+                  %0 = nn.conv2d(%x, %w, groups=4, channels=12, kernel_size=[1, 1]);
+                  %1 = add(%0, %b);
+                  nn.relu(%1)
+                }""", Optional.empty());
+        add("conv_depthwise_stride2_pad", """
+                fn (%x: Tensor[(1, 6, 11, 11), float32], %w: Tensor[(6, 1, 3, 3), float32], %b: Tensor[(6, 1, 1), float32], Primitive=1) {
+                  %0 = nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], groups=6, channels=6, kernel_size=[3, 3]);
+                  add(%0, %b)
+                }""", Optional.empty());
         add("dense_nopack_bias_relu", """
                 fn (%x: Tensor[(1, 64), float32], %w: Tensor[(24, 64), float32], %b: Tensor[(24), float32], Primitive=1) {
                   %0 = nn.dense(%x, %w, units=24);
@@ -199,6 +210,10 @@ class PrimitiveLoweringTest {
         assertEquals(16, CASES.get("conv_nchw_ocvec_7x7_pad_bias_relu").kernel().config().getInt("oc_bn"));
         assertEquals("conv2d_NCHW.x86", CASES.get("conv_nchw_bias_clip").kernel().config().template());
         assertEquals("conv2d_NCHW.x86", CASES.get("conv_nchw_columns_configured").kernel().config().template());
+        // grouped and depthwise convolutions: the NCHW template, groups in the workload
+        assertEquals("conv2d_NCHW.x86", CASES.get("conv_grouped_bias_relu").kernel().config().template());
+        assertEquals("nn.conv2d(data[1,6,11,11],weight[6,1,3,3],strides=2x2,padding=1,1,1,1,dilation=1x1,groups=6)",
+                CASES.get("conv_depthwise_stride2_pad").kernel().workload());
     }
 
     @Test

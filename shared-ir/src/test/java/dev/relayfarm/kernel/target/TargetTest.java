@@ -93,7 +93,7 @@ class TargetTest {
         assumeTrue(hostIsX86() && CCompiler.host().isPresent());
         List<String> flags = CCompiler.forTarget(Target.parse("c -mcpu=x86-64-v3")).orElseThrow().flags();
         assertTrue(flags.contains("-march=x86-64-v3") && !flags.contains("-march=native"), flags.toString());
-        assertTrue(flags.contains("-fopenmp"));
+        assertTrue(flags.contains("-fopenmp-simd") && flags.contains("-pthread"), flags.toString());
         Target arm = Target.parse("c -mtriple=aarch64-linux-gnu -mcpu=cortex-a72");
         CCompiler.forTarget(arm).ifPresent(c -> assertTrue(c.command().startsWith("aarch64-linux-gnu-"), c.command()));
     }
