@@ -47,13 +47,21 @@ public final class CCompiler {
         this.cacheDir = cacheDir;
     }
 
-    private static final class Holder {
-        static final Optional<CCompiler> HOST = detect();
-    }
+    /** The outcome of the first completed probe (null before it): the PATH does not change under a running JVM. */
+    private static volatile Optional<CCompiler> host;
 
-    /** The host compiler with the default flags and cache, if one is installed. */
+    /**
+     * The host compiler with the default flags and cache, if one is installed. Only a probe that ran to the end
+     * is remembered: one cut short by an interrupt (a service stopping mid-compile) throws instead, and the next
+     * call probes again, so "no compiler" is never recorded for a compiler that is there.
+     */
     public static Optional<CCompiler> host() {
-        return Holder.HOST;
+        Optional<CCompiler> h = host;
+        if (h != null) return h;
+        synchronized (CCompiler.class) {
+            if (host == null) host = detect();
+            return host;
+        }
     }
 
     /**
@@ -117,7 +125,8 @@ public final class CCompiler {
         return Optional.empty();
     }
 
-    private static Optional<String> version(String compiler) {
+    /** The first line of {@code compiler --version}; empty if it is not installed or fails. Interrupted: throws. */
+    static Optional<String> version(String compiler) {
         try {
             Process p = new ProcessBuilder(compiler, "--version").redirectErrorStream(true).start();
             String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -127,7 +136,7 @@ public final class CCompiler {
             return Optional.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return Optional.empty();
+            throw new CompileException("interrupted while asking " + compiler + " for its version", e);
         }
     }
 
