@@ -113,8 +113,15 @@ public final class LocalFarm implements AutoCloseable {
      * one stage this way to stop and restart it while a job is in it. Closed with the farm unless closed before.
      */
     public ConfigurableApplicationContext startServices(String roles, int httpPort) {
+        return startServices(roles, httpPort, Map.of());
+    }
+
+    /** {@link #startServices(String, int)} with extra Spring properties for this context only. */
+    public ConfigurableApplicationContext startServices(String roles, int httpPort, Map<String, String> extra) {
+        Map<String, String> props = springProperties(roles, httpPort);
+        props.putAll(extra);
         // As command-line arguments: those outrank the services' application.properties (default properties do not).
-        String[] args = springProperties(roles, httpPort).entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
+        String[] args = props.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
         ConfigurableApplicationContext ctx = new SpringApplicationBuilder(RelayFarmServices.class)
                 // The farm stops the services itself, before the broker and the database they use.
                 .registerShutdownHook(false)
