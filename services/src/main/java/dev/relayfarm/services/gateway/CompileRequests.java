@@ -6,6 +6,7 @@ import dev.relayfarm.services.kit.Envelope;
 import dev.relayfarm.services.kit.Envelopes;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
+import dev.relayfarm.services.store.JobRow;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.UUID;
@@ -22,7 +23,8 @@ import org.springframework.stereotype.Component;
  * {@code {"model": {"sha256", "name", "format"}, "options": {"target", "optLevel", "shapes"}}}.
  *
  * <p>The send is synchronous (bounded by {@code relayfarm.gateway.send-timeout}): a 201 means the broker has the
- * message, so an accepted job cannot silently stay QUEUED forever.
+ * message; a job whose send never happened (the gateway stopped between its commit and the send) is re-sent by
+ * {@link QueuedJobsResender}.
  */
 @Component
 @ServiceRole("gateway")
@@ -40,15 +42,24 @@ public class CompileRequests {
     }
 
     Envelope envelope(UUID id, JobSubmission s, String traceparent) {
+        return envelope(id, s.modelSha256(), s.modelName(), s.format().wireName, s.target(), s.optLevel(), s.shapes(), traceparent);
+    }
+
+    /** The compile.requested envelope of a stored job (see {@link QueuedJobsResender}). */
+    Envelope envelope(JobRow job, String traceparent) {
+        return envelope(job.id(), job.modelSha256(), job.modelName(), job.modelFormat(), job.target(), job.optLevel(), job.shapes(), traceparent);
+    }
+
+    private Envelope envelope(UUID id, String modelSha256, String modelName, String format, String target, int optLevel, String shapes, String traceparent) {
         ObjectNode payload = json.createObjectNode();
         ObjectNode model = payload.putObject("model");
-        model.put("sha256", s.modelSha256());
-        model.put("name", s.modelName());
-        model.put("format", s.format().wireName);
+        model.put("sha256", modelSha256);
+        model.put("name", modelName);
+        model.put("format", format);
         ObjectNode options = payload.putObject("options");
-        options.put("target", s.target());
-        options.put("optLevel", s.optLevel());
-        options.put("shapes", s.shapes());
+        options.put("target", target);
+        options.put("optLevel", optLevel);
+        options.put("shapes", shapes);
         return new Envelope(id, STAGE, 1, Envelope.SCHEMA_VERSION, null, payload, traceparent, Instant.now());
     }
 

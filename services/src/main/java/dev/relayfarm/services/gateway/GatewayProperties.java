@@ -14,11 +14,15 @@ import org.springframework.util.unit.DataSize;
  * @param sendTimeout      how long a submit waits for Kafka to acknowledge compile.requested before failing the job
  * @param eventPoll        how often an open event stream looks for new job_events rows
  * @param eventStreamLimit how long one event stream stays open; a client resumes with {@code Last-Event-ID}
+ * @param requeueAfter     a job still QUEUED this long after its submission gets its compile.requested again
+ * @param requeueCheck     how often the gateway looks for such jobs; 0 turns the check off
  */
 @ConfigurationProperties("relayfarm.gateway")
 public record GatewayProperties(
         @DefaultValue("256MB") DataSize maxUploadSize,
         @DefaultValue("10s") Duration sendTimeout,
         @DefaultValue("250ms") Duration eventPoll,
-        @DefaultValue("30m") Duration eventStreamLimit) {
+        @DefaultValue("30m") Duration eventStreamLimit,
+        @DefaultValue("60s") Duration requeueAfter,
+        @DefaultValue("15s") Duration requeueCheck) {
 }

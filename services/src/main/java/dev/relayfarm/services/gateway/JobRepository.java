@@ -5,6 +5,7 @@ import dev.relayfarm.services.kit.JobStatus;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.store.JobEvent;
+import dev.relayfarm.services.store.JobRow;
 import dev.relayfarm.services.store.JobStore;
 import dev.relayfarm.services.store.PgBlobStore;
 import java.sql.ResultSet;
@@ -43,6 +44,16 @@ public class JobRepository {
         this.blobs = blobs;
         this.store = store;
         this.events = events;
+    }
+
+    /** Jobs still QUEUED that were submitted before {@code before}, oldest first (at most {@code limit}). */
+    List<JobRow> queuedBefore(Instant before, int limit) {
+        return jdbc.query("""
+                SELECT id, model_name, model_format, model_sha256, target, opt_level, shapes
+                FROM jobs WHERE status = 'QUEUED' AND created_at < ? ORDER BY created_at LIMIT ?""",
+                (rs, i) -> new JobRow(rs.getObject("id", UUID.class), JobStatus.QUEUED, rs.getString("model_name"), rs.getString("model_format"),
+                        rs.getString("model_sha256").trim(), rs.getString("target"), rs.getInt("opt_level"), rs.getString("shapes"), null, null),
+                Timestamp.from(before), limit);
     }
 
     /** Stores the model blob (once per content), the QUEUED job and its QUEUED event, in one transaction. */

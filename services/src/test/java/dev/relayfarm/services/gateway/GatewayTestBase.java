@@ -38,7 +38,9 @@ import org.springframework.test.context.DynamicPropertySource;
         "relayfarm.roles=gateway",
         "relayfarm.token=" + GatewayTestBase.TOKEN,
         "relayfarm.gateway.max-upload-size=64KB",
-        "relayfarm.gateway.event-poll=50ms"})
+        "relayfarm.gateway.event-poll=50ms",
+        // QueuedJobsResender runs when a test calls it: a timer would re-send other tests' QUEUED jobs
+        "relayfarm.gateway.requeue-check=0s"})
 @Import(GatewayTestBase.Tracing.class)
 abstract class GatewayTestBase {
     static final String TOKEN = "test-token-4f1c";

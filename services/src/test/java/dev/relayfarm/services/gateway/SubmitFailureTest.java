@@ -32,7 +32,7 @@ class SubmitFailureTest extends GatewayTestBase {
     @SuppressWarnings("unchecked")
     void aRefusedSendNamesTheCauseAndAnUnansweredOneTheTimeout() {
         JobSubmission s = submission();
-        var props = new GatewayProperties(DataSize.ofMegabytes(1), Duration.ofMillis(200), Duration.ofMillis(50), Duration.ofMinutes(1));
+        var props = new GatewayProperties(DataSize.ofMegabytes(1), Duration.ofMillis(200), Duration.ofMillis(50), Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ZERO);
         KafkaTemplate<String, String> refusing = mock(KafkaTemplate.class);
         when(refusing.send(any(ProducerRecord.class))).thenReturn(CompletableFuture.failedFuture(new TimeoutException("Topic compile.requested not present in metadata")));
         var requests = new CompileRequests(refusing, new ObjectMapper().findAndRegisterModules(), props);
@@ -63,6 +63,26 @@ class SubmitFailureTest extends GatewayTestBase {
         jobs.failUnqueued(id, "again");
         assertEquals(2, jdbc.queryForObject("SELECT count(*) FROM job_events WHERE job_id = ?", Integer.class, id));
         assertTrue(j.get("stages").isEmpty(), "the gateway is not a pipeline stage in the timings");
+    }
+
+    @Autowired
+    QueuedJobsResender resender;
+
+    @Test
+    void aJobLeftQueuedIsSentAgainAfterAWhile() throws Exception {
+        UUID stale = UUID.randomUUID(), fresh = UUID.randomUUID();
+        jobs.create(stale, submission(), null); // recorded, never sent: the gateway stopped before its send
+        jobs.create(fresh, submission(), null);
+        jdbc.update("UPDATE jobs SET created_at = now() - interval '10 minutes' WHERE id = ?", stale);
+        List<UUID> sent = resender.resendStale();
+        assertTrue(sent.contains(stale) && !sent.contains(fresh), sent.toString());
+        var recs = records("compile.requested", stale, 1);
+        assertEquals(1, recs.size());
+        JsonNode env = json.readTree(recs.getFirst().value());
+        assertEquals(List.of(), MessageSchemas.errors("envelope", env), recs.getFirst().value());
+        assertEquals(List.of(), MessageSchemas.errors("compile.requested", env.get("payload")), recs.getFirst().value());
+        assertEquals(submission().modelSha256(), env.get("payload").get("model").get("sha256").asText());
+        assertEquals("unqueued.relay", env.get("payload").get("model").get("name").asText());
     }
 
     private static JobSubmission submission() {
