@@ -1,5 +1,7 @@
 package dev.relayfarm.services.gateway;
 
+import dev.relayfarm.pipeline.ModelFormat;
+
 /**
  * A checked {@code POST /api/v1/jobs}: every field already validated, target in its canonical form.
  *

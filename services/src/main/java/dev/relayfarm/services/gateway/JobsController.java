@@ -2,6 +2,7 @@ package dev.relayfarm.services.gateway;
 
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.target.TargetException;
+import dev.relayfarm.pipeline.ModelFormat;
 import dev.relayfarm.serde.Sha256;
 import dev.relayfarm.services.kit.JobStatus;
 import dev.relayfarm.services.kit.ServiceRole;
@@ -155,7 +156,7 @@ public class JobsController {
         byte[] bytes = model.getBytes();
         String name = model.getOriginalFilename() == null || model.getOriginalFilename().isBlank() ? "model" : model.getOriginalFilename();
         if (bytes.length == 0) throw new ApiProblem(ProblemType.EMPTY_MODEL, "the 'model' part (" + name + ") is empty");
-        ModelFormat f = format == null || format.isBlank() ? ModelFormat.detect(name, bytes) : ModelFormat.named(format);
+        ModelFormat f = format == null || format.isBlank() ? ModelFormatDetection.detect(name, bytes) : ModelFormatDetection.named(format);
         String t;
         try {
             t = Target.parse(target == null || target.isBlank() ? DEFAULT_TARGET : target).toString();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.relayfarm.pipeline.ModelFormat;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -28,12 +29,12 @@ class GatewayInputsTest {
     @Test
     void modelFormatByNameThenContent() {
         byte[] text = "def @main() { 1f }".getBytes(StandardCharsets.UTF_8);
-        assertEquals(ModelFormat.ONNX, ModelFormat.detect("Model.ONNX", text), "the name wins over the content");
-        assertEquals(ModelFormat.RELAY, ModelFormat.detect("net.relay", new byte[] {0x08}));
-        assertEquals(ModelFormat.ONNX, ModelFormat.detect("upload", new byte[] {0x08, 0x07}));
-        assertEquals(ModelFormat.RELAY, ModelFormat.detect(null, text));
-        assertEquals(ProblemType.BAD_FORMAT, assertThrows(ApiProblem.class, () -> ModelFormat.detect("x.bin", new byte[] {(byte) 0xff, (byte) 0xfe})).type());
-        assertEquals(ModelFormat.RELAY, ModelFormat.named(" Relay "));
+        assertEquals(ModelFormat.ONNX, ModelFormatDetection.detect("Model.ONNX", text), "the name wins over the content");
+        assertEquals(ModelFormat.RELAY, ModelFormatDetection.detect("net.relay", new byte[] {0x08}));
+        assertEquals(ModelFormat.ONNX, ModelFormatDetection.detect("upload", new byte[] {0x08, 0x07}));
+        assertEquals(ModelFormat.RELAY, ModelFormatDetection.detect(null, text));
+        assertEquals(ProblemType.BAD_FORMAT, assertThrows(ApiProblem.class, () -> ModelFormatDetection.detect("x.bin", new byte[] {(byte) 0xff, (byte) 0xfe})).type());
+        assertEquals(ModelFormat.RELAY, ModelFormatDetection.named(" Relay "));
     }
 
     @Test

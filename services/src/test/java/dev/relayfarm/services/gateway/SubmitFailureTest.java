@@ -9,6 +9,7 @@ import static org.mockito.Mockito.when;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.pipeline.ModelFormat;
 import dev.relayfarm.serde.Sha256;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.relayfarm.services.gateway;
 
+import dev.relayfarm.pipeline.ModelFormat;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -7,7 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /**
- * The two model formats the importer reads, as named in compile.requested ({@code "onnx"} or {@code "relay"}).
+ * Which of the importer's two {@link ModelFormat}s an upload is.
  *
  * <p>The gateway only decides which importer to use; it does not check the model itself: a malformed ONNX file must
  * become a job that FAILS in the import stage with the importer's message, not a 400 here. The file name decides
@@ -15,27 +16,21 @@ import java.util.Locale;
  * starts with field 1 ({@code ir_version}, a varint: tag byte {@code 0x08}) in every exporter we know, and Relay
  * text is UTF-8 text.
  */
-public enum ModelFormat {
-    ONNX("onnx"), RELAY("relay");
-
-    public final String wireName;
-
-    ModelFormat(String wireName) {
-        this.wireName = wireName;
-    }
+final class ModelFormatDetection {
+    private ModelFormatDetection() {}
 
     /** The explicit {@code format} field of a submit, if given. */
     static ModelFormat named(String name) {
-        for (ModelFormat f : values()) if (f.wireName.equals(name.trim().toLowerCase(Locale.ROOT))) return f;
+        for (ModelFormat f : ModelFormat.values()) if (f.wireName.equals(name.trim().toLowerCase(Locale.ROOT))) return f;
         throw new ApiProblem(ProblemType.BAD_FORMAT, "format must be 'onnx' or 'relay', got '" + name + "'");
     }
 
     static ModelFormat detect(String fileName, byte[] bytes) {
         String name = fileName == null ? "" : fileName.toLowerCase(Locale.ROOT);
-        if (name.endsWith(".onnx")) return ONNX;
-        if (name.endsWith(".relay") || name.endsWith(".rly") || name.endsWith(".txt")) return RELAY;
-        if (bytes.length > 0 && bytes[0] == 0x08) return ONNX;
-        if (isUtf8Text(bytes)) return RELAY;
+        if (name.endsWith(".onnx")) return ModelFormat.ONNX;
+        if (name.endsWith(".relay") || name.endsWith(".rly") || name.endsWith(".txt")) return ModelFormat.RELAY;
+        if (bytes.length > 0 && bytes[0] == 0x08) return ModelFormat.ONNX;
+        if (isUtf8Text(bytes)) return ModelFormat.RELAY;
         throw new ApiProblem(ProblemType.BAD_FORMAT, "cannot tell the format of model '" + fileName
                 + "': not named *.onnx / *.relay, not an ONNX ModelProto (first byte 0x08) and not UTF-8 text;"
                 + " name the file or pass format=onnx|relay");
