@@ -1,6 +1,5 @@
 package dev.relayfarm.services;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.services.kit.Envelope;
 import dev.relayfarm.services.kit.Envelopes;
 import dev.relayfarm.services.kit.JobStatus;
@@ -11,9 +10,7 @@ import dev.relayfarm.services.store.PgBlobStore;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -45,19 +42,10 @@ public final class TestJobs {
         jdbc.update("INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level, shapes) VALUES (?, 'QUEUED', ?, ?, ?, ?, ?, ?)",
                 id, name, format, sha, target, optLevel, shapes);
         jobs.event(id, null, "QUEUED", JobStatus.QUEUED, null, null);
-        ObjectNode payload = Envelopes.MAPPER.createObjectNode();
-        ObjectNode m = payload.putObject("model");
-        m.put("sha256", sha);
-        m.put("name", name);
-        m.put("format", format);
-        ObjectNode o = payload.putObject("options");
-        o.put("target", target);
-        o.put("optLevel", optLevel);
-        o.put("shapes", shapes);
         Span root = otel.getTracer("test-gateway").spanBuilder("POST /api/v1/jobs").startSpan();
         try {
             String traceparent = KafkaTraceContext.inject(otel, Context.root().with(root)).get(KafkaTraceContext.TRACEPARENT);
-            Envelope env = new Envelope(id, "gateway", 1, Envelope.SCHEMA_VERSION, null, payload, traceparent, Instant.now());
+            Envelope env = Envelopes.compileRequested(id, sha, name, format, target, optLevel, shapes, traceparent);
             send(Stage.IMPORTER.inputTopic, env);
             return new Submitted(id, env, root.getSpanContext().getTraceId());
         } finally {
@@ -66,9 +54,7 @@ public final class TestJobs {
     }
 
     public void send(String topic, Envelope env) throws Exception {
-        ProducerRecord<String, String> r = new ProducerRecord<>(topic, env.jobId().toString(), Envelopes.write(env));
-        if (env.traceparent() != null) r.headers().add(KafkaTraceContext.TRACEPARENT, env.traceparent().getBytes(StandardCharsets.UTF_8));
-        kafka.send(r).get();
+        kafka.send(Envelopes.record(topic, env)).get();
     }
 
     public void sendRaw(String topic, String key, String value) throws Exception {

@@ -5,7 +5,12 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * The envelope's JSON form (schema {@code schemas/messages/envelope.schema.json}): field names as in
@@ -21,7 +26,38 @@ public final class Envelopes {
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .build();
 
+    /** The producer stage of compile.requested, the first message of a job. */
+    public static final String GATEWAY = "gateway";
+
     private Envelopes() {}
+
+    /**
+     * A job's compile.requested envelope (schema {@code compile.requested.schema.json}): the model blob and the
+     * job's options, no IR yet. The gateway sends it; the importer reads it.
+     */
+    public static Envelope compileRequested(UUID jobId, String modelSha256, String modelName, String format, String target, int optLevel,
+                                            String shapes, String traceparent) {
+        ObjectNode payload = MAPPER.createObjectNode();
+        ObjectNode model = payload.putObject("model");
+        model.put("sha256", modelSha256);
+        model.put("name", modelName);
+        model.put("format", format);
+        ObjectNode options = payload.putObject("options");
+        options.put("target", target);
+        options.put("optLevel", optLevel);
+        options.put("shapes", shapes);
+        return new Envelope(jobId, GATEWAY, 1, Envelope.SCHEMA_VERSION, null, payload, traceparent, Instant.now());
+    }
+
+    /**
+     * The Kafka record of {@code e} on {@code topic}: key = the job id (one job's messages stay ordered on one
+     * partition), value = the envelope's JSON, and its trace context also as the {@code traceparent} header.
+     */
+    public static ProducerRecord<String, String> record(String topic, Envelope e) {
+        ProducerRecord<String, String> r = new ProducerRecord<>(topic, e.jobId().toString(), write(e));
+        if (e.traceparent() != null) r.headers().add(KafkaTraceContext.TRACEPARENT, e.traceparent().getBytes(StandardCharsets.UTF_8));
+        return r;
+    }
 
     public static String write(Envelope e) {
         try {

@@ -228,9 +228,7 @@ final class StageProcessor {
     }
 
     private void send(Envelope env) throws Exception {
-        ProducerRecord<String, String> r = new ProducerRecord<>(stage.outputTopic, env.jobId().toString(), Envelopes.write(env));
-        if (env.traceparent() != null) r.headers().add(KafkaTraceContext.TRACEPARENT, env.traceparent().getBytes(StandardCharsets.UTF_8));
-        kafka.send(r).get(SEND_TIMEOUT_S, TimeUnit.SECONDS);
+        kafka.send(Envelopes.record(stage.outputTopic, env)).get(SEND_TIMEOUT_S, TimeUnit.SECONDS);
     }
 
     /** The original record, unchanged, on the stage's DLQ, with headers saying why and after how many attempts. */

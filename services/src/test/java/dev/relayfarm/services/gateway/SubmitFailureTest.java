@@ -8,7 +8,6 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relayfarm.pipeline.ModelFormat;
 import dev.relayfarm.serde.Sha256;
 import java.nio.charset.StandardCharsets;
@@ -36,13 +35,13 @@ class SubmitFailureTest extends GatewayTestBase {
         var props = new GatewayProperties(DataSize.ofMegabytes(1), Duration.ofMillis(200), Duration.ofMillis(50), Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ZERO);
         KafkaTemplate<String, String> refusing = mock(KafkaTemplate.class);
         when(refusing.send(any(ProducerRecord.class))).thenReturn(CompletableFuture.failedFuture(new TimeoutException("Topic compile.requested not present in metadata")));
-        var requests = new CompileRequests(refusing, new ObjectMapper().findAndRegisterModules(), props);
+        var requests = new CompileRequests(refusing, props);
         var e = assertThrows(CompileRequests.SendFailed.class, () -> requests.send(requests.envelope(UUID.randomUUID(), s, null)));
         assertEquals("Kafka refused compile.requested: Topic compile.requested not present in metadata", e.getMessage());
 
         KafkaTemplate<String, String> silent = mock(KafkaTemplate.class);
         when(silent.send(any(ProducerRecord.class))).thenReturn(new CompletableFuture<SendResult<String, String>>());
-        var slow = new CompileRequests(silent, new ObjectMapper().findAndRegisterModules(), props);
+        var slow = new CompileRequests(silent, props);
         assertEquals("Kafka did not acknowledge compile.requested within PT0.2S",
                 assertThrows(CompileRequests.SendFailed.class, () -> slow.send(slow.envelope(UUID.randomUUID(), s, null))).getMessage());
     }
