@@ -34,7 +34,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Prints lowered kernels as one portable C99 translation unit (plus OpenMP pragmas and the GCC/Clang
+ * Prints lowered kernels as one portable C99 translation unit (plus {@code omp simd} pragmas and the GCC/Clang
  * {@code __builtin_assume_aligned}).
  *
  * <p><b>ABI</b> (the same for every kernel, so one FFM descriptor and one graph executor call fit all):
@@ -199,6 +199,10 @@ public final class CEmitter {
             module.append(outlined).append(out);
         }
 
+        private static Captured loopVarCapture(String v) {
+            return new Captured(v, "int64_t", "const int64_t " + v + " = rf_c->" + v + ";");
+        }
+
         private static Captured pointerCapture(String name, String pointer) {
             return new Captured(name, pointer, pointer + " restrict " + name + " = (" + pointer + ")__builtin_assume_aligned(rf_c->" + name + ", 64);");
         }
@@ -211,10 +215,11 @@ public final class CEmitter {
         private void parallelFor(For f, String v) {
             // rf_par<k>_<kernel>: unique in the module (kernel names are, and k has no underscore)
             String fn = name(new Object(), "rf_par" + outlinedCount++ + "_" + kernel);
+            // never empty: the kernel's parameters (at least its output) are always in scope
             List<Captured> captured = List.copyOf(scope);
             StringBuilder struct = new StringBuilder("typedef struct {");
             for (Captured c : captured) struct.append(' ').append(c.fieldType()).append(' ').append(c.name()).append(';');
-            outlined.append(struct.append(captured.isEmpty() ? " char unused; } " : " } ").append(fn).append("_ctx;\n"));
+            outlined.append(struct.append(" } ").append(fn).append("_ctx;\n"));
             StringBuilder caller = out;
             int callerDepth = depth;
             out = new StringBuilder();
@@ -222,12 +227,11 @@ public final class CEmitter {
             out.append("static void ").append(fn).append("(void* rf_vctx, int64_t rf_begin, int64_t rf_end) {\n");
             line("const " + fn + "_ctx* rf_c = (const " + fn + "_ctx*) rf_vctx;");
             captured.forEach(c -> line(c.declaration()));
-            line("(void) rf_c;");
             String min = expr(f.min());
             line("for (int64_t " + v + " = " + min + " + rf_begin; " + v + " < " + min + " + rf_end; ++" + v + ") {");
             depth++;
             parallelDepth++;
-            scoped(new Captured(v, "int64_t", "const int64_t " + v + " = rf_c->" + v + ";"), f.body());
+            scoped(loopVarCapture(v), f.body());
             parallelDepth--;
             depth--;
             line("}");
@@ -235,7 +239,7 @@ public final class CEmitter {
             outlined.append(out);
             out = caller;
             depth = callerDepth;
-            String fields = captured.isEmpty() ? "0" : String.join(", ", captured.stream().map(Captured::name).toList());
+            String fields = String.join(", ", captured.stream().map(Captured::name).toList());
             line("{ " + fn + "_ctx rf_c = { " + fields + " }; rf_parallel_for(" + fn + ", &rf_c, " + expr(Simplifier.simplify(f.extent())) + "); }");
         }
 
@@ -257,12 +261,13 @@ public final class CEmitter {
                     // Waking the thread pool costs microseconds, and far more when another process holds
                     // a core: a parallel loop nest with little work runs on the calling thread instead.
                     // Nested parallel loops run serially inside the outer one's range.
-                    if (f.kind() == ForKind.PARALLEL && parallelDepth == 0 && iterations(f) >= MIN_PARALLEL_WORK) {
+                    long work = f.kind() == ForKind.PARALLEL && parallelDepth == 0 ? iterations(f) : 0;
+                    if (work >= MIN_PARALLEL_WORK) {
                         parallelFor(f, v);
                         return;
                     }
                     switch (f.kind()) {
-                        case PARALLEL -> line("/* serial: " + (parallelDepth > 0 ? "inside a parallel loop" : iterations(f) + " iterations are too few to share") + " */");
+                        case PARALLEL -> line("/* serial: " + (parallelDepth > 0 ? "inside a parallel loop" : work + " iterations are too few to share") + " */");
                         case VECTORIZED -> line("#pragma omp simd");
                         case UNROLLED -> {
                             if (f.extent() instanceof IntImm n) line("#pragma GCC unroll " + Math.min(n.value(), 65534));
@@ -271,7 +276,7 @@ public final class CEmitter {
                     }
                     line("for (int64_t " + v + " = " + expr(f.min()) + "; " + v + " < " + expr(Simplifier.simplify(f.min().add(f.extent()))) + "; ++" + v + ") {");
                     depth++;
-                    scoped(new Captured(v, "int64_t", "const int64_t " + v + " = rf_c->" + v + ";"), f.body());
+                    scoped(loopVarCapture(v), f.body());
                     depth--;
                     line("}");
                 }

@@ -50,7 +50,7 @@ public sealed interface Primitive {
     /** Asks the C compiler to unroll the axis fully. */
     record Unroll(String stage, String axis) implements Primitive {}
 
-    /** Splits a data-parallel axis across threads (OpenMP). */
+    /** Splits a data-parallel axis across threads (the generated code's thread pool, codegen.ParallelRuntime). */
     record Parallel(String stage, String axis) implements Primitive {}
 
     /** Substitutes the stage's element formula into its consumers; the stage gets no buffer or loop. */
