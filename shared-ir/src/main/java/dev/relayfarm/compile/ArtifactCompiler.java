@@ -10,6 +10,7 @@ import dev.relayfarm.kernel.codegen.CEmitter;
 import dev.relayfarm.kernel.loop.LoweredFunc;
 import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.kernel.lower.PrimitiveLowering;
+import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.runtime.TensorSpec;
 import java.io.IOException;
@@ -96,11 +97,23 @@ public final class ArtifactCompiler {
     }
 
     private static LoweredKernel lower(GraphPlan.Kernel k, CompileOptions options) {
+        LoweredKernel def = lowerWithDefault(k, options.target());
+        ScheduleConfig tuned = options.schedules().get(def.workload());
+        if (tuned == null || tuned.equals(def.config())) return def;
         try {
-            LoweredKernel def = PrimitiveLowering.lower(k.primitive(), k.name(), options.target(), Optional.empty());
-            ScheduleConfig tuned = options.schedules().get(def.workload());
-            if (tuned == null || tuned.equals(def.config())) return def;
             return PrimitiveLowering.lower(k.primitive(), k.name(), options.target(), Optional.of(tuned));
+        } catch (UnsupportedOperationException e) {
+            throw new ArtifactException("kernel " + k.name() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code k} lowered with its template's default configuration: how every kernel is lowered first, to learn
+     * the workload key its schedule is looked up by ({@link CompileOptions#schedules()}).
+     */
+    public static LoweredKernel lowerWithDefault(GraphPlan.Kernel k, Target target) {
+        try {
+            return PrimitiveLowering.lower(k.primitive(), k.name(), target, Optional.empty());
         } catch (UnsupportedOperationException e) {
             throw new ArtifactException("kernel " + k.name() + ": " + e.getMessage(), e);
         }

@@ -1,7 +1,6 @@
 package dev.relayfarm.pipeline;
 
 import dev.relayfarm.compile.ArtifactCompiler;
-import dev.relayfarm.compile.ArtifactException;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.compile.GraphBuilder;
 import dev.relayfarm.compile.GraphPlan;
@@ -10,7 +9,6 @@ import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.frontend.OnnxModels;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.lower.LoweredKernel;
-import dev.relayfarm.kernel.lower.PrimitiveLowering;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.passes.OptPipeline;
 import dev.relayfarm.text.RelayParser;
@@ -24,7 +22,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The compile pipeline's stages as plain functions (ARCHITECTURE.md section 2): import, infer types,
@@ -85,21 +82,15 @@ public final class Stages {
      * lowered once with its default to learn its key, exactly as codegen does first.
      */
     public static List<Workload> workloads(IRModule optimized, Target target) {
-        GraphPlan graph = GraphBuilder.build(optimized);
-        Map<String, Workload> byKey = new LinkedHashMap<>();
+        Map<String, LoweredKernel> byKey = new LinkedHashMap<>();
         Map<String, List<String>> kernels = new LinkedHashMap<>();
-        for (GraphPlan.Kernel k : graph.kernels()) {
-            LoweredKernel lowered;
-            try {
-                lowered = PrimitiveLowering.lower(k.primitive(), k.name(), target, Optional.empty());
-            } catch (UnsupportedOperationException e) {
-                throw new ArtifactException("kernel " + k.name() + ": " + e.getMessage(), e);
-            }
-            byKey.putIfAbsent(lowered.workload(), new Workload(lowered.workload(), lowered.config().template(), lowered.config(), List.of()));
+        for (GraphPlan.Kernel k : GraphBuilder.build(optimized).kernels()) {
+            LoweredKernel lowered = ArtifactCompiler.lowerWithDefault(k, target);
+            byKey.putIfAbsent(lowered.workload(), lowered);
             kernels.computeIfAbsent(lowered.workload(), w -> new ArrayList<>()).add(k.name());
         }
         List<Workload> out = new ArrayList<>();
-        for (Workload w : byKey.values()) out.add(new Workload(w.key(), w.template(), w.defaultConfig(), kernels.get(w.key())));
+        for (LoweredKernel l : byKey.values()) out.add(new Workload(l.workload(), l.config().template(), l.config(), kernels.get(l.workload())));
         return out;
     }
 
