@@ -52,21 +52,37 @@ public final class ArtifactCompiler {
                            List<LoweredKernel> kernels) {}
 
     public static Artifact compile(IRModule optimized, CompileOptions options, Path dir) {
+        CompileLimits limits = options.limits();
         GraphPlan graph = GraphBuilder.build(optimized);
+        // the bounds that make codegen's work (lowering, emitting, the C compiler) finite, checked before any of it
+        if (graph.kernels().size() > limits.maxKernels()) {
+            throw new ArtifactLimitException("the model needs " + graph.kernels().size() + " kernels, the limit is " + limits.maxKernels()
+                    + " (relayfarm.limits.max-kernels)");
+        }
+        if (graph.steps().size() > limits.maxSteps()) {
+            throw new ArtifactLimitException("the model needs " + graph.steps().size() + " executor steps (kernel calls and copies), the limit is "
+                    + limits.maxSteps() + " (relayfarm.limits.max-steps)");
+        }
         MemoryPlan memory = MemoryPlanner.plan(graph);
+        MemoryPlanner.check(memory, graph, limits);
         ParamsFile.Layout layout = ParamsFile.layout(graph.paramSpecs());
         List<LoweredKernel> kernels = new ArrayList<>();
         for (GraphPlan.Kernel k : graph.kernels()) kernels.add(lower(k, options));
         List<LoweredFunc> funcs = kernels.stream().map(LoweredKernel::func).toList();
         String kernelsC = CEmitter.emit(funcs);
         String entryC = EntryPointEmitter.emit(graph, memory, layout);
+        long sourceBytes = (long) kernelsC.length() + entryC.length();
+        if (sourceBytes > limits.maxSourceBytes()) {
+            throw new ArtifactLimitException("the model's generated C is " + CompileLimits.bytes(sourceBytes) + " (" + kernels.size() + " kernels, "
+                    + graph.steps().size() + " steps), the limit is " + CompileLimits.bytes(limits.maxSourceBytes()) + " (relayfarm.limits.max-source-bytes)");
+        }
         try {
             Files.createDirectories(dir.resolve("src"));
             for (String stale : List.of("lib.so", "params.bin", "manifest.json")) Files.deleteIfExists(dir.resolve(stale));
             Files.writeString(dir.resolve("src/kernels.c"), kernelsC);
             Files.writeString(dir.resolve("src/entry.c"), entryC);
             String paramsHash = ParamsFile.write(dir.resolve("params.bin"), graph.params(), layout);
-            Optional<CCompiler> cc = CCompiler.forTarget(options.target());
+            Optional<CCompiler> cc = CCompiler.forTarget(options.target()).map(c -> c.withTimeout(limits.compileTimeout()));
             Optional<String> note = Optional.empty();
             String libHash = null;
             if (cc.isPresent()) {

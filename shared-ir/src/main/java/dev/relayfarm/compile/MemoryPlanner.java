@@ -1,5 +1,6 @@
 package dev.relayfarm.compile;
 
+import dev.relayfarm.runtime.TensorSpec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -50,7 +51,7 @@ public final class MemoryPlanner {
             if (steps.get(s) instanceof Step.KernelCall k) {
                 for (Slot r : k.results()) {
                     if (!(r instanceof Slot.Temp(int id))) continue;
-                    long need = MemoryPlan.align(graph.temps().get(id).byteSize());
+                    long need = MemoryPlan.align(exactBytes(graph.temps().get(id)));
                     Integer block = take(free, free.ceilingKey(need));
                     if (block == null && !free.isEmpty()) {
                         block = take(free, free.lastKey());
@@ -71,7 +72,7 @@ public final class MemoryPlanner {
         long arena = 0;
         for (int b = 0; b < sizes.size(); b++) {
             blockOffset[b] = arena;
-            arena += sizes.get(b);
+            arena = addExact(arena, sizes.get(b), graph);
         }
         List<Long> offsets = new ArrayList<>();
         List<Integer> blocks = new ArrayList<>();
@@ -81,6 +82,39 @@ public final class MemoryPlanner {
             blocks.add(blockOf[id]);
         }
         return new MemoryPlan(offsets, blocks, sizes, arena);
+    }
+
+    /**
+     * The limit on the arena ({@link CompileLimits#maxArenaBytes}) checked against a finished plan: the arena is
+     * allocated in one piece by {@code relayfarm_create}, so a plan over it would give an artifact that cannot be
+     * loaded (a 1x3x99999999x99999 input once planned a 410 TB arena).
+     */
+    public static void check(MemoryPlan plan, GraphPlan graph, CompileLimits limits) {
+        if (plan.arenaBytes() > limits.maxArenaBytes()) {
+            TensorSpec biggest = graph.temps().stream().max(java.util.Comparator.comparingLong(MemoryPlanner::exactBytes)).orElseThrow();
+            throw new ArtifactLimitException("the model's intermediates need a " + CompileLimits.bytes(plan.arenaBytes()) + " arena, the limit is "
+                    + CompileLimits.bytes(limits.maxArenaBytes()) + " (relayfarm.limits.max-arena-bytes); the largest is " + biggest.name() + " "
+                    + biggest.shape() + " " + biggest.dtype() + " of " + CompileLimits.bytes(exactBytes(biggest)));
+        }
+    }
+
+    /** Bytes of {@code t}, or a limit error when the count does not fit a long (TensorSpec.byteSize would wrap around). */
+    static long exactBytes(TensorSpec t) {
+        try {
+            long n = (long) t.dtype().storageBytes() * t.dtype().lanes();
+            for (int d : t.shape()) n = Math.multiplyExact(n, (long) d);
+            return n;
+        } catch (ArithmeticException e) {
+            throw new ArtifactLimitException("intermediate " + t.name() + " " + t.shape() + " " + t.dtype() + ": its byte size overflows a 64-bit count");
+        }
+    }
+
+    private static long addExact(long a, long b, GraphPlan graph) {
+        try {
+            return Math.addExact(a, b);
+        } catch (ArithmeticException e) {
+            throw new ArtifactLimitException("the arena for the model's " + graph.temps().size() + " intermediates overflows a 64-bit byte count");
+        }
     }
 
     private static Integer take(TreeMap<Long, TreeSet<Integer>> free, Long size) {

@@ -1,6 +1,7 @@
 package dev.relayfarm.pipeline;
 
 import dev.relayfarm.compile.ArtifactException;
+import dev.relayfarm.compile.ArtifactLimitException;
 import dev.relayfarm.compile.GraphException;
 import dev.relayfarm.frontend.OnnxFormatException;
 import dev.relayfarm.kernel.target.TargetException;
@@ -25,6 +26,7 @@ public final class UserErrors {
             case RelationException e -> true;       // an operator's constraint violated by the model's shapes
             case GraphException e -> true;          // a model the graph executor cannot run (dynamic shapes, control flow)
             case TargetException e -> true;         // an unknown target string
+            case ArtifactLimitException e -> true;  // the model needs more kernels, steps, source or arena than the limits allow
             // an operator without a kernel: the model uses what codegen cannot do yet; other artifact errors are ours
             case ArtifactException e -> e.getCause() instanceof UnsupportedOperationException;
             default -> false;

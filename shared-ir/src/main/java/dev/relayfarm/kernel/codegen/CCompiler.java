@@ -1,6 +1,7 @@
 package dev.relayfarm.kernel.codegen;
 
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.process.ChildProcess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -9,11 +10,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Builds C sources into shared libraries with the system C compiler, caching by content hash: the key
@@ -23,6 +24,10 @@ import java.util.concurrent.TimeUnit;
  * <p>The compiler is {@code $CC} when set, else the first of {@code cc}, {@code gcc}, {@code clang}
  * that answers {@code --version}. The cache lives in {@code -Drelayfarm.kernel.cache=DIR}, else
  * {@code $RELAYFARM_KERNEL_CACHE}, else {@code <java.io.tmpdir>/relayfarm-kernels-<user>}.
+ *
+ * <p>Each build runs as a {@link ChildProcess}: under a wall-clock limit ({@link #withTimeout}, default
+ * {@link #DEFAULT_TIMEOUT}) and stopped, with every process it started, when the calling thread is interrupted;
+ * its temporary files never stay in the cache after a failure.
  */
 public final class CCompiler {
     /**
@@ -35,16 +40,26 @@ public final class CCompiler {
     public static final List<String> DEFAULT_FLAGS = List.of("-O3", "-march=native", "-ffp-contract=fast", "-fopenmp-simd", "-pthread", "-shared", "-fPIC", "-std=c99",
             "-Werror=implicit-function-declaration");
 
+    /**
+     * How long one build may take. Models within the farm's limits compile in seconds (a 100k-step chain in
+     * about 10 s since the executor is table-driven); five minutes leaves room for a slow or loaded machine
+     * and still frees a codegen thread from a runaway compile.
+     */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(20);
+
     private final String compiler;
     private final String identity;
     private final List<String> flags;
     private final Path cacheDir;
+    private final Duration timeout;
 
-    private CCompiler(String compiler, String identity, List<String> flags, Path cacheDir) {
+    private CCompiler(String compiler, String identity, List<String> flags, Path cacheDir, Duration timeout) {
         this.compiler = compiler;
         this.identity = identity;
         this.flags = List.copyOf(flags);
         this.cacheDir = cacheDir;
+        this.timeout = timeout;
     }
 
     /** The outcome of the first completed probe (null before it): the PATH does not change under a running JVM. */
@@ -78,18 +93,18 @@ public final class CCompiler {
         if (!target.isCross()) return host().map(c -> c.withFlags(flags));
         for (String c : target.crossCompilerCandidates()) {
             Optional<String> version = version(c);
-            if (version.isPresent()) return Optional.of(new CCompiler(c, version.get(), flags, defaultCache()));
+            if (version.isPresent()) return Optional.of(new CCompiler(c, version.get(), flags, defaultCache(), DEFAULT_TIMEOUT));
         }
         return Optional.empty();
     }
 
     public CCompiler withFlags(List<String> newFlags) {
-        return new CCompiler(compiler, identity, newFlags, cacheDir);
+        return new CCompiler(compiler, identity, newFlags, cacheDir, timeout);
     }
 
     /** The same compiler and flags with its library cache in {@code dir} (tests, throwaway builds). */
     public CCompiler withCache(Path dir) {
-        return new CCompiler(compiler, identity, flags, dir);
+        return new CCompiler(compiler, identity, flags, dir, timeout);
     }
 
     /**
@@ -97,7 +112,17 @@ public final class CCompiler {
      * a wrapper such as ccache, or a script that watches the builds in a test.
      */
     public CCompiler withCommand(String command) {
-        return new CCompiler(command, identity, flags, cacheDir);
+        return new CCompiler(command, identity, flags, cacheDir, timeout);
+    }
+
+    /** The same compiler with builds killed after {@code limit} (wall clock); not part of the cache key. */
+    public CCompiler withTimeout(Duration limit) {
+        if (limit.isNegative() || limit.isZero()) throw new IllegalArgumentException("compile timeout must be positive, got " + limit);
+        return new CCompiler(compiler, identity, flags, cacheDir, limit);
+    }
+
+    public Duration timeout() {
+        return timeout;
     }
 
     public String command() {
@@ -120,7 +145,7 @@ public final class CCompiler {
         candidates.addAll(List.of("cc", "gcc", "clang"));
         for (String c : candidates) {
             Optional<String> version = version(c);
-            if (version.isPresent()) return Optional.of(new CCompiler(c, version.get(), DEFAULT_FLAGS, defaultCache()));
+            if (version.isPresent()) return Optional.of(new CCompiler(c, version.get(), DEFAULT_FLAGS, defaultCache(), DEFAULT_TIMEOUT));
         }
         return Optional.empty();
     }
@@ -128,11 +153,10 @@ public final class CCompiler {
     /** The first line of {@code compiler --version}; empty if it is not installed or fails. Interrupted: throws. */
     static Optional<String> version(String compiler) {
         try {
-            Process p = new ProcessBuilder(compiler, "--version").redirectErrorStream(true).start();
-            String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(20, TimeUnit.SECONDS) || p.exitValue() != 0) return Optional.empty();
-            return Optional.of(text.lines().findFirst().orElse(compiler));
-        } catch (IOException e) {
+            ChildProcess.Result r = ChildProcess.run(List.of(compiler, "--version"), ChildProcess.Options.DEFAULT.withTimeout(PROBE_TIMEOUT));
+            if (r.exitCode() != 0) return Optional.empty();
+            return Optional.of(r.output().lines().findFirst().orElse(compiler));
+        } catch (IOException e) { // not installed, or hanging (the timeout)
             return Optional.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -168,36 +192,48 @@ public final class CCompiler {
         String key = hash(source);
         Path so = cacheDir.resolve(key + ".so");
         if (Files.isRegularFile(so)) return so;
+        Path c = null;
+        Path tmp = null;
         try {
             Files.createDirectories(cacheDir);
             // Source and library get private names, renamed into place when done: two threads building
             // the same source at once must not truncate the .c the other's compiler is reading (that
             // once cached a library with no symbols), nor see half a .so.
-            Path c = Files.createTempFile(cacheDir, key + "-", ".c");
+            c = Files.createTempFile(cacheDir, key + "-", ".c");
             Files.writeString(c, source);
-            Path tmp = Files.createTempFile(cacheDir, key, ".so.tmp");
+            tmp = Files.createTempFile(cacheDir, key, ".so.tmp");
             List<String> cmd = new ArrayList<>();
             cmd.add(compiler);
             cmd.addAll(flags);
             cmd.addAll(List.of("-o", tmp.toString(), c.toString(), "-lm"));
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(300, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new CompileException("C compiler timed out after 300 s on " + c);
-            }
-            if (p.exitValue() != 0) {
-                Files.deleteIfExists(tmp);
-                throw new CompileException(String.join(" ", cmd) + " failed (exit " + p.exitValue() + "):\n" + log);
-            }
+            ChildProcess.Result r = ChildProcess.run(cmd, ChildProcess.Options.DEFAULT.withTimeout(timeout));
+            if (r.exitCode() != 0) throw new CompileException(String.join(" ", cmd) + " failed (exit " + r.exitCode() + "):\n" + r.log());
             moveIntoPlace(c, cacheDir.resolve(key + ".c"));
+            c = null;
             moveIntoPlace(tmp, so);
+            tmp = null;
             return so;
+        } catch (ChildProcess.TimeoutException e) {
+            throw new CompileException("C compiler timed out after " + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + " s" : timeout.toMillis() + " ms") + " on a " + source.length() + "-character source (" + compiler
+                    + "; limit: CCompiler.withTimeout, relayfarm.limits.compile-timeout in the farm) and was killed", e);
         } catch (IOException e) {
             throw new CompileException("cannot build kernel library in " + cacheDir + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new CompileException("interrupted while compiling " + key);
+            throw new CompileException("interrupted while compiling " + key + " (the compiler was killed)", e);
+        } finally {
+            // every failure path: no half-written .c or .so.tmp stays in the cache
+            deleteQuietly(c);
+            deleteQuietly(tmp);
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        if (p == null) return;
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException e) {
+            // a leftover temp file is harmless; the original failure is what the caller needs to see
         }
     }
 

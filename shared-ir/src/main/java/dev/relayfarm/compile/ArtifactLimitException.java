@@ -1,0 +1,11 @@
+package dev.relayfarm.compile;
+
+/**
+ * A model exceeds one of the {@link CompileLimits}: the message names the quantity, the limit and the setting
+ * that raises it. A user error (the same model fails the same way again), unlike other artifact failures.
+ */
+public final class ArtifactLimitException extends RuntimeException {
+    public ArtifactLimitException(String message) {
+        super(message);
+    }
+}
