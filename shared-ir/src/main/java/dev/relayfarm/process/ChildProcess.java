@@ -121,7 +121,10 @@ public final class ChildProcess {
      * @throws IOException          it could not be started (no such program, ...)
      */
     public static Result run(List<String> command, Options options) throws IOException, InterruptedException {
+        if (command.isEmpty()) throw new IllegalArgumentException("no command");
         List<String> cmd = new ArrayList<>();
+        // Under setsid a missing program would be setsid's exit status 1; found here, it is an IOException as without it.
+        if (SETSID != null && !onPath(command.getFirst())) throw new IOException("cannot run " + command.getFirst() + ": no such program");
         // --wait: should setsid have to fork (it runs as a group leader), it waits and passes the exit status on;
         // normally it simply execs the command in place, keeping the pid we hold.
         if (SETSID != null) cmd.addAll(List.of(SETSID, "--wait"));
@@ -224,6 +227,16 @@ public final class ChildProcess {
         } catch (IOException e) {
             // no kill(1): the descendants walk in killTree still reaches the tree
         }
+    }
+
+    private static boolean onPath(String program) {
+        if (program.contains("/")) return Files.isExecutable(Path.of(program));
+        String path = System.getenv("PATH");
+        if (path == null) return true; // let the start fail as it will
+        for (String dir : path.split(File.pathSeparator)) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) return true;
+        }
+        return false;
     }
 
     private static String findSetsid() {
