@@ -102,7 +102,7 @@ public final class OnnxImporter {
         }
         for (String bound : options.inputShapes().keySet()) {
             if (g.getInputList().stream().noneMatch(v -> v.getName().equals(bound))) {
-                throw new OnnxFormatException(modelName + ": --shape names '" + bound + "', which is not a graph input");
+                throw new OnnxFormatException(modelName + ": a shape is given for '" + bound + "', which is not a graph input");
             }
         }
         for (String name : options.frozenInputs().keySet()) {
@@ -334,18 +334,18 @@ public final class OnnxImporter {
         TensorShapeProto shape = t.getTensorType().getShape();
         if (bound != null) {
             if (t.getTensorType().hasShape() && bound.size() != shape.getDimCount()) {
-                throw new OnnxFormatException(modelName + ": --shape " + in.getName() + " has rank " + bound.size() + " but the input has rank " + shape.getDimCount());
+                throw new OnnxFormatException(modelName + ": the shape given for " + in.getName() + " has rank " + bound.size() + " but the input has rank " + shape.getDimCount());
             }
             for (int i = 0; i < bound.size() && t.getTensorType().hasShape(); i++) {
                 TensorShapeProto.Dimension d = shape.getDim(i);
                 if (d.hasDimValue() && d.getDimValue() >= 0 && d.getDimValue() != bound.get(i)) {
-                    throw new OnnxFormatException(modelName + ": --shape " + in.getName() + " dim " + i + " is " + bound.get(i) + " but the model fixes it to " + d.getDimValue());
+                    throw new OnnxFormatException(modelName + ": the shape given for " + in.getName() + " sets dim " + i + " to " + bound.get(i) + " but the model fixes it to " + d.getDimValue());
                 }
             }
             return new TensorType(bound.stream().map(Dim::of).toList(), dtype);
         }
         if (!t.getTensorType().hasShape()) {
-            throw new OnnxFormatException(modelName + ": graph input '" + in.getName() + "' has no shape (even its rank is unknown); bind it with --shape");
+            throw new OnnxFormatException(modelName + ": graph input '" + in.getName() + "' has no shape (even its rank is unknown); give it one (--shape NAME=DIMS, or a job's shapes field)");
         }
         List<Dim> dims = new ArrayList<>();
         // Some exporters (Paddle) write -1 for a dynamic dim instead of leaving the value unset.

@@ -35,21 +35,39 @@ import java.util.Map;
 public final class Stages {
     private Stages() {}
 
-    /** Import with shapes in the jobs' comma-joined form ({@code "x=1x3x224x224,y=1x10"}, blank for none). */
+    /** Import with a job's {@code shapes} field, the comma-joined form ({@code "x=1x3x224x224,y=1x10"}, blank for none). */
     public static IRModule importModel(ModelSource model, String shapes) {
-        return importModel(model, InputShapes.parse(shapes));
+        return importModel(model, shapes, ImportLimits.DEFAULT);
+    }
+
+    /** Import with a job's {@code shapes} field and the farm's limits; errors about the shapes name the {@code shapes} field. */
+    public static IRModule importModel(ModelSource model, String shapes, ImportLimits limits) {
+        return importModel(model, InputShapes.parse(shapes), limits, InputShapes.JOB);
+    }
+
+    /** Import with the CLI's {@code --shape} bindings and the default limits. */
+    public static IRModule importModel(ModelSource model, Map<String, List<Long>> shapes) {
+        return importModel(model, shapes, ImportLimits.DEFAULT, InputShapes.CLI);
     }
 
     /**
      * The model as an untyped-or-partly-typed module with {@code @main}. ONNX: the importer (constants
      * folded, {@code shapes} binding dynamic input dims). Relay text: the parser; shapes do not apply.
+     * Then its inputs and constants are checked against {@code limits}; {@code shapesSource} is how errors
+     * name the shapes ({@link InputShapes#JOB} or {@link InputShapes#CLI}).
      */
-    public static IRModule importModel(ModelSource model, Map<String, List<Long>> shapes) {
+    public static IRModule importModel(ModelSource model, Map<String, List<Long>> shapes, ImportLimits limits, String shapesSource) {
+        IRModule module = importUnchecked(model, shapes, shapesSource);
+        limits.check(module, model.name(), shapes, shapesSource);
+        return module;
+    }
+
+    private static IRModule importUnchecked(ModelSource model, Map<String, List<Long>> shapes, String shapesSource) {
         return switch (model.format()) {
             case ONNX -> OnnxImporter.importModel(OnnxModels.parse(model.bytes(), model.name()), model.name(), model.baseDir(),
                     ImportOptions.DEFAULT.withInputShapes(shapes));
             case RELAY -> {
-                if (!shapes.isEmpty()) throw new ModelInputException(model.name() + ": input shapes apply to ONNX models only, got " + InputShapes.format(shapes));
+                if (!shapes.isEmpty()) throw new ModelInputException(model.name() + ": " + shapesSource + " apply to ONNX models only, got " + InputShapes.format(shapes));
                 yield RelayParser.parseModule(utf8(model), model.name());
             }
         };

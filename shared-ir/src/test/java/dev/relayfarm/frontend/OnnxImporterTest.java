@@ -90,7 +90,7 @@ class OnnxImporterTest {
         assertEquals(TensorType.of(DType.FLOAT32, 2, 4), bound.main().orElseThrow().params().getFirst().annotation());
         OnnxFormatException e = assertThrows(OnnxFormatException.class, () -> OnnxImporter.importModel(model(13, g), "d.onnx", null,
                 ImportOptions.DEFAULT.withInputShapes(Map.of("x", List.of(2L, 5L)))));
-        assertEquals("d.onnx: --shape x dim 1 is 5 but the model fixes it to 4", e.getMessage());
+        assertEquals("d.onnx: the shape given for x sets dim 1 to 5 but the model fixes it to 4", e.getMessage());
     }
 
     @Test

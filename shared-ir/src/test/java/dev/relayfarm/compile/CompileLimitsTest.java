@@ -1,0 +1,49 @@
+package dev.relayfarm.compile;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.pipeline.ModelSource;
+import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.pipeline.UserErrors;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Codegen refuses, before lowering or compiling anything, a model over one of its limits, naming the limit and its setting. */
+class CompileLimitsTest {
+    @TempDir
+    Path dir;
+
+    static IRModule mlp() throws Exception {
+        return Stages.optimize(Stages.inferTypes(Stages.importModel(ModelSource.read(Path.of("../examples/mlp.relay")), "")), 3);
+    }
+
+    private String refused(CompileLimits limits) throws Exception {
+        IRModule m = mlp();
+        ArtifactLimitException e = assertThrows(ArtifactLimitException.class, () -> ArtifactCompiler.compile(m, CompileOptions.host(3).withLimits(limits), dir));
+        assertTrue(UserErrors.isUserError(e), "a user error: the job fails at once, no retries");
+        assertFalse(Files.exists(dir.resolve("src/kernels.c")), "nothing generated");
+        return e.getMessage();
+    }
+
+    @Test
+    void eachLimitNamesItsSetting() throws Exception {
+        ArtifactCompiler.Artifact a = ArtifactCompiler.compile(mlp(), CompileOptions.host(3), dir.resolve("ok"));
+        int kernels = a.kernels().size();
+        long arena = a.memory().arenaBytes();
+        assertEquals("the model needs " + kernels + " kernels, the limit is 1 (relayfarm.limits.max-kernels)", refused(CompileLimits.DEFAULT.withMaxKernels(1)));
+        assertTrue(refused(CompileLimits.DEFAULT.withMaxSteps(1)).matches("the model needs \\d+ executor steps \\(kernel calls and copies\\), the limit is 1 \\(relayfarm.limits.max-steps\\)"));
+        String arenaMsg = refused(CompileLimits.DEFAULT.withMaxArenaBytes(arena - 1));
+        assertTrue(arenaMsg.startsWith("the model's intermediates need a " + arena + " bytes arena, the limit is " + (arena - 1)
+                + " bytes (relayfarm.limits.max-arena-bytes); the largest is "), arenaMsg);
+        assertTrue(refused(CompileLimits.DEFAULT.withMaxSourceBytes(1000)).matches(
+                "the model's generated C is \\d+ bytes \\(" + kernels + " kernels, \\d+ steps\\), the limit is 1000 bytes \\(relayfarm.limits.max-source-bytes\\)"));
+        // at the limits exactly it compiles
+        ArtifactCompiler.compile(mlp(), CompileOptions.host(3).withLimits(CompileLimits.DEFAULT.withMaxKernels(kernels).withMaxArenaBytes(arena)), dir.resolve("edge"));
+    }
+}
