@@ -60,7 +60,7 @@ public record ImportLimits(long maxTensorBytes, long maxTotalBytes) {
             for (Expr e : ExprTraversal.postOrder(f)) {
                 if (!(e instanceof Constant c)) continue;
                 List<Long> dims = java.util.Arrays.stream(c.data().shape()).mapToLong(i -> i).boxed().toList();
-                String where = modelName + ": constant (" + InputShapes.dims(dims) + " " + c.data().dtype() + ")" + (c.span() == null ? "" : " at " + c.span());
+                String where = modelName + ": constant (" + InputShapes.dims(dims) + " " + c.data().dtype() + ")" + (c.span() != null && c.span().isKnown() ? " at " + c.span() : "");
                 total = addTotal(total, bytes(where, dims, c.data().dtype()), modelName);
             }
         }

@@ -2,6 +2,7 @@ package dev.relayfarm.pipeline;
 
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.compile.ExecutableCheck;
 import dev.relayfarm.compile.GraphBuilder;
 import dev.relayfarm.compile.GraphPlan;
 import dev.relayfarm.frontend.ImportOptions;
@@ -85,6 +86,16 @@ public final class Stages {
     /** The module with every global's signature filled in; a {@link dev.relayfarm.types.TypeException} if it is ill-typed. */
     public static IRModule inferTypes(IRModule module) {
         return TypeInference.infer(module).module();
+    }
+
+    /**
+     * Whether the graph executor can run {@code typed} (a module from {@link #inferTypes}) once optimized: a
+     * {@link dev.relayfarm.compile.GraphException} naming what it certainly cannot run (no {@code @main}, recursion,
+     * control flow on the inputs' values, references, ADT values, inputs of dynamic shape), so such a model fails at
+     * type inference rather than at codegen. See {@link ExecutableCheck} for what it lets through.
+     */
+    public static void checkExecutable(IRModule typed) {
+        ExecutableCheck.check(typed);
     }
 
     /** The standard pipeline at {@code -O<level>} (0..3); from 1 on, every operator call sits in a Primitive function. */

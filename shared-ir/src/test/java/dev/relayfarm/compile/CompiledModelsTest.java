@@ -128,6 +128,8 @@ class CompiledModelsTest {
 
     static Compiled compileAndCheck(ModelCase c) {
         long t0 = System.nanoTime();
+        // every model that compiles passes the farm's check after type inference (it must never reject one)
+        assertEquals(java.util.Optional.empty(), ExecutableCheck.problem(dev.relayfarm.types.TypeInference.infer(c.module()).module()), c.name());
         IRModule optimized = OptPipeline.optimize(c.module(), 3);
         long t1 = System.nanoTime();
         ArtifactCompiler.Artifact art = ArtifactCompiler.compile(optimized, CompileOptions.host(3), tmp.resolve(c.name()));
