@@ -30,7 +30,8 @@ import org.springframework.stereotype.Component;
 /**
  * ir.tuned → artifact.built: {@link Stages#codegen} with the stored schedules the autotuner chose, into
  * {@code <relayfarm.work-dir>/artifacts/<job id>}; the directory's tar.gz goes to the blob store, and the
- * kit records the artifacts row and marks the job SUCCEEDED.
+ * kit records the artifacts row and marks the job SUCCEEDED. The model's kernels, steps, source and arena, and the C
+ * compiler's run time, are bounded by {@code relayfarm.limits} ({@link LimitsProperties#compileLimits}).
  */
 @Component
 @ServiceRole("codegen")
@@ -38,11 +39,13 @@ public class CodegenStage implements StageHandler {
     private final IrStore ir;
     private final PgBlobStore blobs;
     private final Path workDir;
+    private final LimitsProperties limits;
 
-    public CodegenStage(IrStore ir, PgBlobStore blobs, @Value("${relayfarm.work-dir:${java.io.tmpdir}/relayfarm}") Path workDir) {
+    public CodegenStage(IrStore ir, PgBlobStore blobs, @Value("${relayfarm.work-dir:${java.io.tmpdir}/relayfarm}") Path workDir, LimitsProperties limits) {
         this.ir = ir;
         this.blobs = blobs;
         this.workDir = workDir;
+        this.limits = limits;
     }
 
     @Override
@@ -61,7 +64,7 @@ public class CodegenStage implements StageHandler {
         }
         Path dir = workDir.resolve("artifacts").resolve(in.job().id().toString());
         clean(dir); // a retry or redelivery starts from an empty directory
-        ArtifactCompiler.Artifact a = Stages.codegen(ir.read(in.irRef()), new CompileOptions(target, options.path("optLevel").asInt(3), configs), dir);
+        ArtifactCompiler.Artifact a = Stages.codegen(ir.read(in.irRef()), new CompileOptions(target, options.path("optLevel").asInt(3), configs, limits.compileLimits()), dir);
         byte[] tar = ArtifactArchive.pack(dir);
         String tarSha = blobs.put(tar);
         JsonNode manifest = Envelopes.MAPPER.readTree(dir.resolve("manifest.json").toFile());

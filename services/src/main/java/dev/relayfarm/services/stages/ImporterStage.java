@@ -14,16 +14,21 @@ import dev.relayfarm.services.store.IrStore;
 import dev.relayfarm.services.store.PgBlobStore;
 import org.springframework.stereotype.Component;
 
-/** compile.requested → ir.imported: the uploaded model (a blob) through {@link Stages#importModel}. */
+/**
+ * compile.requested → ir.imported: the uploaded model (a blob) through {@link Stages#importModel}, its tensors
+ * checked against {@code relayfarm.limits} ({@link LimitsProperties#importLimits}).
+ */
 @Component
 @ServiceRole("importer")
 public class ImporterStage implements StageHandler {
     private final PgBlobStore blobs;
     private final IrStore ir;
+    private final LimitsProperties limits;
 
-    public ImporterStage(PgBlobStore blobs, IrStore ir) {
+    public ImporterStage(PgBlobStore blobs, IrStore ir, LimitsProperties limits) {
         this.blobs = blobs;
         this.ir = ir;
+        this.limits = limits;
     }
 
     @Override
@@ -36,7 +41,7 @@ public class ImporterStage implements StageHandler {
         JsonNode model = in.model();
         ModelSource source = ModelSource.of(model.path("name").asText("model"), ModelFormat.of(model.path("format").asText()),
                 blobs.get(model.path("sha256").asText()));
-        IRModule module = Stages.importModel(source, in.options().path("shapes").asText(""));
+        IRModule module = Stages.importModel(source, in.options().path("shapes").asText(""), limits.importLimits());
         return StageOutput.of(ir.write(module), in.forwardPayload());
     }
 }

@@ -1,5 +1,6 @@
 package dev.relayfarm.services.stages;
 
+import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
@@ -9,7 +10,11 @@ import dev.relayfarm.services.kit.StageOutput;
 import dev.relayfarm.services.store.IrStore;
 import org.springframework.stereotype.Component;
 
-/** ir.imported → ir.typed: {@link Stages#inferTypes} (an ill-typed model fails the job here, with the checker's diagnostics). */
+/**
+ * ir.imported → ir.typed: {@link Stages#inferTypes} (an ill-typed model fails the job here, with the checker's
+ * diagnostics), then {@link Stages#checkExecutable}: a model the graph executor certainly cannot run (no
+ * {@code @main}, recursion, control flow on the inputs) fails here too, not after optimization and tuning.
+ */
 @Component
 @ServiceRole("type-inference")
 public class TypeInferenceStage implements StageHandler {
@@ -26,6 +31,8 @@ public class TypeInferenceStage implements StageHandler {
 
     @Override
     public StageOutput run(StageInput in) {
-        return StageOutput.of(ir.write(Stages.inferTypes(ir.read(in.irRef()))), in.forwardPayload());
+        IRModule typed = Stages.inferTypes(ir.read(in.irRef()));
+        Stages.checkExecutable(typed);
+        return StageOutput.of(ir.write(typed), in.forwardPayload());
     }
 }

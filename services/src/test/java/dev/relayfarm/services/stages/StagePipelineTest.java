@@ -244,6 +244,51 @@ class StagePipelineTest {
         assertTrue(row.errorMessage().contains("bad.relay:3:"), "the diagnostic points at the source: " + row.errorMessage());
     }
 
+    /** relu over x[N, C, H, W], every dim dynamic: the job's shapes bind them. */
+    private static byte[] dynamicReluOnnx() {
+        var s = dev.relayfarm.frontend.proto.Onnx.TensorShapeProto.newBuilder();
+        for (String d : List.of("N", "C", "H", "W")) s.addDim(dev.relayfarm.frontend.proto.Onnx.TensorShapeProto.Dimension.newBuilder().setDimParam(d));
+        var t = dev.relayfarm.frontend.proto.Onnx.TypeProto.newBuilder().setTensorType(dev.relayfarm.frontend.proto.Onnx.TypeProto.Tensor.newBuilder()
+                .setElemType(dev.relayfarm.frontend.proto.Onnx.TensorProto.DataType.FLOAT_VALUE).setShape(s)).build();
+        var g = dev.relayfarm.frontend.proto.Onnx.GraphProto.newBuilder().setName("g")
+                .addInput(dev.relayfarm.frontend.proto.Onnx.ValueInfoProto.newBuilder().setName("x").setType(t))
+                .addNode(dev.relayfarm.frontend.proto.Onnx.NodeProto.newBuilder().setOpType("Relu").setName("r").addInput("x").addOutput("y"))
+                .addOutput(dev.relayfarm.frontend.proto.Onnx.ValueInfoProto.newBuilder().setName("y").setType(t));
+        return dev.relayfarm.frontend.proto.Onnx.ModelProto.newBuilder().setIrVersion(8)
+                .addOpsetImport(dev.relayfarm.frontend.proto.Onnx.OperatorSetIdProto.newBuilder().setVersion(13)).setGraph(g).build().toByteArray();
+    }
+
+    @Test
+    void shapesOverTheTensorLimitFailAtImportNamingTheShapesField() throws Exception {
+        // issue 13: this once compiled "successfully" into an artifact that wanted a 410 TB arena
+        TestJobs.Submitted job = submit.submit("relu.onnx", "onnx", dynamicReluOnnx(), "c -mcpu=native", 3, "x=1x3x99999999x99999");
+        assertEquals(JobStatus.FAILED, submit.awaitTerminal(job.id(), JOB_TIMEOUT));
+        JobRow row = jobs.find(job.id()).orElseThrow();
+        assertEquals("import", row.errorStage());
+        assertEquals("shapes: x=1x3x99999999x99999 float32 needs 109.1 TiB (119998798800012 bytes), the limit is 4 GiB per tensor"
+                + " (relayfarm.limits.max-tensor-bytes)", row.errorMessage());
+        assertTrue(jobs.events(job.id()).stream().noneMatch(e -> e.kind().equals("RETRY")), "a user error is not retried");
+        // within the limit the same model compiles
+        TestJobs.Submitted ok = submit.submit("relu.onnx", "onnx", dynamicReluOnnx(), "c -mcpu=native", 3, "x=1x3x8x8");
+        assertEquals(JobStatus.SUCCEEDED, submit.awaitTerminal(ok.id(), JOB_TIMEOUT), () -> jobs.find(ok.id()).toString());
+    }
+
+    @Test
+    void modelsTheExecutorCannotRunFailAtInfer() throws Exception {
+        TestJobs.Submitted empty = relayJob("#[version = \"0.0.5\"]\n".getBytes(StandardCharsets.UTF_8));
+        assertEquals(JobStatus.FAILED, submit.awaitTerminal(empty.id(), JOB_TIMEOUT));
+        JobRow row = jobs.find(empty.id()).orElseThrow();
+        assertEquals("infer", row.errorStage());
+        assertEquals("the module has no @main, the function the graph executor runs (the module is empty)", row.errorMessage());
+        TestJobs.Submitted recursive = relayJob(
+                "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(3), float32]) -> Tensor[(3), float32] { @main(%x) }\n".getBytes(StandardCharsets.UTF_8));
+        assertEquals(JobStatus.FAILED, submit.awaitTerminal(recursive.id(), JOB_TIMEOUT));
+        JobRow rec = jobs.find(recursive.id()).orElseThrow();
+        assertEquals("infer", rec.errorStage());
+        assertTrue(rec.errorMessage().startsWith("@main is recursive (@main -> @main, call at mlp.relay:2:63)"), rec.errorMessage());
+        assertTrue(jobs.stageTimings(recursive.id()).stream().noneMatch(t -> t.stage().equals("optimize")), "never optimized");
+    }
+
     @Test
     void aPoisonMessageGoesToTheDlqAfterTheConfiguredAttempts() throws Exception {
         TestJobs.Submitted real = relayJob("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(3), float32]) { nn.relu(%x) }\n".getBytes(StandardCharsets.UTF_8));
