@@ -109,6 +109,20 @@ class ChildProcessTest {
     }
 
     @Test
+    void aJvmExitKillsRunningChildren() throws Exception {
+        String marker = "1000.733";
+        String javaBin = ProcessHandle.current().info().command().orElseThrow();
+        Process jvm = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"), ExitWhileChildRuns.class.getName(), marker)
+                .redirectErrorStream(true).start();
+        String out = new String(jvm.getInputStream().readAllBytes());
+        assertTrue(jvm.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+        assertTrue(out.contains("started 2"), out);
+        // the shutdown hook killed the group on the way out: neither the child nor the orphan outlives the JVM
+        assertTrue(Processes.within(2000, () -> Processes.live(p -> p.cmdline().startsWith("sleep " + marker)).isEmpty()),
+                () -> "survived the JVM: " + Processes.live(p -> p.cmdline().startsWith("sleep " + marker)));
+    }
+
+    @Test
     void aMissingProgramIsAnIOException() {
         var e = assertThrows(java.io.IOException.class, () -> ChildProcess.run(List.of("/nonexistent/relayfarm-no-such-program"), ONE_SECOND));
         assertFalse(e instanceof ChildProcess.TimeoutException);
