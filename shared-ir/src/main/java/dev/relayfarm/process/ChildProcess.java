@@ -152,7 +152,9 @@ public final class ChildProcess {
                 Result partial = new Result(-1, out.text(), out.truncated(), Duration.ofNanos(System.nanoTime() - start));
                 throw new TimeoutException(String.join(" ", command) + " ran longer than " + seconds(options.timeout()) + " and was killed", partial);
             }
-            // A normal exit: anything it left running in its group goes too.
+            // A normal exit: anything it left running in its group goes too. (With no member left the group id is
+            // free again; a new process would have to take that pid and make itself a group leader within these
+            // few milliseconds for the signal to reach it.)
             killTree(handle, "KILL");
             reader.join(Math.max(1, options.killGrace().toMillis()));
             return new Result(p.exitValue(), out.text(), out.truncated(), Duration.ofNanos(System.nanoTime() - start));
