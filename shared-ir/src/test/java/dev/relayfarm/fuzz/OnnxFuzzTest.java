@@ -28,7 +28,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fuzzes the ONNX reader and importer, then type inference — what the importer and type-inference services do
+ * Fuzzes the ONNX reader and importer, then type inference and optimization at a random -O level — what the importer, type-inference and optimizer services do
  * with an uploaded model. Seeds: every node test's {@code model.onnx} and the real models under 1 MB from
  * {@code ../shared/onnx}; each is mutated as a protobuf (op types swapped, attributes, dims and dtypes made
  * extreme, nodes dropped or duplicated, opset versions changed) and as bytes (bit flips, varints, splices).
@@ -58,7 +58,7 @@ class OnnxFuzzTest {
 
     static void importModel(byte[] model) {
         IRModule m = Stages.importModel(ModelSource.of("fuzz.onnx", ModelFormat.ONNX, model), "");
-        Stages.inferTypes(m);
+        Stages.optimize(Stages.inferTypes(m), Math.floorMod(model.length, 4));
     }
 
     static byte[] generate(Random rng, List<byte[]> seeds, List<String> opTypes) {
