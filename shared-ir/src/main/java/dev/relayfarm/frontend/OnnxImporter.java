@@ -167,6 +167,11 @@ public final class OnnxImporter {
             OnnxFormatException located = n.unsupported("malformed node (" + e + ")");
             located.initCause(e);
             throw located;
+        } catch (OutOfMemoryError e) {
+            // one allocation sized by the model's dims or attributes failed (nothing was allocated): the model's error
+            OnnxFormatException located = n.unsupported("the node needs more memory than the importer may use (" + e.getMessage() + ")");
+            located.initCause(e);
+            throw located;
         } catch (NeedsConstantException e) {
             List<String> paramNames = params.stream().map(paramOrigin::get).toList();
             throw e.withGraphInputs(dependencies(mainGraph, e.value(), paramNames));
