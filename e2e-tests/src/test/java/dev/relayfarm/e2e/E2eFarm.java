@@ -64,10 +64,23 @@ public final class E2eFarm implements AutoCloseable {
 
     /** Starts the separate stage's context (again, after {@link #stopSeparateStage}). */
     public synchronized void startSeparateStage() {
+        startSeparateStage(Map.of());
+    }
+
+    /** Starts the separate stage's context with extra Spring properties (a lower compile timeout, say). */
+    public synchronized void startSeparateStage(Map<String, String> extra) {
         if (separate != null) throw new IllegalStateException(SEPARATE_ROLE + " is already running");
         // Closing the context interrupts the message in progress after 10 ms instead of letting it finish (the
-        // kit's default waits up to a minute): closing it is then a kill in the middle of the stage's work.
-        separate = farm.startServices(SEPARATE_ROLE, 0, Map.of("relayfarm.stage.shutdown-timeout", "10ms"));
+        // kit's default waits several seconds): closing it is then a kill in the middle of the stage's work.
+        Map<String, String> props = new LinkedHashMap<>(Map.of("relayfarm.stage.shutdown-timeout", "10ms"));
+        props.putAll(extra);
+        separate = farm.startServices(SEPARATE_ROLE, 0, props);
+    }
+
+    /** Stops the separate stage and starts it again with {@code extra} properties (none: the defaults). */
+    public synchronized void restartSeparateStage(Map<String, String> extra) {
+        stopSeparateStage();
+        startSeparateStage(extra);
     }
 
     /** Closes the separate stage's context: its consumers leave the group, its connections close. */

@@ -160,6 +160,18 @@ public final class OnnxImporter {
             n.checkAllAttributesRead();
         } catch (RelationException e) {
             throw n.unsupported(e.getMessage());
+        } catch (ArithmeticException | IndexOutOfBoundsException | NullPointerException | NegativeArraySizeException | ClassCastException
+                 | IllegalArgumentException | IllegalStateException e) {
+            // A converter assumes what the ONNX spec promises (inputs present, attributes in range); a model that breaks
+            // the promise must still fail here, at its node, as the model's error, not as an exception the farm retries.
+            OnnxFormatException located = n.unsupported("malformed node (" + e + ")");
+            located.initCause(e);
+            throw located;
+        } catch (OutOfMemoryError e) {
+            // one allocation sized by the model's dims or attributes failed (nothing was allocated): the model's error
+            OnnxFormatException located = n.unsupported("the node needs more memory than the importer may use (" + e.getMessage() + ")");
+            located.initCause(e);
+            throw located;
         } catch (NeedsConstantException e) {
             List<String> paramNames = params.stream().map(paramOrigin::get).toList();
             throw e.withGraphInputs(dependencies(mainGraph, e.value(), paramNames));

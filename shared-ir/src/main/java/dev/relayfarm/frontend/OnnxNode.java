@@ -127,6 +127,7 @@ public final class OnnxNode {
      * {@link NeedsConstantException} naming the value.
      */
     public NDArray requireConstant(int i, String what) {
+        if (!hasInput(i)) throw unsupported(what + " (input " + i + ") is missing");
         return constantInput(i).orElseThrow(() -> new NeedsConstantException(where() + ": "
                 + what + " (input " + i + ") must be a constant; computed " + what + " values are not supported",
                 proto.getInput(i), List.of()));

@@ -33,13 +33,22 @@ public final class OnnxTensors {
             if (d < 0 || d > Integer.MAX_VALUE) throw new OnnxFormatException(label + ": invalid dimension " + d + " in " + t.getDimsList());
             shape[i] = (int) d;
         }
-        int n = NDArray.elementCount(dtype, shape);
+        int n;
+        try {
+            n = NDArray.elementCount(dtype, shape);
+        } catch (IllegalArgumentException e) {
+            throw new OnnxFormatException(label + ": " + e.getMessage() + " (more than 2^31-1 elements)", e);
+        }
         if (t.getDataLocation() == TensorProto.DataLocation.EXTERNAL) {
             return fromRaw(dtype, shape, readExternal(t, baseDir, label), label);
         }
         if (t.hasRawData()) {
             return fromRaw(dtype, shape, t.getRawData().toByteArray(), label);
         }
+        // The typed values are counted before the array is allocated: dims that promise a billion values over a
+        // handful of stored ones are a malformed tensor, not a reason to allocate gigabytes.
+        int stored = Math.max(Math.max(t.getFloatDataCount(), t.getDoubleDataCount()), Math.max(Math.max(t.getInt64DataCount(), t.getUint64DataCount()), t.getInt32DataCount()));
+        if (stored < n) throw new OnnxFormatException(label + ": shape " + Arrays.toString(shape) + " needs " + n + " values, the tensor holds " + stored);
         NDArray out = NDArray.zeros(dtype, shape);
         int have = switch (t.getDataType()) {
             case TensorProto.DataType.FLOAT_VALUE -> {

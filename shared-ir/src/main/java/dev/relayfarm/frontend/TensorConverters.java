@@ -200,6 +200,9 @@ final class TensorConverters {
         if (axis < 0) axis += t.rank();
         long[] sizes = n.opset() < 13 ? n.attrInts("split") : (n.hasInput(1) ? n.constantInts(1, "split") : null);
         long numOutputs = n.attrInt("num_outputs", n.outputCount());
+        if (numOutputs < 1 || numOutputs > Math.max(1, n.outputCount())) {
+            throw n.unsupported("num_outputs must be in 1.." + n.outputCount() + " (the node's outputs), got " + numOutputs);
+        }
         Object indicesOrSections;
         if (sizes != null) {
             long[] indices = new long[sizes.length - 1];

@@ -64,7 +64,9 @@ public final class AttrReader {
     }
 
     public int int32(String key, int dflt) {
-        return Math.toIntExact(integer(key, dflt));
+        long v = integer(key, dflt);
+        if (v != (int) v) throw wrong(key, "a 32-bit integer", raw(key));
+        return (int) v;
     }
 
     public double real(String key, double dflt) {
@@ -122,7 +124,10 @@ public final class AttrReader {
         long[] l = longs(key, (long[]) null);
         if (l == null) return dflt;
         int[] out = new int[l.length];
-        for (int i = 0; i < l.length; i++) out[i] = Math.toIntExact(l[i]);
+        for (int i = 0; i < l.length; i++) {
+            if (l[i] != (int) l[i]) throw wrong(key, "a list of 32-bit integers", raw(key));
+            out[i] = (int) l[i];
+        }
         return out;
     }
 

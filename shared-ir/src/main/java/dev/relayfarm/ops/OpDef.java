@@ -21,13 +21,35 @@ public record OpDef<A>(
         OpPattern pattern,
         Kernel<A> kernel) {
 
+    /**
+     * The typed attributes. Attribute values and shapes come from the user's model, so an arithmetic overflow
+     * while reading or relating them (a dim of 2^62, an axis beyond int) is the model's error, reported as a
+     * {@link dev.relayfarm.types.RelationException} naming the operator, never an {@link ArithmeticException}.
+     */
     public A parseAttrs(Attrs attrs) {
-        return attrsParser.parse(attrs);
+        try {
+            return attrsParser.parse(attrs);
+        } catch (ArithmeticException e) {
+            throw tooLarge(e);
+        }
     }
 
     /** Runs the relation with attributes parsed from the call's generic ones. */
     public boolean solve(List<Type> types, Attrs attrs, TypeReporter reporter) {
-        return relation.solve(types, types.size() - 1, attrsParser.parse(attrs), reporter);
+        return solve(types, parseAttrs(attrs), reporter);
+    }
+
+    /** Runs the relation with parsed attributes; overflow is the model's error (see {@link #parseAttrs}). */
+    public boolean solve(List<Type> types, A attrs, TypeReporter reporter) {
+        try {
+            return relation.solve(types, types.size() - 1, attrs, reporter);
+        } catch (ArithmeticException e) {
+            throw tooLarge(e);
+        }
+    }
+
+    private dev.relayfarm.types.RelationException tooLarge(ArithmeticException e) {
+        return new dev.relayfarm.types.RelationException(name + ": attribute values or shapes too large (" + e.getMessage() + ")");
     }
 
     /**

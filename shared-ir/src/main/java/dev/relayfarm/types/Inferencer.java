@@ -678,7 +678,7 @@ final class Inferencer {
     /** The op's relation with the call's attributes parsed once (an attribute error surfaces here). */
     private static <A> TypeSolver.Rule boundRule(OpDef<A> def, Call c) {
         A attrs = def.parseAttrs(c.attrs());
-        return (ts, reporter) -> def.relation().solve(ts, ts.size() - 1, attrs, reporter);
+        return (ts, reporter) -> def.solve(ts, attrs, reporter);
     }
 
     private Type match(Match m) {

@@ -14,6 +14,7 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.multipart.MaxUploadSizeExceededException;
+import org.springframework.web.multipart.MultipartException;
 import org.springframework.web.multipart.support.MissingServletRequestPartException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
@@ -36,6 +37,15 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     @ExceptionHandler(ApiProblem.class)
     ResponseEntity<ProblemDetail> apiProblem(ApiProblem e) {
         return respond(e.toProblem());
+    }
+
+    /** A body the multipart parser cannot read (wrong boundary, truncated, broken part headers) is the client's error. */
+    @ExceptionHandler(MultipartException.class)
+    ResponseEntity<ProblemDetail> badMultipart(MultipartException e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+        return respond(ApiProblem.problem(ProblemType.BAD_MULTIPART, "the body is not well-formed multipart/form-data"
+                + (root != e && root.getMessage() != null ? " (" + root.getMessage() + ")" : "")));
     }
 
     @ExceptionHandler(Exception.class)

@@ -11,6 +11,7 @@ import org.springframework.http.HttpStatus;
 public enum ProblemType {
     UNAUTHORIZED("unauthorized", HttpStatus.UNAUTHORIZED, "Unauthorized"),
     MISSING_PART("missing-part", HttpStatus.BAD_REQUEST, "Invalid request"),
+    BAD_MULTIPART("bad-multipart", HttpStatus.BAD_REQUEST, "Invalid request"),
     EMPTY_MODEL("empty-model", HttpStatus.BAD_REQUEST, "Invalid request"),
     BAD_FORMAT("bad-format", HttpStatus.BAD_REQUEST, "Invalid request"),
     BAD_TARGET("bad-target", HttpStatus.BAD_REQUEST, "Invalid request"),

@@ -1,0 +1,148 @@
+package dev.relayfarm.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.relayfarm.frontend.OnnxTestData;
+import dev.relayfarm.infra.FarmClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Chaos on the real farm (issue 13): while 20 good jobs run, a poison job (a Relay program nested 100,000 deep),
+ * jobs the farm must refuse late but cleanly (an empty module, shapes asking for a 410 TB tensor), a runaway
+ * compile (a model whose C takes gcc longer than the codegen timeout, set low here) and a cancel storm (jobs
+ * cancelled twice at random moments of their pipeline) are injected. Every good job SUCCEEDS, every bad one FAILS
+ * at its stage with its reason, every cancelled one ends CANCELLED with no artifact, and no compiler process is
+ * left running afterwards.
+ */
+@ExtendWith(E2eFarmExtension.class)
+class ChaosTest {
+    static final int GOOD_JOBS = 20;
+    static final int CANCELLED_JOBS = 12;
+    /** The codegen timeout for this test: far above a good job's compile, far below the runaway one's. */
+    static final String COMPILE_TIMEOUT = "20s";
+    private static final Set<String> COMPILER_PROCESSES = Set.of("cc", "gcc", "cc1", "as", "ld", "collect2", "clang", "x86_64-linux-gnu-gcc-12");
+
+    @Test
+    void goodJobsSucceedWhileBadOnesFailAndCancelledOnesStop(E2eFarm farm) throws Exception {
+        Instant start = Instant.now();
+        Path mlp = Path.of("../examples/mlp.relay");
+        Path mnist = OnnxTestData.models().map(m -> m.resolve("mnist8_cntk/model.onnx")).filter(Files::isRegularFile).orElse(null);
+        farm.restartSeparateStage(Map.of("relayfarm.limits.compile-timeout", COMPILE_TIMEOUT));
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            // The runaway compile goes first so that it is in gcc while everything else arrives.
+            String runaway = farm.submit("runaway.relay", runawayModel().getBytes(StandardCharsets.UTF_8));
+            List<String> good = new ArrayList<>();
+            Map<String, String[]> bad = new LinkedHashMap<>(); // job -> {stage, what the message names}
+            bad.put(runaway, new String[] {"codegen", "timed out"});
+            List<Future<String>> cancelled = new ArrayList<>();
+            Random rng = new Random(13);
+            for (int i = 0; i < GOOD_JOBS; i++) {
+                good.add(i % 2 == 0 || mnist == null ? farm.submit(mlp, "") : farm.submit(mnist, ""));
+                if (i == 3) bad.put(farm.submit("poison.relay", deepNesting(100_000)), new String[] {"import", "poison.relay:"});
+                if (i == 6) bad.put(farm.submit("empty.relay", "#[version = \"0.0.5\"]\n".getBytes(StandardCharsets.UTF_8)), new String[] {"infer", "main"});
+                if (i == 9 && mnist != null) bad.put(farm.submit(mnist, "Input3=1x3x99999999x99999"), new String[] {"import", "Input3"});
+                if (i % 2 == 1 && cancelled.size() < CANCELLED_JOBS) {
+                    String victim = farm.submit(mlp, "");
+                    long delay = rng.nextInt(1500);
+                    cancelled.add(pool.submit(() -> cancelTwice(farm.client, victim, delay)));
+                }
+            }
+            while (cancelled.size() < CANCELLED_JOBS) {
+                String victim = farm.submit(mlp, "");
+                long delay = rng.nextInt(1500);
+                cancelled.add(pool.submit(() -> cancelTwice(farm.client, victim, delay)));
+            }
+
+            for (String id : good) {
+                JsonNode job = farm.await(id);
+                assertEquals("SUCCEEDED", job.path("status").asText(), "a good job: " + job);
+            }
+            for (Map.Entry<String, String[]> e : bad.entrySet()) {
+                JsonNode job = farm.await(e.getKey());
+                String stage = e.getValue()[0], names = e.getValue()[1];
+                System.out.printf("chaos: job %s FAILED at %s: %s%n", e.getKey(), job.path("error").path("stage").asText(), job.path("error").path("message").asText());
+                assertEquals("FAILED", job.path("status").asText(), job.toString());
+                assertEquals(stage, job.path("error").path("stage").asText(), job.toString());
+                assertTrue(job.path("error").path("message").asText().contains(names), "the reason should name " + names + ": " + job);
+            }
+            int stopped = 0;
+            for (Future<String> f : cancelled) {
+                String id = f.get();
+                JsonNode job = farm.await(id);
+                String status = job.path("status").asText();
+                // A cancel that came after the job ended was refused (409): the job keeps its end. One the gateway took must hold.
+                if (status.equals("CANCELLED")) {
+                    stopped++;
+                    assertEquals(0, farm.count("SELECT count(*) FROM artifacts WHERE job_id = ?", id), "a cancelled job has no artifact: " + job);
+                } else {
+                    assertEquals("SUCCEEDED", status, "a cancel that came too late leaves the job as it ended: " + job);
+                }
+            }
+            System.out.printf("chaos: %d good jobs SUCCEEDED, %d bad ones FAILED with their reasons, %d of %d cancelled jobs stopped (the rest had ended first)%n",
+                    good.size(), bad.size(), stopped, CANCELLED_JOBS);
+            assertTrue(stopped > 0, "the cancel storm should stop some jobs in flight");
+        } finally {
+            pool.shutdownNow();
+            farm.restartSeparateStage(Map.of());
+        }
+        // Every compiler the farm started has ended: killed at its timeout, by a cancel, or finished.
+        Thread.sleep(2_000);
+        List<String> left = ProcessHandle.allProcesses()
+                .filter(p -> p.info().startInstant().map(s -> s.isAfter(start)).orElse(false))
+                .filter(p -> p.info().command().map(c -> COMPILER_PROCESSES.contains(Path.of(c).getFileName().toString())).orElse(false))
+                .map(p -> p.pid() + " " + p.info().commandLine().orElse("?"))
+                .toList();
+        assertEquals(List.of(), left, "compiler processes still running after the chaos");
+    }
+
+    /** Cancels the job after {@code delayMs}, then once more at once (the second is a no-op or a 409). */
+    private static String cancelTwice(FarmClient client, String id, long delayMs) throws InterruptedException {
+        Thread.sleep(delayMs);
+        for (int i = 0; i < 2; i++) {
+            try {
+                client.cancel(id);
+            } catch (FarmClient.ApiException e) {
+                assertEquals(409, e.status, "cancelling an ended job is a conflict, nothing else: " + e.getMessage());
+            }
+        }
+        return id;
+    }
+
+    /** {@code def @main() { ((((...1...)))) }}: 200 KB that once overflowed the parser's stack and stopped the importer. */
+    static byte[] deepNesting(int depth) {
+        return ("#[version = \"0.0.5\"]\ndef @main() {\n  " + "(".repeat(depth) + "1f" + ")".repeat(depth) + "\n}\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A chain of convolutions whose channel counts all differ, so that each is its own kernel: a few hundred
+     * conv2d templates in one C file, which gcc at -O3 needs minutes for.
+     */
+    static String runawayModel() {
+        int n = 400;
+        StringBuilder sb = new StringBuilder("#[version = \"0.0.5\"]\ndef @main(%x0: Tensor[(1, 1, 16, 16), float32]");
+        for (int i = 1; i <= n; i++) sb.append(", %w").append(i).append(": Tensor[(").append(i + 1).append(", ").append(i).append(", 3, 3), float32]");
+        sb.append(") {\n");
+        for (int i = 1; i <= n; i++) {
+            sb.append("  let %x").append(i).append(" = nn.relu(nn.conv2d(%x").append(i - 1).append(", %w").append(i)
+                    .append(", padding=[1, 1, 1, 1], channels=").append(i + 1).append(", kernel_size=[3, 3]));\n");
+        }
+        return sb.append("  %x").append(n).append("\n}\n").toString();
+    }
+}
