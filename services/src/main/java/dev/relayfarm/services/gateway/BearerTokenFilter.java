@@ -25,7 +25,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 @ServiceRole("gateway")
 @Order(Ordered.HIGHEST_PRECEDENCE + 20)
 public class BearerTokenFilter extends OncePerRequestFilter {
-    static final Set<String> PUBLIC = Set.of("/api/v1/openapi.json", "/api/v1/docs");
+    static final Set<String> PUBLIC = Set.of("/api/v1/openapi.json", "/api/v1/docs", "/api/v1/health");
 
     private final GatewayToken token;
     private final ObjectMapper json;
