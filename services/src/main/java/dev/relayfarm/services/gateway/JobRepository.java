@@ -46,14 +46,32 @@ public class JobRepository {
         this.events = events;
     }
 
-    /** Jobs still QUEUED that were submitted before {@code before}, oldest first (at most {@code limit}). */
-    List<JobRow> queuedBefore(Instant before, int limit) {
+    /** A job still QUEUED whose next compile.requested copy is due: how many copies it got, since when it waits. */
+    record StaleJob(JobRow job, int resends, Instant createdAt) {}
+
+    /**
+     * Jobs still QUEUED whose last send (the submit's, or the last re-send) is older than {@code after} times 2 to
+     * the number of re-sends so far, oldest first (at most {@code limit}).
+     */
+    List<StaleJob> dueForResend(Duration after, int limit) {
         return jdbc.query("""
-                SELECT id, model_name, model_format, model_sha256, target, opt_level, shapes
-                FROM jobs WHERE status = 'QUEUED' AND created_at < ? ORDER BY created_at LIMIT ?""",
-                (rs, i) -> new JobRow(rs.getObject("id", UUID.class), JobStatus.QUEUED, rs.getString("model_name"), rs.getString("model_format"),
+                SELECT id, model_name, model_format, model_sha256, target, opt_level, shapes, resend_count, created_at
+                FROM jobs WHERE status = 'QUEUED'
+                  AND coalesce(last_sent_at, created_at) + (? * power(2, least(resend_count, 30))) * interval '1 millisecond' < now()
+                ORDER BY created_at LIMIT ?""",
+                (rs, i) -> new StaleJob(new JobRow(rs.getObject("id", UUID.class), JobStatus.QUEUED, rs.getString("model_name"), rs.getString("model_format"),
                         rs.getString("model_sha256").trim(), rs.getString("target"), rs.getInt("opt_level"), rs.getString("shapes"), null, null),
-                Timestamp.from(before), limit);
+                        rs.getInt("resend_count"), instant(rs, "created_at")),
+                after.toMillis(), limit);
+    }
+
+    /**
+     * Counts a re-send before it happens; false when the job is no longer QUEUED or another gateway counted this one
+     * first (its resend_count moved), so two gateways never both send the same copy.
+     */
+    boolean claimResend(UUID id, int resendsSeen) {
+        return jdbc.update("UPDATE jobs SET resend_count = resend_count + 1, last_sent_at = now(), updated_at = now() WHERE id = ? AND status = 'QUEUED' AND resend_count = ?",
+                id, resendsSeen) == 1;
     }
 
     /** Stores the model blob (once per content), the QUEUED job and its QUEUED event, in one transaction. */
