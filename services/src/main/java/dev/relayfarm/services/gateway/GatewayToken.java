@@ -55,6 +55,19 @@ public class GatewayToken {
         return generated;
     }
 
+    /**
+     * The token's id: the hex SHA-256 of the token, first 16 digits. What quotas and jobs ({@code jobs.token_id}) are
+     * keyed by, so the token itself is stored nowhere and more tokens can come with their own ids.
+     */
+    public static String id(String token) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(d).substring(0, 16);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("no SHA-256 in this JVM", e);
+        }
+    }
+
     /** Constant-time comparison, so response timing does not leak how much of a guess was right. */
     boolean matches(String presented) {
         return token.isPresent() && presented != null
