@@ -44,8 +44,11 @@ public final class FarmCommand {
         }
     }
 
-    /** Starts the farm, registers the Ctrl-C hook, and returns it. */
+    /** Starts the farm (its log in the work folder, warnings on the terminal), registers the Ctrl-C hook, and returns it. */
     static LocalFarm startWithShutdownHook(FarmConfig config, CountDownLatch stopped) {
+        Path log = FarmLog.toFile(config.workDir());
+        System.out.println("starting the farm (Kafka, PostgreSQL, services; the first start unpacks PostgreSQL: up to a minute)");
+        System.out.println("  log: " + log + "   (warnings also here)");
         LocalFarm farm = LocalFarm.start(config);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             farm.close();

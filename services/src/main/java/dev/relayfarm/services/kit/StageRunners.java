@@ -136,7 +136,15 @@ public class StageRunners implements SmartLifecycle {
 
     @Override
     public synchronized void stop() {
-        if (watchdog != null) watchdog.shutdownNow();
+        if (watchdog != null) {
+            watchdog.shutdownNow();
+            try {
+                // a round in progress may be starting a thread: let it finish, so the joins below see the last thread
+                watchdog.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         watchdog = null;
         for (Loop l : loops) l.requestStop();
         long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
