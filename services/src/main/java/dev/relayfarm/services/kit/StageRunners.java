@@ -95,6 +95,11 @@ public class StageRunners implements SmartLifecycle {
             LOG.info("{}: consuming {} as group {} ({} thread(s))", h.stage().serviceName(), h.stage().inputTopic, h.stage().consumerGroup(), settings.concurrency());
         }
         if (!loops.isEmpty()) {
+            try {
+                consumers.prune(Duration.ofHours(1));
+            } catch (RuntimeException e) {
+                LOG.debug("stage_consumers not pruned: {}", e.toString());
+            }
             watchdog = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("stage-watchdog").unstarted(r));
             long every = settings.watchdogInterval().toMillis();
             watchdog.scheduleWithFixedDelay(this::watch, 0, every, TimeUnit.MILLISECONDS);

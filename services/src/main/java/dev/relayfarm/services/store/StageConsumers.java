@@ -37,6 +37,11 @@ public class StageConsumers {
         jdbc.update("DELETE FROM stage_consumers WHERE id LIKE ?", idPrefix.replace("%", "\\%") + "%");
     }
 
+    /** Forgets processes that died without removing their rows (a crash, a kill) longer ago than {@code olderThan}. */
+    public void prune(Duration olderThan) {
+        jdbc.update("DELETE FROM stage_consumers WHERE heartbeat_at < now() - (? * interval '1 millisecond')", olderThan.toMillis());
+    }
+
     /** Rows refreshed within {@code within}; older rows are processes that stopped or died. */
     public List<Row> recent(Duration within) {
         return jdbc.query("""
