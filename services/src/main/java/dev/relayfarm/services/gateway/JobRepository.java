@@ -45,14 +45,14 @@ public class JobRepository {
 
     public JobRepository(JdbcTemplate jdbc, TransactionTemplate tx, PgBlobStore blobs, JobStore store, JobEvents events, BlobRefs refs,
                          QuotaProperties quotas, RetentionProperties retention) {
-        this.refs = refs;
-        this.quotas = quotas;
-        this.retention = retention;
         this.jdbc = jdbc;
         this.tx = tx;
         this.blobs = blobs;
         this.store = store;
         this.events = events;
+        this.refs = refs;
+        this.quotas = quotas;
+        this.retention = retention;
     }
 
     /** A job still QUEUED whose next compile.requested copy is due: how many copies it got, since when it waits. */

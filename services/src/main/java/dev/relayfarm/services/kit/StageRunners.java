@@ -1,10 +1,10 @@
 package dev.relayfarm.services.kit;
 
 import dev.relayfarm.services.store.ArtifactStore;
-import dev.relayfarm.services.store.JobStore;
-import io.opentelemetry.api.OpenTelemetry;
 import dev.relayfarm.services.store.BlobRefs;
+import dev.relayfarm.services.store.JobStore;
 import dev.relayfarm.services.store.StageConsumers;
+import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

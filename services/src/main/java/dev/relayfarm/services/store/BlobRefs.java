@@ -58,6 +58,10 @@ public class BlobRefs {
                 // not JSON: a stage's irRef is always an IR document; record the document alone
             }
         }
-        record(jobId, keys.stream().filter(k -> k.equals(irRef) || blobs.contains(k)).toList());
+        // only keys of stored blobs (a weight's values may look like a key by chance); one statement however many
+        // tensors the document names (a large model has hundreds)
+        jdbc.update("""
+                INSERT INTO job_blobs (job_id, sha256) SELECT ?, b.sha256 FROM blobs b WHERE b.sha256 = ANY (string_to_array(?, ',')::char(64)[])
+                ON CONFLICT DO NOTHING""", jobId, String.join(",", keys));
     }
 }

@@ -70,8 +70,8 @@ class QuotaAndRetentionTest extends GatewayTestBase {
         assertEquals(kept, q.path("current").asLong());
         // the same model again adds nothing to what is kept
         assertEquals(201, submit(new Form().file("model", "again.relay", RELAY.getBytes(StandardCharsets.UTF_8))).statusCode());
-        // no job row was written for the refused submits
-        assertEquals(4, jdbc.queryForObject("SELECT count(*) FROM jobs WHERE token_id = ?", Integer.class, GatewayToken.id(QUOTA_TOKEN)));
+        // no job row was written for the refused submits (earlier tests' jobs of this token were written off by clearTheTokensUse)
+        assertEquals(4, jdbc.queryForObject("SELECT count(*) FROM jobs WHERE token_id = ? AND expired_at IS NULL", Integer.class, GatewayToken.id(QUOTA_TOKEN)));
     }
 
     @Test
@@ -122,6 +122,27 @@ class QuotaAndRetentionTest extends GatewayTestBase {
         sweeper.sweep();
         assertFalse(blobExists(modelSha));
         assertEquals("CANCELLED", body(get("/api/v1/jobs/" + live)).path("status").asText());
+    }
+
+    @Autowired
+    dev.relayfarm.services.store.BlobRefs refs;
+
+    @Test
+    void anIrDocumentIsRecordedWithTheStoredBlobsItNames() {
+        UUID job = submitRelay("refs.relay");
+        String t1 = blobs(("tensor 1 " + job).getBytes(StandardCharsets.UTF_8)), t2 = blobs(("tensor 2 " + job).getBytes(StandardCharsets.UTF_8));
+        String unknown = Sha256.hex(("never stored " + job).getBytes(StandardCharsets.UTF_8));
+        String doc = blobs(("{\"functions\": [{\"params\": [{\"blob\": \"" + t1 + "\"}]}], \"tensors\": {\"w\": {\"sha256\": \"" + t2
+                + "\"}, \"x\": \"" + unknown + "\"}}").getBytes(StandardCharsets.UTF_8));
+        refs.recordIr(job, doc);
+        var recorded = new java.util.HashSet<>(jdbc.queryForList("SELECT trim(sha256) FROM job_blobs WHERE job_id = ?", String.class, job));
+        assertEquals(java.util.Set.of(Sha256.hex(RELAY.getBytes(StandardCharsets.UTF_8)), doc, t1, t2), recorded);
+    }
+
+    private String blobs(byte[] bytes) {
+        String sha = Sha256.hex(bytes);
+        jdbc.update("INSERT INTO blobs (sha256, size_bytes, bytes) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", sha, (long) bytes.length, bytes);
+        return sha;
     }
 
     private boolean blobExists(String sha) {
