@@ -60,8 +60,9 @@ public class QueuedJobsResender implements InitializingBean, DisposableBean {
     private void resendSafely() {
         try {
             resendStale();
-        } catch (RuntimeException e) {
-            LOG.warn("re-sending stale QUEUED jobs failed (next try in {}): {}", props.requeueCheck(), e.getMessage());
+        } catch (Throwable e) {
+            // anything, Errors included: a scheduled task that throws is never run again, and jobs would wait forever
+            LOG.warn("re-sending stale QUEUED jobs failed (next try in {}): {}", props.requeueCheck(), e.toString());
         }
     }
 

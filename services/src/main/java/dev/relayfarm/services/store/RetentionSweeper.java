@@ -58,7 +58,8 @@ public class RetentionSweeper implements InitializingBean, DisposableBean {
             try {
                 Swept s = sweep();
                 if (s.jobs() > 0) LOG.info("retention: {} jobs finished over {} ago expired, {} blobs ({} bytes) deleted", s.jobs(), props.finishedJobs(), s.blobs(), s.bytes());
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
+                // anything, Errors included: a scheduled task that throws is never run again
                 LOG.warn("retention sweep failed (next in {}): {}", props.sweepInterval(), e.toString());
             }
         }, Math.min(every, 60_000), every, TimeUnit.MILLISECONDS);
