@@ -27,6 +27,10 @@ public final class FarmCommand {
         @Option(names = "--postgres-port", defaultValue = "" + FarmConfig.POSTGRES_PORT, description = "PostgreSQL port (default ${DEFAULT-VALUE})")
         int postgresPort;
 
+        @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = FarmConfig.BIND_ADDRESS,
+                description = "interface the REST API listens on (default ${DEFAULT-VALUE}: this machine only; 0.0.0.0: every interface)")
+        String bind;
+
         @Option(names = "--roles", defaultValue = "all", description = "services to run: all, or a comma list of gateway, importer, type-inference, optimizer, autotuner, codegen (default ${DEFAULT-VALUE})")
         String roles;
 
@@ -36,12 +40,15 @@ public final class FarmCommand {
                 String home = System.getenv("RELAYFARM_HOME");
                 dir = home != null && !home.isBlank() ? Path.of(home) : Path.of(".relayfarm");
             }
-            return FarmConfig.defaults(dir).withPorts(gatewayPort, kafkaPort, kafkaPort + 1, postgresPort).withRoles(roles);
+            return FarmConfig.defaults(dir).withPorts(gatewayPort, kafkaPort, kafkaPort + 1, postgresPort).withRoles(roles).withBindAddress(bind);
         }
     }
 
-    /** Starts the farm, registers the Ctrl-C hook, and returns it. */
+    /** Starts the farm (its log in the work folder, warnings on the terminal), registers the Ctrl-C hook, and returns it. */
     static LocalFarm startWithShutdownHook(FarmConfig config, CountDownLatch stopped) {
+        Path log = FarmLog.toFile(config.workDir());
+        System.out.println("starting the farm (Kafka, PostgreSQL, services; the first start unpacks PostgreSQL: up to a minute)");
+        System.out.println("  log: " + log + "   (warnings also here)");
         LocalFarm farm = LocalFarm.start(config);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             farm.close();

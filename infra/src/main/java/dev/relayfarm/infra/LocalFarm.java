@@ -137,6 +137,7 @@ public final class LocalFarm implements AutoCloseable {
         p.put("relayfarm.token", config.token());
         p.put("relayfarm.work-dir", config.workDir().toAbsolutePath().toString());
         p.put("server.port", Integer.toString(httpPort));
+        p.put("server.address", config.bindAddress());
         p.put("spring.kafka.bootstrap-servers", kafka.bootstrapServers());
         p.put("spring.datasource.url", postgres.jdbcUrl());
         p.put("spring.datasource.username", Postgres.USER);
@@ -205,10 +206,13 @@ public final class LocalFarm implements AutoCloseable {
     public void printSummary(PrintStream out) {
         out.println();
         out.println("RelayFarm local farm is up:");
-        out.println("  REST API     " + gatewayUrl() + "/api/v1/jobs   (OpenAPI: " + gatewayUrl() + "/api/v1/openapi.json)");
+        out.println("  REST API     " + gatewayUrl() + "/api/v1/jobs   (OpenAPI: " + gatewayUrl() + "/api/v1/openapi.json; health: " + gatewayUrl()
+                + "/api/v1/health)");
+        out.println("  listening on " + config.bindAddress() + (config.bindAddress().equals(FarmConfig.BIND_ADDRESS)
+                ? "   (this machine only; --bind 0.0.0.0 opens it to the network)" : ""));
         if (config.tokenGenerated()) {
-            out.println("  token        " + config.token() + "   (generated; set RELAYFARM_TOKEN to choose one; also in "
-                    + config.workDir().resolve("token") + ")");
+            out.println("  token        " + config.token() + "   (generated on the first start and kept in " + config.workDir().resolve("token")
+                    + "; set RELAYFARM_TOKEN to choose one)");
         } else {
             out.println("  token        from RELAYFARM_TOKEN");
         }

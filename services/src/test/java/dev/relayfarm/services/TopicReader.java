@@ -16,8 +16,13 @@ public final class TopicReader {
     private TopicReader() {}
 
     public static List<ConsumerRecord<String, String>> readAll(String topic) {
+        return readAll(FarmTestInfra.kafkaBootstrap(), topic);
+    }
+
+    /** {@link #readAll(String)} on another broker than the shared one. */
+    public static List<ConsumerRecord<String, String>> readAll(String bootstrapServers, String topic) {
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, FarmTestInfra.kafkaBootstrap());
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

@@ -1,5 +1,6 @@
 package dev.relayfarm.services.gateway;
 
+import java.util.Map;
 import org.springframework.http.ProblemDetail;
 
 /**
@@ -9,10 +10,17 @@ import org.springframework.http.ProblemDetail;
  */
 public final class ApiProblem extends RuntimeException {
     private final ProblemType type;
+    private final Map<String, Object> properties;
 
     public ApiProblem(ProblemType type, String detail) {
+        this(type, detail, Map.of());
+    }
+
+    /** With extension members of the problem body (RFC 9457 section 3.2), e.g. a quota's name, limit and current use. */
+    public ApiProblem(ProblemType type, String detail, Map<String, Object> properties) {
         super(detail);
         this.type = type;
+        this.properties = Map.copyOf(properties);
     }
 
     static ApiProblem jobNotFound(Object id) {
@@ -24,7 +32,9 @@ public final class ApiProblem extends RuntimeException {
     }
 
     public ProblemDetail toProblem() {
-        return problem(type, getMessage());
+        ProblemDetail p = problem(type, getMessage());
+        properties.forEach(p::setProperty);
+        return p;
     }
 
     /** The one way the gateway builds problem bodies (handlers, the auth filter and this class use it). */

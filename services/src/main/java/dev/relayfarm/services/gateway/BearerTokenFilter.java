@@ -25,7 +25,9 @@ import org.springframework.web.filter.OncePerRequestFilter;
 @ServiceRole("gateway")
 @Order(Ordered.HIGHEST_PRECEDENCE + 20)
 public class BearerTokenFilter extends OncePerRequestFilter {
-    static final Set<String> PUBLIC = Set.of("/api/v1/openapi.json", "/api/v1/docs");
+    /** The request attribute holding the caller's token id ({@link GatewayToken#id}). */
+    static final String TOKEN_ID = "relayfarm.tokenId";
+    static final Set<String> PUBLIC = Set.of("/api/v1/openapi.json", "/api/v1/docs", "/api/v1/health");
 
     private final GatewayToken token;
     private final ObjectMapper json;
@@ -65,6 +67,8 @@ public class BearerTokenFilter extends OncePerRequestFilter {
         } else if (!token.matches(header.substring(7).trim())) {
             why = "the bearer token is not valid";
         } else {
+            // who is calling, for per-token quotas (JobsController): the id, never the token
+            request.setAttribute(TOKEN_ID, GatewayToken.id(token.value().orElseThrow()));
             chain.doFilter(request, response);
             return;
         }

@@ -7,6 +7,6 @@ import org.springframework.context.annotation.Configuration;
 /** Binds {@link GatewayProperties} in processes that run the gateway role. */
 @Configuration(proxyBeanMethods = false)
 @ServiceRole("gateway")
-@EnableConfigurationProperties(GatewayProperties.class)
+@EnableConfigurationProperties({GatewayProperties.class, QuotaProperties.class})
 public class GatewayConfig {
 }

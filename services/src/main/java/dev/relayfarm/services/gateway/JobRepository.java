@@ -4,10 +4,12 @@ import dev.relayfarm.services.kit.JobEvents;
 import dev.relayfarm.services.kit.JobStatus;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
+import dev.relayfarm.services.store.BlobRefs;
 import dev.relayfarm.services.store.JobEvent;
 import dev.relayfarm.services.store.JobRow;
 import dev.relayfarm.services.store.JobStore;
 import dev.relayfarm.services.store.PgBlobStore;
+import dev.relayfarm.services.store.RetentionProperties;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -37,36 +39,107 @@ public class JobRepository {
     private final PgBlobStore blobs;
     private final JobStore store;
     private final JobEvents events;
+    private final BlobRefs refs;
+    private final QuotaProperties quotas;
+    private final RetentionProperties retention;
 
-    public JobRepository(JdbcTemplate jdbc, TransactionTemplate tx, PgBlobStore blobs, JobStore store, JobEvents events) {
+    public JobRepository(JdbcTemplate jdbc, TransactionTemplate tx, PgBlobStore blobs, JobStore store, JobEvents events, BlobRefs refs,
+                         QuotaProperties quotas, RetentionProperties retention) {
         this.jdbc = jdbc;
         this.tx = tx;
         this.blobs = blobs;
         this.store = store;
         this.events = events;
+        this.refs = refs;
+        this.quotas = quotas;
+        this.retention = retention;
     }
 
-    /** Jobs still QUEUED that were submitted before {@code before}, oldest first (at most {@code limit}). */
-    List<JobRow> queuedBefore(Instant before, int limit) {
+    /** A job still QUEUED whose next compile.requested copy is due: how many copies it got, since when it waits. */
+    record StaleJob(JobRow job, int resends, Instant createdAt) {}
+
+    /**
+     * Jobs still QUEUED whose last send (the submit's, or the last re-send) is older than {@code after} times 2 to
+     * the number of re-sends so far, oldest first (at most {@code limit}).
+     */
+    List<StaleJob> dueForResend(Duration after, int limit) {
         return jdbc.query("""
-                SELECT id, model_name, model_format, model_sha256, target, opt_level, shapes
-                FROM jobs WHERE status = 'QUEUED' AND created_at < ? ORDER BY created_at LIMIT ?""",
-                (rs, i) -> new JobRow(rs.getObject("id", UUID.class), JobStatus.QUEUED, rs.getString("model_name"), rs.getString("model_format"),
+                SELECT id, model_name, model_format, model_sha256, target, opt_level, shapes, resend_count, created_at
+                FROM jobs WHERE status = 'QUEUED'
+                  AND coalesce(last_sent_at, created_at) + (? * power(2, least(resend_count, 30))) * interval '1 millisecond' < now()
+                ORDER BY created_at LIMIT ?""",
+                (rs, i) -> new StaleJob(new JobRow(rs.getObject("id", UUID.class), JobStatus.QUEUED, rs.getString("model_name"), rs.getString("model_format"),
                         rs.getString("model_sha256").trim(), rs.getString("target"), rs.getInt("opt_level"), rs.getString("shapes"), null, null),
-                Timestamp.from(before), limit);
+                        rs.getInt("resend_count"), instant(rs, "created_at")),
+                after.toMillis(), limit);
     }
 
-    /** Stores the model blob (once per content), the QUEUED job and its QUEUED event, in one transaction. */
+    /**
+     * Counts a re-send before it happens; false when the job is no longer QUEUED or another gateway counted this one
+     * first (its resend_count moved), so two gateways never both send the same copy.
+     */
+    boolean claimResend(UUID id, int resendsSeen) {
+        return jdbc.update("UPDATE jobs SET resend_count = resend_count + 1, last_sent_at = now(), updated_at = now() WHERE id = ? AND status = 'QUEUED' AND resend_count = ?",
+                id, resendsSeen) == 1;
+    }
+
+    /** {@link #create(UUID, JobSubmission, String, String)} for no token (no quota applies). */
     void create(UUID id, JobSubmission s, String traceId) {
+        create(id, s, traceId, null);
+    }
+
+    /**
+     * Stores the model blob (once per content), the QUEUED job and its QUEUED event, in one transaction, after checking
+     * the token's quotas ({@link QuotaProperties}; throws the 429 problem). A lock per token makes check and insert one
+     * step, so concurrent submits of one client cannot both slip under a limit.
+     */
+    void create(UUID id, JobSubmission s, String traceId, String tokenId) {
         JobEvent queued = tx.execute(status -> {
+            if (tokenId != null) checkQuotas(tokenId, s);
             blobs.put(s.modelSha256(), s.model());
             jdbc.update("""
-                    INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level, shapes, trace_id)
-                    VALUES (?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?)""",
-                    id, s.modelName(), s.format().wireName, s.modelSha256(), s.target(), s.optLevel(), s.shapes(), traceId);
+                    INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level, shapes, trace_id, token_id, model_size_bytes)
+                    VALUES (?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                    id, s.modelName(), s.format().wireName, s.modelSha256(), s.target(), s.optLevel(), s.shapes(), traceId, tokenId, (long) s.model().length);
+            refs.record(id, List.of(s.modelSha256()));
             return events.insert(id, null, "QUEUED", JobStatus.QUEUED, "submitted " + s.modelName() + " for " + s.target() + " -O" + s.optLevel(), null);
         });
         events.publish(queued);
+    }
+
+    private void checkQuotas(String tokenId, JobSubmission s) {
+        jdbc.queryForList("SELECT pg_advisory_xact_lock(hashtext(?))::text", String.class, "relayfarm-quota-" + tokenId);
+        int active = jdbc.queryForObject("SELECT count(*) FROM jobs WHERE token_id = ? AND status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')",
+                Integer.class, tokenId);
+        if (active >= quotas.maxActiveJobs()) {
+            throw new ApiProblem(ProblemType.QUOTA_EXCEEDED, "quota max-active-jobs (relayfarm.gateway.quota.max-active-jobs): this token has " + active
+                    + " jobs queued or running, the limit is " + quotas.maxActiveJobs() + "; wait for one to finish or cancel one",
+                    Map.of("quota", "max-active-jobs", "limit", quotas.maxActiveJobs(), "current", active));
+        }
+        // distinct models of the token's jobs whose bytes are still kept: the same model twice is stored once
+        record Stored(long bytes, boolean hasThis) {}
+        Stored stored = jdbc.queryForObject("""
+                SELECT coalesce(sum(size), 0), coalesce(bool_or(sha = ?), false) FROM (
+                    SELECT DISTINCT model_sha256 AS sha, coalesce(model_size_bytes, 0) AS size FROM jobs WHERE token_id = ? AND expired_at IS NULL) m""",
+                (rs, i) -> new Stored(rs.getLong(1), rs.getBoolean(2)), s.modelSha256(), tokenId);
+        long limit = quotas.maxStoredUploads().toBytes();
+        if (!stored.hasThis() && stored.bytes() + s.model().length > limit) {
+            throw new ApiProblem(ProblemType.QUOTA_EXCEEDED, "quota max-stored-uploads (relayfarm.gateway.quota.max-stored-uploads): this token's kept uploads take "
+                    + stored.bytes() + " bytes, this upload of " + s.model().length + " bytes would make " + (stored.bytes() + s.model().length)
+                    + ", the limit is " + limit + " bytes; uploads are deleted " + retention.finishedJobs().toDays() + " days after their job finished"
+                    + " (relayfarm.retention.finished-jobs)",
+                    Map.of("quota", "max-stored-uploads", "limit", limit, "current", stored.bytes(), "requested", s.model().length));
+        }
+    }
+
+    /** When retention deleted the job's artifact, if it did. */
+    Optional<Instant> artifactExpiredAt(UUID id) {
+        return jdbc.query("SELECT expired_at FROM artifacts WHERE job_id = ? AND expired_at IS NOT NULL", (rs, i) -> instant(rs, "expired_at"), id)
+                .stream().findFirst();
+    }
+
+    Duration retention() {
+        return retention.finishedJobs();
     }
 
     /**
@@ -108,8 +181,9 @@ public class JobRepository {
 
     Optional<JobView> find(UUID id) {
         List<JobView> rows = jdbc.query("""
-                SELECT j.*, b.size_bytes AS model_size, a.content_hash, a.tar_sha256, a.size_bytes AS artifact_size, a.created_at AS artifact_created
-                FROM jobs j JOIN blobs b ON b.sha256 = j.model_sha256 LEFT JOIN artifacts a ON a.job_id = j.id
+                SELECT j.*, coalesce(j.model_size_bytes, b.size_bytes, 0) AS model_size, a.content_hash, a.tar_sha256, a.size_bytes AS artifact_size,
+                       a.created_at AS artifact_created, a.expired_at AS artifact_expired
+                FROM jobs j LEFT JOIN blobs b ON b.sha256 = j.model_sha256 LEFT JOIN artifacts a ON a.job_id = j.id
                 WHERE j.id = ?""", (rs, i) -> detail(rs), id);
         if (rows.isEmpty()) return Optional.empty();
         JobView j = rows.getFirst();
@@ -137,7 +211,7 @@ public class JobRepository {
     /** Events after {@code afterId}, oldest first. */
     List<JobEventView> eventsAfter(UUID id, long afterId) {
         return store.events(id).stream().filter(e -> e.id() > afterId)
-                .map(e -> new JobEventView(e.id(), e.jobId(), e.stage(), e.kind(), e.status(), e.message(), e.durationMs(), e.at())).toList();
+                .map(e -> new JobEventView(e.id(), e.jobId(), e.stage(), e.kind(), e.status(), InputShapes.inApiTerms(e.message()), e.durationMs(), e.at())).toList();
     }
 
     /** The artifact tarball of a job, when its artifacts row exists. */
@@ -150,9 +224,9 @@ public class JobRepository {
         UUID id = rs.getObject("id", UUID.class);
         JobStatus status = JobStatus.valueOf(rs.getString("status"));
         var model = new JobView.Model(rs.getString("model_name"), rs.getString("model_format"), rs.getString("model_sha256"), rs.getLong("model_size"));
-        JobView.JobError error = status == JobStatus.FAILED ? new JobView.JobError(rs.getString("error_stage"), rs.getString("error_message")) : null;
+        JobView.JobError error = status == JobStatus.FAILED ? new JobView.JobError(rs.getString("error_stage"), InputShapes.inApiTerms(rs.getString("error_message"))) : null;
         String tar = rs.getString("tar_sha256");
-        JobView.Artifact artifact = status == JobStatus.SUCCEEDED && tar != null
+        JobView.Artifact artifact = status == JobStatus.SUCCEEDED && tar != null && rs.getTimestamp("artifact_expired") == null
                 ? new JobView.Artifact(rs.getString("content_hash"), tar, rs.getLong("artifact_size"), instant(rs, "artifact_created"), JobLinks.artifact(id))
                 : null;
         return new JobView(id, status, model, rs.getString("target"), rs.getInt("opt_level"), rs.getString("shapes"),

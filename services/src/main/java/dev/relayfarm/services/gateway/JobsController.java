@@ -25,6 +25,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -64,12 +65,13 @@ public class JobsController {
                                                @RequestParam(name = "target", required = false) String target,
                                                @RequestParam(name = "opt_level", required = false) String optLevel,
                                                @RequestParam(name = "shapes", required = false) String shapes,
-                                               @RequestParam(name = "format", required = false) String format) throws IOException {
+                                               @RequestParam(name = "format", required = false) String format,
+                                               @RequestAttribute(name = BearerTokenFilter.TOKEN_ID, required = false) String tokenId) throws IOException {
         JobSubmission s = check(model, target, optLevel, shapes, format);
         UUID id = UUID.randomUUID();
         Span.current().setAttribute(GatewayTracing.JOB_ID, id.toString())
                 .setAttribute(GatewayTracing.MODEL, s.modelName()).setAttribute(GatewayTracing.TARGET, s.target());
-        jobs.create(id, s, GatewayTracing.traceId());
+        jobs.create(id, s, GatewayTracing.traceId(), tokenId);
         try {
             requests.send(requests.envelope(id, s, tracing.traceparent()));
         } catch (CompileRequests.SendFailed e) {
@@ -122,6 +124,14 @@ public class JobsController {
     ResponseEntity<byte[]> artifact(@PathVariable("id") String id) {
         UUID job = jobId(id);
         JobView view = jobs.find(job).orElseThrow(() -> ApiProblem.jobNotFound(job));
+        if (view.status() == JobStatus.SUCCEEDED && view.artifact() == null) {
+            var expired = jobs.artifactExpiredAt(job);
+            if (expired.isPresent()) {
+                throw new ApiProblem(ProblemType.ARTIFACT_EXPIRED, "the artifact of job " + job + " was deleted at " + expired.get()
+                        + " by the retention policy: jobs finished more than " + jobs.retention().toDays() + " days ago (relayfarm.retention.finished-jobs)"
+                        + " keep their record and events, not their bytes; submit the model again to rebuild it");
+            }
+        }
         if (view.status() != JobStatus.SUCCEEDED || view.artifact() == null) {
             throw new ApiProblem(ProblemType.ARTIFACT_NOT_READY,
                     "job " + job + " is " + view.status() + (view.status().terminal()

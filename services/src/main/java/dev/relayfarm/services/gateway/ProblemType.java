@@ -24,6 +24,8 @@ public enum ProblemType {
     JOB_NOT_FOUND("job-not-found", HttpStatus.NOT_FOUND, "Unknown job"),
     JOB_TERMINAL("job-terminal", HttpStatus.CONFLICT, "Job already finished"),
     ARTIFACT_NOT_READY("artifact-not-ready", HttpStatus.CONFLICT, "Artifact not available"),
+    ARTIFACT_EXPIRED("artifact-expired", HttpStatus.GONE, "Artifact deleted by the retention policy"),
+    QUOTA_EXCEEDED("quota-exceeded", HttpStatus.TOO_MANY_REQUESTS, "Quota exceeded"),
     UPLOAD_TOO_LARGE("upload-too-large", HttpStatus.PAYLOAD_TOO_LARGE, "Upload too large"),
     QUEUE_UNAVAILABLE("queue-unavailable", HttpStatus.SERVICE_UNAVAILABLE, "Job not queued"),
     INTERNAL("internal", HttpStatus.INTERNAL_SERVER_ERROR, "Internal error");

@@ -2,6 +2,7 @@ package dev.relayfarm.services.gateway;
 
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.store.JobRow;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,11 @@ import org.springframework.stereotype.Component;
  * gateway that stops between committing a job and Kafka's acknowledgement leaves the job recorded but never sent;
  * every gateway instance re-sends such jobs, and a copy the importer already has is a no-op there (stage results
  * are kept per (job, stage)), so a late original costs nothing. A re-sent message starts a new trace.
+ *
+ * <p>A job that stays QUEUED after a copy was sent is most likely waiting for an importer that is not running, and
+ * every copy is work for each stage once one runs again. So copies back off — each waits twice as long as the one
+ * before, counted in {@code jobs.resend_count} / {@code last_sent_at} so a gateway restart does not start over — and
+ * after {@code requeue-max-resends} copies the job FAILS with a reason that names the likely cause.
  */
 @Component
 @ServiceRole("gateway")
@@ -54,23 +60,45 @@ public class QueuedJobsResender implements InitializingBean, DisposableBean {
     private void resendSafely() {
         try {
             resendStale();
-        } catch (RuntimeException e) {
-            LOG.warn("re-sending stale QUEUED jobs failed (next try in {}): {}", props.requeueCheck(), e.getMessage());
+        } catch (Throwable e) {
+            // anything, Errors included: a scheduled task that throws is never run again, and jobs would wait forever
+            LOG.warn("re-sending stale QUEUED jobs failed (next try in {}): {}", props.requeueCheck(), e.toString());
         }
     }
 
-    /** One round: the ids of the jobs re-sent. A job whose send fails stays QUEUED for the next round. */
+    /**
+     * One round: the ids of the jobs re-sent. A failed send counts as a copy too (the broker is the problem then, and
+     * hammering it helps nobody); a job out of copies is FAILED.
+     */
     List<UUID> resendStale() {
         List<UUID> sent = new ArrayList<>();
-        for (JobRow job : jobs.queuedBefore(Instant.now().minus(props.requeueAfter()), BATCH)) {
+        for (JobRepository.StaleJob stale : jobs.dueForResend(props.requeueAfter(), BATCH)) {
+            JobRow job = stale.job();
+            Duration waiting = Duration.between(stale.createdAt(), Instant.now());
+            if (stale.resends() >= props.requeueMaxResends()) {
+                String reason = "compile.requested was sent " + (stale.resends() + 1) + " times over " + human(waiting)
+                        + " and never picked up \u2014 is the importer running?";
+                LOG.warn("job {}: {}", job.id(), reason);
+                jobs.failUnqueued(job.id(), reason);
+                continue;
+            }
+            if (!jobs.claimResend(job.id(), stale.resends())) continue;
             try {
                 requests.send(requests.envelope(job, null));
                 sent.add(job.id());
-                LOG.warn("job {}: still QUEUED {} after submission, compile.requested sent again", job.id(), props.requeueAfter());
+                LOG.warn("job {}: still QUEUED {} after submission, compile.requested sent again (copy {} of at most {})", job.id(), human(waiting),
+                        stale.resends() + 1, props.requeueMaxResends());
             } catch (CompileRequests.SendFailed e) {
                 LOG.warn("job {}: compile.requested could not be sent again: {}", job.id(), e.getMessage());
             }
         }
         return sent;
+    }
+
+    /** "31 minutes", "2 hours", or "45 s" for short waits (tests, tiny settings). */
+    static String human(Duration d) {
+        if (d.toMinutes() >= 120) return d.toHours() + " hours";
+        if (d.toMinutes() >= 2) return d.toMinutes() + " minutes";
+        return d.toSeconds() + " s";
     }
 }

@@ -6,8 +6,13 @@ package dev.relayfarm.services.kit;
  * retries, dead letters, job status and events, tracing — is the kit's ({@link StageRunners}).
  *
  * <p>Throwing fails this attempt: user errors ({@link dev.relayfarm.pipeline.UserErrors}) fail the job at
- * once, anything else is retried with backoff and then dead-lettered. Handlers must be safe to run again
- * for the same message (they only write content-addressed blobs).
+ * once, an {@link Error} (StackOverflowError, OutOfMemoryError, ...) fails it at once with a message in words
+ * and dead-letters the record, any other exception is retried with backoff and then dead-lettered. Handlers
+ * must be safe to run again for the same message (they only write content-addressed blobs).
+ *
+ * <p>{@link #run} is called on a thread of its own with a large stack, and that thread is interrupted when the
+ * job is cancelled or the service stops: a handler that waits (a compiler process, a sleep) should stop on
+ * interrupt, by throwing.
  */
 public interface StageHandler {
     Stage stage();

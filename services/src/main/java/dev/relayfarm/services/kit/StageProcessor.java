@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.pipeline.UserErrors;
 import dev.relayfarm.services.store.ArtifactStore;
+import dev.relayfarm.services.store.BlobRefs;
 import dev.relayfarm.services.store.JobEvent;
 import dev.relayfarm.services.store.JobRow;
 import dev.relayfarm.services.store.JobStore;
@@ -21,7 +22,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
@@ -36,9 +40,13 @@ import org.springframework.transaction.support.TransactionTemplate;
  *   <li>an unreadable envelope or an unknown job goes to the DLQ at once (no retry can fix it);</li>
  *   <li>a CANCELLED or FAILED job: nothing (the offset is committed);</li>
  *   <li>a stored result for (job, stage): re-send it and stop (redelivery is a no-op);</li>
- *   <li>else status = the stage's, event STARTED; run the handler — a user error fails the job at once,
- *       another error is retried with exponential backoff (event RETRY) and after the last attempt the
- *       message goes to the DLQ and the job FAILS with the stage's error;</li>
+ *   <li>else status = the stage's, event STARTED; count the attempt in {@code stage_attempts} (a message
+ *       whose earlier attempts all died with their thread or process goes to the DLQ instead); run the
+ *       handler on its own large-stack thread ({@link #runHandler}) — an Error (StackOverflowError,
+ *       OutOfMemoryError, ...) fails the job at once with a message in words and dead-letters the record,
+ *       a user error fails the job at once, another exception is retried with exponential backoff (event
+ *       RETRY) and after the last attempt the message goes to the DLQ and the job FAILS with the stage's
+ *       error; a job cancelled meanwhile has its handler interrupted;</li>
  *   <li>in ONE transaction: stage_results + event FINISHED (+ for the last stage the artifacts row and
  *       SUCCEEDED); then the output is sent; the caller commits the offset afterwards.</li>
  * </ol>
@@ -62,13 +70,15 @@ final class StageProcessor {
     private final OpenTelemetry otel;
     private final Tracer tracer;
     private final StopSignal stop;
+    private final BlobRefs refs;
 
-    StageProcessor(StageHandler handler, JobStore jobs, ArtifactStore artifacts, JobEvents events, KafkaTemplate<String, String> kafka, TransactionTemplate tx,
+    StageProcessor(StageHandler handler, JobStore jobs, ArtifactStore artifacts, BlobRefs refs, JobEvents events, KafkaTemplate<String, String> kafka, TransactionTemplate tx,
                    StageSettings settings, OpenTelemetry otel, StopSignal stop) {
         this.handler = handler;
         this.stage = handler.stage();
         this.jobs = jobs;
         this.artifacts = artifacts;
+        this.refs = refs;
         this.events = events;
         this.kafka = kafka;
         this.tx = tx;
@@ -84,6 +94,9 @@ final class StageProcessor {
 
         /** Waits up to {@code d}; false when woken because the loop is stopping (or interrupted). */
         boolean sleep(Duration d);
+
+        /** The job whose handler runs now, null when none (for health). */
+        default void busy(java.util.UUID jobId) {}
     }
 
     Outcome process(ConsumerRecord<String, String> rec) throws Exception {
@@ -140,41 +153,180 @@ final class StageProcessor {
         if (startedEvent == null) return Outcome.DONE; // cancelled or failed since we read it
         events.publish(startedEvent);
 
-        StageOutput out = null;
-        int attempt = in.attempt();
-        for (; out == null; attempt++) {
-            try {
-                out = handler.run(new StageInput(in, job, attempt));
+        StageOutput out;
+        int attempt;
+        while (true) {
+            // counted (and committed) before the handler runs: an attempt that kills its thread or process counts too
+            attempt = jobs.beginAttempt(job.id(), stage.wireName);
+            if (attempt > settings.maxAttempts()) {
+                String last = jobs.lastAttemptError(job.id(), stage.wireName).map(e -> "; the last error was: " + e).orElse("");
+                String message = stage.wireName + " was started " + (attempt - 1) + " times on this job without finishing (the " + stage.serviceName()
+                        + " service stopped or died during each attempt), so it is not tried again" + last;
+                LOG.warn("job {}: {}", job.id(), message);
+                span.setStatus(StatusCode.ERROR, message);
+                deadLetter(rec, message, attempt - 1);
+                fail(job, message);
+                return Outcome.DONE;
+            }
+            HandlerRun run = runHandler(new StageInput(in, job, attempt), job.id());
+            if (run instanceof HandlerRun.Ok ok) {
+                out = ok.output();
                 span.setAttribute("relayfarm.attempts", attempt);
                 break;
-            } catch (Exception e) {
-                String message = message(e);
-                if (UserErrors.isUserError(e)) {
-                    LOG.info("job {}: {} failed (user error): {}", job.id(), stage.wireName, message);
-                    span.setStatus(StatusCode.ERROR, message);
-                    fail(job, message);
-                    return Outcome.DONE;
-                }
-                if (attempt >= settings.maxAttempts()) {
-                    LOG.warn("job {}: {} failed {} times, to {}: {}", job.id(), stage.wireName, attempt, stage.dlqTopic(), message, e);
-                    span.recordException(e);
-                    span.setStatus(StatusCode.ERROR, message);
-                    deadLetter(rec, message, attempt);
-                    fail(job, message);
-                    return Outcome.DONE;
-                }
-                Duration wait = settings.backoffAfter(attempt);
-                LOG.info("job {}: {} attempt {} failed, retrying in {} ms: {}", job.id(), stage.wireName, attempt, wait.toMillis(), message);
-                int a = attempt;
-                JobEvent retry = tx.execute(s -> events.insert(job.id(), stage.wireName, "RETRY", stage.status,
-                        "attempt " + a + " of " + settings.maxAttempts() + " failed: " + message, null));
-                events.publish(retry);
-                if (!stop.sleep(wait)) return Outcome.REDELIVER;
-                Optional<JobStatus> now = jobs.status(job.id());
-                if (now.isEmpty() || now.get() == JobStatus.CANCELLED || now.get() == JobStatus.FAILED) return Outcome.DONE;
             }
+            if (run instanceof HandlerRun.Cancelled) {
+                LOG.info("job {}: {} stopped, the job was cancelled or failed while it ran", job.id(), stage.wireName);
+                span.setAttribute("relayfarm.cancelled", true);
+                return Outcome.DONE;
+            }
+            if (run instanceof HandlerRun.Stopped) {
+                // the service is shutting down: this attempt says nothing about the message, which is redelivered
+                jobs.unbeginAttempt(job.id(), stage.wireName);
+                return Outcome.REDELIVER;
+            }
+            Throwable e = ((HandlerRun.Threw) run).error();
+            if (e instanceof Error err) {
+                // StackOverflowError, OutOfMemoryError, LinkageError, AssertionError: a bug or a limit, not the network.
+                // Retrying would hit it again (or take the service down with it): fail the job now, keep the record.
+                String message = internalError(stage, err);
+                LOG.error("job {}: {}", job.id(), message, err);
+                span.recordException(err);
+                span.setStatus(StatusCode.ERROR, message);
+                jobs.attemptFailed(job.id(), stage.wireName, message);
+                deadLetter(rec, message, attempt);
+                fail(job, message);
+                return Outcome.DONE;
+            }
+            String message = message(e);
+            jobs.attemptFailed(job.id(), stage.wireName, message);
+            if (UserErrors.isUserError(e)) {
+                LOG.info("job {}: {} failed (user error): {}", job.id(), stage.wireName, message);
+                span.setStatus(StatusCode.ERROR, message);
+                fail(job, message);
+                return Outcome.DONE;
+            }
+            if (attempt >= settings.maxAttempts()) {
+                LOG.warn("job {}: {} failed {} times, to {}: {}", job.id(), stage.wireName, attempt, stage.dlqTopic(), message, e);
+                span.recordException(e);
+                span.setStatus(StatusCode.ERROR, message);
+                deadLetter(rec, message, attempt);
+                fail(job, message);
+                return Outcome.DONE;
+            }
+            Duration wait = settings.backoffAfter(attempt);
+            LOG.info("job {}: {} attempt {} failed, retrying in {} ms: {}", job.id(), stage.wireName, attempt, wait.toMillis(), message);
+            int a = attempt;
+            JobEvent retry = tx.execute(s -> events.insert(job.id(), stage.wireName, "RETRY", stage.status,
+                    "attempt " + a + " of " + settings.maxAttempts() + " failed: " + message, null));
+            events.publish(retry);
+            if (!stop.sleep(wait)) {
+                return Outcome.REDELIVER;
+            }
+            Optional<JobStatus> now = jobs.status(job.id());
+            if (now.isEmpty() || now.get() == JobStatus.CANCELLED || now.get() == JobStatus.FAILED) return Outcome.DONE;
         }
         return finish(job, out, attempt, started);
+    }
+
+    /** How a handler run ended. */
+    sealed interface HandlerRun {
+        record Ok(StageOutput output) implements HandlerRun {}
+
+        /** It threw: any Throwable, Errors included. */
+        record Threw(Throwable error) implements HandlerRun {}
+
+        /** The job was cancelled (or failed) while it ran: the handler was interrupted. */
+        record Cancelled() implements HandlerRun {}
+
+        /** The service is stopping and would not wait any longer: the handler was interrupted. */
+        record Stopped() implements HandlerRun {}
+    }
+
+    /**
+     * Runs the handler on a thread of its own, with a large stack ({@link StageSettings#handlerStackSize}), while this
+     * (the consumer's) thread watches it: whatever the handler throws comes back as a value, so no Throwable reaches
+     * the consumer loop; every {@link StageSettings#cancelPoll} the job's status is read, and a job that became
+     * CANCELLED or FAILED gets its handler interrupted (the library stops on interrupt: gcc is killed). A handler
+     * that ignores the interrupt is abandoned after {@link StageSettings#cancelGrace}: a thread cannot be killed,
+     * but the consumer need not wait for it. A fresh thread per run costs microseconds against a stage's
+     * milliseconds to minutes, and an abandoned one never blocks the next message.
+     */
+    private HandlerRun runHandler(StageInput input, java.util.UUID jobId) {
+        CompletableFuture<StageOutput> result = new CompletableFuture<>();
+        Runnable body = Context.current().wrap(() -> {
+            try {
+                result.complete(handler.run(input));
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        });
+        Thread worker = Thread.ofPlatform().name(Thread.currentThread().getName() + "-handler").daemon(true)
+                .stackSize(settings.handlerStackSize().toBytes())
+                // a Throwable thrown while reporting a Throwable (say, a second OutOfMemoryError) still ends the wait
+                .uncaughtExceptionHandler((t, e) -> result.completeExceptionally(e))
+                .unstarted(body);
+        stop.busy(jobId);
+        try {
+            worker.start();
+            while (true) {
+                try {
+                    return new HandlerRun.Ok(result.get(settings.cancelPoll().toMillis(), TimeUnit.MILLISECONDS));
+                } catch (ExecutionException e) {
+                    return new HandlerRun.Threw(e.getCause());
+                } catch (TimeoutException e) {
+                    if (ended(jobId)) {
+                        stopHandler(worker, "the job was cancelled");
+                        return new HandlerRun.Cancelled();
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            // StageRunners.stop interrupts this thread after relayfarm.stage.shutdown-timeout
+            stopHandler(worker, "the service is stopping");
+            return new HandlerRun.Stopped();
+        } finally {
+            stop.busy(null);
+        }
+    }
+
+    private boolean ended(java.util.UUID jobId) {
+        try {
+            JobStatus s = jobs.status(jobId).orElse(JobStatus.CANCELLED);
+            return s == JobStatus.CANCELLED || s == JobStatus.FAILED;
+        } catch (RuntimeException e) {
+            LOG.debug("job {}: status not readable while {} runs: {}", jobId, stage.wireName, e.toString());
+            return false; // the database being away is no reason to stop the work
+        }
+    }
+
+    private void stopHandler(Thread worker, String why) {
+        worker.interrupt();
+        try {
+            worker.join(settings.cancelGrace());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (worker.isAlive()) {
+            LOG.warn("{}: {}; its handler did not stop within {} of being interrupted and is abandoned", worker.getName(), why, settings.cancelGrace());
+        } else {
+            LOG.info("{}: {}; handler interrupted", worker.getName(), why);
+        }
+    }
+
+    /**
+     * The job's error for an Error thrown by a handler: what happened and what it likely means, in words, e.g.
+     * "internal error in import: StackOverflowError — the model is nested too deeply or too large".
+     */
+    static String internalError(Stage stage, Error e) {
+        String meaning = switch (e) {
+            case StackOverflowError s -> "the model is nested too deeply or too large";
+            case OutOfMemoryError o -> "the " + stage.serviceName() + " service ran out of memory (" + message(o)
+                    + "); the model is too large for it, or it needs a larger heap (-Xmx)";
+            case LinkageError l -> "the service's installation is broken (" + message(l) + "): a class or native library is missing or mismatched";
+            case AssertionError a -> "an internal check of the compiler failed (" + message(a) + "): a compiler bug, please report it with the model";
+            default -> message(e);
+        };
+        return "internal error in " + stage.wireName + ": " + e.getClass().getSimpleName() + " \u2014 " + meaning;
     }
 
     private Outcome finish(JobRow job, StageOutput out, int attempts, Instant started) throws Exception {
@@ -197,6 +349,9 @@ final class StageProcessor {
                 // a concurrent delivery stored its result first: that one stands, ours is dropped
                 return jobs.stageOutput(job.id(), stage.wireName).map(n -> treeToEnvelope(n)).orElseThrow();
             }
+            // what retention must keep while this job is kept (the IR, the tensors it names, the artifact)
+            if (out.irRef() != null) refs.recordIr(job.id(), out.irRef());
+            out.artifact().ifPresent(a -> refs.record(job.id(), List.of(a.tarSha256())));
             done.add(events.insert(job.id(), stage.wireName, "FINISHED", status, null, durationMs));
             if (out.artifact().isPresent() && jobs.succeed(job.id())) {
                 done.add(events.insert(job.id(), stage.wireName, "SUCCEEDED", JobStatus.SUCCEEDED, null, null));

@@ -1,12 +1,19 @@
 package dev.relayfarm.services.kit;
 
 import dev.relayfarm.services.store.ArtifactStore;
+import dev.relayfarm.services.store.BlobRefs;
 import dev.relayfarm.services.store.JobStore;
+import dev.relayfarm.services.store.StageConsumers;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -30,6 +37,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  * committed only after {@link StageProcessor} has stored and sent its result (at-least-once; redelivery is
  * made harmless by the stored stage results).
  *
+ * <p>No Throwable stops a stage: handlers run on threads of their own ({@link StageProcessor}) and come back as
+ * values; a consumer thread that dies anyway (an Error in polling or committing) is found by the watchdog within
+ * {@link StageSettings#watchdogInterval} and replaced by a fresh thread with a fresh consumer (the uncommitted record
+ * is redelivered to it). The watchdog also reports every thread to {@code stage_consumers} (alive, restarts, last
+ * error, job in progress), which {@link #health} and the gateway's {@code /api/v1/health} show.
+ *
  * <p>Stopping (the Spring context closing) stops polling, lets the message in progress finish (up to
  * {@link StageSettings#shutdownTimeout}, then interrupts it), and closes the consumers, so the group
  * hands their partitions to the remaining members at once; an uncommitted message is simply redelivered.
@@ -47,11 +60,17 @@ public class StageRunners implements SmartLifecycle {
     private final StageSettings settings;
     private final OpenTelemetry otel;
     private final KafkaProperties kafkaProperties;
-    private final List<Loop> loops = new ArrayList<>();
+    private final BlobRefs refs;
+    private final StageConsumers consumers;
+    private final List<Loop> loops = new CopyOnWriteArrayList<>();
+    /** Names this process's rows in stage_consumers (two contexts in one JVM, as in tests, must not share them). */
+    private final String instance = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
+    private ScheduledExecutorService watchdog;
     private volatile boolean running;
 
     public StageRunners(ObjectProvider<StageHandler> handlers, JobStore jobs, ArtifactStore artifacts, JobEvents events, KafkaTemplate<String, String> kafka,
-                        TransactionTemplate tx, StageSettings settings, OpenTelemetry otel, KafkaProperties kafkaProperties) {
+                        TransactionTemplate tx, StageSettings settings, OpenTelemetry otel, KafkaProperties kafkaProperties, BlobRefs refs,
+                        StageConsumers consumers) {
         this.handlers = handlers.orderedStream().toList();
         this.jobs = jobs;
         this.artifacts = artifacts;
@@ -61,6 +80,8 @@ public class StageRunners implements SmartLifecycle {
         this.settings = settings;
         this.otel = otel;
         this.kafkaProperties = kafkaProperties;
+        this.refs = refs;
+        this.consumers = consumers;
     }
 
     @Override
@@ -69,24 +90,78 @@ public class StageRunners implements SmartLifecycle {
             for (int i = 0; i < settings.concurrency(); i++) {
                 Loop loop = new Loop(h, i);
                 loops.add(loop);
-                loop.thread.start();
+                loop.startThread();
             }
             LOG.info("{}: consuming {} as group {} ({} thread(s))", h.stage().serviceName(), h.stage().inputTopic, h.stage().consumerGroup(), settings.concurrency());
+        }
+        if (!loops.isEmpty()) {
+            try {
+                consumers.prune(Duration.ofHours(1));
+            } catch (RuntimeException e) {
+                LOG.debug("stage_consumers not pruned: {}", e.toString());
+            }
+            watchdog = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("stage-watchdog").unstarted(r));
+            long every = settings.watchdogInterval().toMillis();
+            watchdog.scheduleWithFixedDelay(this::watch, 0, every, TimeUnit.MILLISECONDS);
         }
         running = true;
     }
 
+    /** One watchdog round: restart dead consumer threads, report every thread. Never throws (the executor would stop). */
+    private void watch() {
+        for (Loop l : loops) {
+            try {
+                if (!l.stopping && !l.thread.isAlive()) {
+                    l.restarts++;
+                    LOG.warn("{}: consumer thread died ({}); restarting it (restart {})", l.name, l.lastError, l.restarts);
+                    l.startThread();
+                }
+            } catch (Throwable e) {
+                LOG.error("{}: watchdog could not restart the consumer thread: {}", l.name, e.toString());
+            }
+        }
+        try {
+            for (ConsumerHealth h : health()) {
+                consumers.report(new StageConsumers.Row(instance + "-" + h.stage().serviceName() + "-" + h.index(), h.stage().wireName, h.alive(), h.restarts(),
+                        h.busyJob(), h.lastError(), h.lastErrorAt(), null));
+            }
+        } catch (Throwable e) {
+            LOG.debug("stage_consumers not updated: {}", e.toString());
+        }
+    }
+
+    /** One consumer thread's state: what health endpoints show. */
+    public record ConsumerHealth(Stage stage, int index, String thread, boolean alive, int restarts, UUID busyJob, String lastError, Instant lastErrorAt) {}
+
+    /** Every consumer thread of this process, alive or not. */
+    public List<ConsumerHealth> health() {
+        return loops.stream().map(l -> new ConsumerHealth(l.handler.stage(), l.index, l.thread.getName(), l.thread.isAlive(), l.restarts, l.busyJob,
+                l.lastError, l.lastErrorAt)).toList();
+    }
+
     @Override
     public synchronized void stop() {
+        if (watchdog != null) {
+            watchdog.shutdownNow();
+            try {
+                // a round in progress may be starting a thread: let it finish, so the joins below see the last thread
+                watchdog.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        watchdog = null;
         for (Loop l : loops) l.requestStop();
         long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
         for (Loop l : loops) {
             try {
                 l.thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
                 if (l.thread.isAlive()) {
-                    LOG.warn("{}: message in progress did not finish within {}, interrupting", l.thread.getName(), settings.shutdownTimeout());
+                    LOG.warn("{}: message in progress did not finish within {}, interrupting it (it stays uncommitted and is redelivered)",
+                            l.thread.getName(), settings.shutdownTimeout());
                     l.thread.interrupt();
-                    l.thread.join(5_000);
+                    // the consumer thread interrupts its handler and waits up to cancel-grace for it
+                    l.thread.join(settings.cancelGrace().toMillis() + 2_000);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -94,6 +169,11 @@ public class StageRunners implements SmartLifecycle {
             }
         }
         loops.clear();
+        try {
+            consumers.remove(instance + "-");
+        } catch (RuntimeException e) {
+            LOG.debug("stage_consumers rows not removed: {}", e.toString());
+        }
         running = false;
     }
 
@@ -123,17 +203,37 @@ public class StageRunners implements SmartLifecycle {
 
     /** One consumer thread. */
     private final class Loop implements StageProcessor.StopSignal, Runnable {
-        final Thread thread;
         final StageHandler handler;
         final int index;
+        final String name;
         final Object wait = new Object();
+        volatile Thread thread;
         volatile boolean stopping;
         volatile KafkaConsumer<String, String> consumer;
+        volatile int restarts;
+        volatile String lastError;
+        volatile Instant lastErrorAt;
+        volatile UUID busyJob;
 
         Loop(StageHandler handler, int index) {
             this.handler = handler;
             this.index = index;
-            this.thread = new Thread(this, "stage-" + handler.stage().serviceName() + "-" + index);
+            this.name = "stage-" + handler.stage().serviceName() + "-" + index;
+        }
+
+        void startThread() {
+            thread = Thread.ofPlatform().name(restarts == 0 ? name : name + "-r" + restarts).unstarted(this);
+            thread.start();
+        }
+
+        void failed(Throwable e) {
+            lastError = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+            lastErrorAt = Instant.now();
+        }
+
+        @Override
+        public void busy(UUID jobId) {
+            busyJob = jobId;
         }
 
         void requestStop() {
@@ -167,7 +267,7 @@ public class StageRunners implements SmartLifecycle {
         @Override
         public void run() {
             Stage stage = handler.stage();
-            StageProcessor processor = new StageProcessor(handler, jobs, artifacts, events, kafka, tx, settings, otel, this);
+            StageProcessor processor = new StageProcessor(handler, jobs, artifacts, refs, events, kafka, tx, settings, otel, this);
             int failures = 0;
             try (KafkaConsumer<String, String> c = new KafkaConsumer<>(consumerProperties(stage, index))) {
                 consumer = c;
@@ -186,9 +286,11 @@ public class StageRunners implements SmartLifecycle {
                             try {
                                 outcome = stopping ? StageProcessor.Outcome.REDELIVER : processor.process(rec);
                                 failures = 0;
-                            } catch (Exception e) {
-                                // the database or the broker failed us (not the handler: its errors are handled inside)
+                            } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
+                                // the database or the broker failed us (not the handler: its Throwables come back as values);
+                                // a VirtualMachineError other than a stack overflow ends the thread, and the watchdog starts a fresh one
                                 failures++;
+                                failed(e);
                                 LOG.warn("{}: record {}-{}@{} not processed (will retry): {}", thread.getName(), tp.topic(), tp.partition(), rec.offset(), e.toString());
                                 outcome = StageProcessor.Outcome.REDELIVER;
                                 sleep(settings.backoffAfter(Math.min(failures, 10)));
@@ -206,7 +308,9 @@ public class StageRunners implements SmartLifecycle {
                         }
                     }
                 }
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
+                // the thread ends here; unless the runners are stopping, the watchdog replaces it with a fresh consumer
+                failed(e);
                 LOG.error("{}: consumer loop ended: {}", thread.getName(), e.toString(), e);
             } finally {
                 consumer = null;

@@ -99,6 +99,33 @@ public class JobStore {
                 (rs, i) -> new StageTiming(rs.getString(1), rs.getLong(2), rs.getInt(3)), jobId);
     }
 
+    /**
+     * Counts one more start of {@code stage}'s handler for the job and returns the new count. Committed on its own
+     * before the handler runs, so an attempt that kills its thread or its process is still counted after a restart.
+     */
+    public int beginAttempt(UUID jobId, String stage) {
+        return jdbc.queryForObject("""
+                INSERT INTO stage_attempts (job_id, stage, attempts) VALUES (?, ?, 1)
+                ON CONFLICT (job_id, stage) DO UPDATE SET attempts = stage_attempts.attempts + 1, updated_at = now()
+                RETURNING attempts""", Integer.class, jobId, stage);
+    }
+
+    /** Takes back an attempt that was stopped from outside (the service shutting down): it says nothing about the message. */
+    public void unbeginAttempt(UUID jobId, String stage) {
+        jdbc.update("UPDATE stage_attempts SET attempts = attempts - 1, updated_at = now() WHERE job_id = ? AND stage = ? AND attempts > 0", jobId, stage);
+    }
+
+    /** Remembers why the last attempt failed (read when a later delivery gives up). */
+    public void attemptFailed(UUID jobId, String stage, String error) {
+        jdbc.update("UPDATE stage_attempts SET last_error = ?, updated_at = now() WHERE job_id = ? AND stage = ?", error, jobId, stage);
+    }
+
+    /** The last recorded error of the stage's attempts at the job, if any. */
+    public Optional<String> lastAttemptError(UUID jobId, String stage) {
+        return jdbc.queryForList("SELECT last_error FROM stage_attempts WHERE job_id = ? AND stage = ? AND last_error IS NOT NULL", String.class, jobId, stage)
+                .stream().findFirst();
+    }
+
     /** How long one stage took for a job and how many attempts it needed. */
     public record StageTiming(String stage, long durationMs, int attempts) {}
 

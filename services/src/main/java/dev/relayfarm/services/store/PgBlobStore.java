@@ -11,7 +11,8 @@ import org.springframework.stereotype.Component;
  * The farm's content-addressed store (table {@code blobs}): models, IR documents, tensor payloads (the
  * IR's claim-check) and artifact archives. A put of a key already stored is a no-op (insert-if-absent), so
  * redelivered stages and concurrent writers of the same bytes never conflict; both directions verify the
- * bytes against the key.
+ * bytes against the key. Blobs of jobs finished long ago are deleted by {@link RetentionSweeper}; {@link BlobRefs}
+ * records which job uses which blob.
  */
 @Component
 public class PgBlobStore implements BlobStore {
@@ -25,7 +26,12 @@ public class PgBlobStore implements BlobStore {
     public void put(String sha256, byte[] bytes) {
         Sha256.requireKey(sha256);
         Sha256.verify(sha256, bytes, " (being stored)");
-        jdbc.update("INSERT INTO blobs (sha256, size_bytes, bytes) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING", sha256, (long) bytes.length, bytes);
+        // A put of bytes already there refreshes touched_at (at most every 10 minutes, so re-used weights do not rewrite
+        // their row on every stage): retention keeps blobs touched recently (RetentionSweeper.TOUCH_GRACE).
+        jdbc.update("""
+                INSERT INTO blobs (sha256, size_bytes, bytes) VALUES (?, ?, ?)
+                ON CONFLICT (sha256) DO UPDATE SET touched_at = now() WHERE blobs.touched_at < now() - interval '10 minutes'""",
+                sha256, (long) bytes.length, bytes);
     }
 
     /** Stores {@code bytes} under their SHA-256 and returns the key. */

@@ -47,6 +47,15 @@ class GatewayInputsTest {
     }
 
     @Test
+    void stageMessagesNameTheShapesFieldNotTheCliFlag() {
+        assertEquals("m.onnx: graph input 'x' has no shape (even its rank is unknown); bind it with the shapes field (NAME=D0xD1x..., e.g. x=1x3x224x224)",
+                InputShapes.inApiTerms("m.onnx: graph input 'x' has no shape (even its rank is unknown); bind it with --shape"));
+        assertEquals("m.onnx: shapes entry x dim 1 is 4 but the model fixes it to 3",
+                InputShapes.inApiTerms("m.onnx: --shape x dim 1 is 4 but the model fixes it to 3"));
+        assertEquals("shapes expects NAME=D0xD1x..., got 'x'", InputShapes.inApiTerms("--shape expects NAME=D0xD1x..., got 'x'"));
+    }
+
+    @Test
     void tokenFromPropertyGeneratedInLocalModeOtherwiseNone() {
         GatewayToken set = new GatewayToken(new MockEnvironment().withProperty("relayfarm.token", "s3cret"));
         assertTrue(set.matches("s3cret"));
@@ -60,6 +69,12 @@ class GatewayInputsTest {
         assertTrue(local.matches(local.value().orElseThrow()));
         GatewayToken other = new GatewayToken(new MockEnvironment().withProperty("relayfarm.local", "true"));
         assertFalse(other.matches(local.value().orElseThrow()), "each start generates its own");
+
+        // with a work folder, the generated token is kept there and reused by the next start
+        java.nio.file.Path work = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "relayfarm-token-" + java.util.UUID.randomUUID());
+        GatewayToken first = new GatewayToken(new MockEnvironment().withProperty("relayfarm.local", "true").withProperty("relayfarm.work-dir", work.toString()));
+        GatewayToken second = new GatewayToken(new MockEnvironment().withProperty("relayfarm.local", "true").withProperty("relayfarm.work-dir", work.toString()));
+        assertTrue(second.matches(first.value().orElseThrow()), "the second start reuses the kept token");
 
         GatewayToken none = new GatewayToken(new MockEnvironment());
         assertTrue(none.value().isEmpty());

@@ -40,7 +40,10 @@ import org.springframework.test.context.DynamicPropertySource;
         "relayfarm.gateway.max-upload-size=64KB",
         "relayfarm.gateway.event-poll=50ms",
         // QueuedJobsResender runs when a test calls it: a timer would re-send other tests' QUEUED jobs
-        "relayfarm.gateway.requeue-check=0s"})
+        "relayfarm.gateway.requeue-check=0s",
+        // no importer runs here, so every test's jobs stay QUEUED: a per-token job quota would soon refuse submits
+        "relayfarm.gateway.quota.max-active-jobs=1000000",
+        "relayfarm.retention.sweep-interval=0s"})
 @Import(GatewayTestBase.Tracing.class)
 abstract class GatewayTestBase {
     static final String TOKEN = "test-token-4f1c";

@@ -170,4 +170,11 @@ class JobQueryTest extends GatewayTestBase {
             throw new AssertionError(e);
         }
     }
+
+    @Test
+    void aStageErrorAboutShapesNamesTheShapesField() {
+        UUID id = submitRelay("shaped.relay");
+        Stages.fail(jdbc, id, "import", "m.onnx: --shape names 'y', which is not a graph input");
+        assertEquals("m.onnx: shapes names 'y', which is not a graph input", body(get("/api/v1/jobs/" + id)).path("error").path("message").asText());
+    }
 }

@@ -32,7 +32,7 @@ class SubmitFailureTest extends GatewayTestBase {
     @SuppressWarnings("unchecked")
     void aRefusedSendNamesTheCauseAndAnUnansweredOneTheTimeout() {
         JobSubmission s = submission();
-        var props = new GatewayProperties(DataSize.ofMegabytes(1), Duration.ofMillis(200), Duration.ofMillis(50), Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ZERO);
+        var props = new GatewayProperties(DataSize.ofMegabytes(1), Duration.ofMillis(200), Duration.ofMillis(50), Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ZERO, 4);
         KafkaTemplate<String, String> refusing = mock(KafkaTemplate.class);
         when(refusing.send(any(ProducerRecord.class))).thenReturn(CompletableFuture.failedFuture(new TimeoutException("Topic compile.requested not present in metadata")));
         var requests = new CompileRequests(refusing, props);

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.springframework.util.unit.DataSize;
 
 /** The envelope's JSON form and the kit's backoff arithmetic, without a broker. */
 class EnvelopesTest {
@@ -30,13 +31,14 @@ class EnvelopesTest {
     @Test
     void backoffDoublesUpToTheMaximum() {
         StageSettings s = new StageSettings(5, Duration.ofMillis(100), Duration.ofMillis(500), 1, Duration.ofMillis(100), Duration.ofSeconds(1),
-                Duration.ofMinutes(1));
+                Duration.ofMinutes(1), DataSize.ofMegabytes(256), Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofSeconds(2));
         assertEquals(Duration.ofMillis(100), s.backoffAfter(1));
         assertEquals(Duration.ofMillis(200), s.backoffAfter(2));
         assertEquals(Duration.ofMillis(400), s.backoffAfter(3));
         assertEquals(Duration.ofMillis(500), s.backoffAfter(4));
         assertEquals(Duration.ofMillis(500), s.backoffAfter(60));
-        assertThrows(IllegalArgumentException.class, () -> new StageSettings(0, Duration.ZERO, Duration.ZERO, 1, Duration.ZERO, Duration.ZERO, Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> new StageSettings(0, Duration.ZERO, Duration.ZERO, 1, Duration.ZERO, Duration.ZERO, Duration.ZERO,
+                DataSize.ofMegabytes(256), Duration.ZERO, Duration.ZERO, Duration.ZERO));
     }
 
     @Test
