@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.codegen.CEmitter;
+import dev.relayfarm.kernel.codegen.CompileException;
+import dev.relayfarm.process.ChildProcess;
 import dev.relayfarm.kernel.loop.LoweredFunc;
 import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.kernel.lower.PrimitiveLowering;
@@ -87,7 +89,19 @@ public final class ArtifactCompiler {
             String libHash = null;
             if (cc.isPresent()) {
                 // One translation unit: the kernels, then the executor (its prototypes repeat the kernels' definitions).
-                Path so = cc.get().compile(kernelsC + "\n" + entryC);
+                Path so;
+                try {
+                    so = cc.get().compile(kernelsC + "\n" + entryC);
+                } catch (CompileException e) {
+                    // Out of time is the model's limit, not a passing fault: a retry would hold the codegen thread (and
+                    // every job queued behind it) for the whole timeout again. The default timeout is far above any
+                    // real model's compile, so load alone does not trip it.
+                    if (!(e.getCause() instanceof ChildProcess.TimeoutException)) throw e;
+                    throw new ArtifactLimitException("the model's generated C (" + kernels.size() + " kernels, " + (kernelsC.length() + entryC.length())
+                            + " characters) took the C compiler longer than the compile timeout of "
+                            + (limits.compileTimeout().toMillis() % 1000 == 0 ? limits.compileTimeout().toSeconds() + " s" : limits.compileTimeout().toMillis() + " ms")
+                            + " (relayfarm.limits.compile-timeout); the compiler was killed");
+                }
                 Files.copy(so, dir.resolve("lib.so"), StandardCopyOption.REPLACE_EXISTING);
                 libHash = sha256(Files.readAllBytes(dir.resolve("lib.so")));
             } else if (options.target().isCross()) {

@@ -46,4 +46,18 @@ class CompileLimitsTest {
         // at the limits exactly it compiles
         ArtifactCompiler.compile(mlp(), CompileOptions.host(3).withLimits(CompileLimits.DEFAULT.withMaxKernels(kernels).withMaxArenaBytes(arena)), dir.resolve("edge"));
     }
+
+    @Test
+    void aCompileOutOfTimeIsTheModelsLimitNotARetry() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.relayfarm.kernel.codegen.CCompiler.host().isPresent(), "no C compiler: nothing to time out");
+        // a shape no earlier run used, so the kernel is not in the library cache and the compiler really runs (and is killed)
+        int n = 1000 + (int) (System.nanoTime() % 100_000);
+        String text = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, " + n + "), float32], %w: Tensor[(7, " + n + "), float32]) { nn.dense(%x, %w) }\n";
+        IRModule m = Stages.optimize(Stages.inferTypes(Stages.importModel(ModelSource.of("dense.relay", dev.relayfarm.pipeline.ModelFormat.RELAY,
+                text.getBytes(java.nio.charset.StandardCharsets.UTF_8)), "")), 3);
+        CompileOptions options = CompileOptions.host(3).withLimits(CompileLimits.DEFAULT.withCompileTimeout(java.time.Duration.ofMillis(1)));
+        ArtifactLimitException e = assertThrows(ArtifactLimitException.class, () -> ArtifactCompiler.compile(m, options, dir.resolve("slow")));
+        assertTrue(UserErrors.isUserError(e), "a user error: the job fails at once, no retries");
+        assertTrue(e.getMessage().contains("longer than the compile timeout of 1 ms (relayfarm.limits.compile-timeout); the compiler was killed"), e.getMessage());
+    }
 }
