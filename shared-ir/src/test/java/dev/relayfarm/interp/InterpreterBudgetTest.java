@@ -67,8 +67,8 @@ class InterpreterBudgetTest {
                 """;
         InterpreterException e = stops(grow, "grow", InterpreterOptions.DEFAULT, NDArray.fromDoubles(dev.relayfarm.ir.DType.FLOAT32, new int[] {1}, new double[] {1}));
         assertEquals(Budget.TENSOR_BYTES, e.budget());
-        // 2^29 floats are 2 GiB, the budget; the next concatenation would make 4 GiB.
-        assertTrue(e.getMessage().contains("operator concatenate would produce 4294967296 bytes, over the tensor budget of 2147483648 bytes in @grow"), e.getMessage());
+        // 2^28 floats are 1 GiB, the budget; the next concatenation would make 2 GiB.
+        assertTrue(e.getMessage().contains("operator concatenate would produce 2147483648 bytes, over the tensor budget of 1073741824 bytes in @grow"), e.getMessage());
     }
 
     @Test
