@@ -60,6 +60,11 @@ import java.util.Set;
  * flattened to their fields and wrap multi-array (or tuple-typed) results in a {@link TupleValue};
  * attributes are parsed once per call node (once per operator for calls without attributes).
  *
+ * <p><b>Budgets.</b> Every evaluation runs under {@link InterpreterOptions} (steps, optional
+ * wall-clock timeout, continuation-stack depth, bytes of one operator result) and stops when the
+ * thread is interrupted, with an {@link InterpreterException} naming the budget: endless loops and
+ * runaway recursion end in seconds instead of running forever or exhausting the heap.
+ *
  * <p><b>Not done here:</b> type checking (beyond checking the arguments of the entry function
  * against its annotations) and any form of compilation; run type inference first for typed errors.
  *

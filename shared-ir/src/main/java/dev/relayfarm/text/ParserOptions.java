@@ -22,9 +22,10 @@ public record ParserOptions(int maxDepth) {
      * 128 levels. Real programs nest a few levels deep (the printer writes dataflow as graph bindings,
      * not nested calls; ONNX control flow nests one function per subgraph, and protobuf already stops
      * subgraphs at 100 messages deep); CPython's parser stops at 200 nested parentheses for the same
-     * reason. Measured on a 512 KiB stack with cold (interpreted) code, the most expensive kinds —
-     * nested {@code if} and {@code match} in the parser, let values in the printer — overflow just
-     * above 200 levels, so 128 keeps a margin of 1.5x for deeper callers and the error path.
+     * reason. Measured on a 512 KiB stack with cold code, the consumers downstream overflow between
+     * 250 and 400 levels (let values in the printer first, tuple types in inference), so 128 keeps a
+     * margin of about 2x for deeper callers and other JIT states. The parser itself runs large inputs
+     * on a stack of its own ({@code RelayParser.onOwnStack}): its frames per level vary too much.
      */
     public static final int DEFAULT_MAX_DEPTH = 128;
     public static final ParserOptions DEFAULT = new ParserOptions(Integer.getInteger(MAX_DEPTH_PROPERTY, DEFAULT_MAX_DEPTH));

@@ -148,7 +148,8 @@ public final class RelayParser {
 
     /** {@link #parseModule(String, String)} with explicit options (e.g. another nesting limit). */
     public static IRModule parseModule(String source, String fileName, ParserOptions options) {
-        return new RelayParser(source, fileName, null, options).module();
+        RelayParser p = new RelayParser(source, fileName, null, options);
+        return p.onOwnStack(p::module);
     }
 
     /** {@link #parseModule(String, String)} with the file name {@code <string>}. */
@@ -186,10 +187,58 @@ public final class RelayParser {
                 for (Constructor c : td.constructors()) p.constructors.put(c.name(), c);
             }
         }
-        p.versionHeader();
-        Expr e = p.expr();
-        p.end();
-        return e;
+        return p.onOwnStack(() -> {
+            p.versionHeader();
+            Expr e = p.expr();
+            p.end();
+            return e;
+        });
+    }
+
+    /**
+     * Inputs with fewer tokens than this cannot nest deeply enough to matter and are parsed on the
+     * caller's thread (nearly every parse in tests and passes is a snippet).
+     */
+    private static final int OWN_STACK_ABOVE_TOKENS = 512;
+
+    /**
+     * Runs {@code parse} on a thread of its own with a stack sized for {@link #maxDepth} levels when
+     * the input is large. The parser takes seven to nine Java frames per level, and their size varies
+     * threefold with the JIT's state (measured on a 512 KiB stack: nested {@code if} overflowed at
+     * 227 levels cold, 1,009 warm, and below 128 in the middle of the test suite), so the caller's
+     * stack cannot be trusted with even the default limit; the consumers downstream take fewer and
+     * smaller frames per level. The lexer and every check run unchanged; only the stack differs.
+     */
+    private <T> T onOwnStack(java.util.function.Supplier<T> parse) {
+        if (toks.size() <= OWN_STACK_ABOVE_TOKENS) return parse.get();
+        // 16 KiB per level is five times the worst measured; the stack is reserved, not committed.
+        long stack = Math.max(8L << 20, (long) maxDepth * (16 << 10));
+        java.util.concurrent.atomic.AtomicReference<T> result = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread t = new Thread(null, () -> {
+            try {
+                result.set(parse.get());
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "relay-parser", stack);
+        t.setDaemon(true);
+        t.start();
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            t.interrupt();
+            Thread.currentThread().interrupt();
+            throw new java.util.concurrent.CancellationException("interrupted while parsing " + file);
+        }
+        switch (failure.get()) {
+            case null -> {
+                return result.get();
+            }
+            case RuntimeException e -> throw e;
+            case Error e -> throw e;
+            default -> throw new IllegalStateException(failure.get());
+        }
     }
 
     // ------------------------------------------------------------------ tokens and errors
