@@ -120,6 +120,12 @@ class DeepNestingTest {
     @EnumSource(Kind.class)
     void atTheLimitEverythingDownstreamRunsOnA512KStack(Kind kind) throws Throwable {
         String text = kind.text.apply(LIMIT);
+        // Three rounds: frame sizes change as the JIT compiles the recursive methods (each round
+        // calls them hundreds of times), and every state must fit.
+        for (int round = 0; round < 3; round++) atTheLimit(kind, text);
+    }
+
+    private static void atTheLimit(Kind kind, String text) throws Throwable {
         onSmallStack(() -> {
             IRModule m = RelayParser.parseModule(text, "deep.relay");
             var typed = TypeInference.infer(m);
