@@ -69,6 +69,11 @@ class DeepNestingTest {
             sb.append(" }".repeat(d - 1));
             return body(sb.toString());
         }, false),
+        // match ((((%x,),),)) { ((((%p,),),)) => %p }: the tuple and the tuple pattern nest alike.
+        PATTERNS(d -> {
+            int n = d - 2; // the body and the match scrutinee
+            return body("match (" + "(".repeat(n) + "%x" + ",)".repeat(n) + ") { " + "(".repeat(n) + "%p" + ",)".repeat(n) + " => %p }");
+        }, false),
         // A parameter of a local function typed ((((float32,),),),): each tuple type one level.
         TYPES(d -> {
             int n = d - 3; // the body, the let value and the fn body
@@ -106,6 +111,11 @@ class DeepNestingTest {
         assertEquals(3, e.line(), e.reason());
         assertTrue(e.reason().startsWith("nesting deeper than " + LIMIT + " levels"), e.reason());
         assertTrue(e.reason().contains(ParserOptions.MAX_DEPTH_PROPERTY), e.reason());
+        // The 200 KB line is shown as a window around the column, the caret under the culprit.
+        String[] lines = e.getMessage().split("\n");
+        assertEquals(3, lines.length, e.getMessage());
+        assertTrue(lines[1].length() <= 126, lines[1]);
+        assertEquals(lines[1].charAt(lines[2].length() - 1), text.split("\n")[2].charAt(e.column() - 1));
     }
 
     @ParameterizedTest
