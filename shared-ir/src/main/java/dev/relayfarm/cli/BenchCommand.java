@@ -85,22 +85,18 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         Optional<String> badLevel = CommonOptions.optLevelError(optLevel);
         if (badLevel.isPresent()) {
-            err.println("error: " + badLevel.get());
-            return 2;
+            return CliErrors.report(spec, badLevel.get());
         }
         if (threads < 1 || iterations < 1 || warmup < 0) {
-            err.println("error: --threads and --iterations must be at least 1 and --warmup at least 0");
-            return 2;
+            return CliErrors.report(spec, "--threads and --iterations must be at least 1 and --warmup at least 0");
         }
         Map<String, List<Long>> bound;
         try {
             bound = CommonOptions.inputShapes(shapes);
         } catch (IllegalArgumentException e) {
-            err.println("error: " + e.getMessage());
-            return 2;
+            return CliErrors.report(spec, e.getMessage());
         }
         if (!json) {
             out.printf("%-24s %-18s %10s %10s %10s %10s %8s %12s%n", "model", "ours", "ours ms", "ours p90", "ort ms", "ort p90",
@@ -116,7 +112,9 @@ public final class BenchCommand implements Callable<Integer> {
                 else out.printf(Locale.ROOT, "%-24s %-18s %10.3f %10.3f %10.3f %10.3f %7.2fx %12.3e%n", r.model(), r.ours(),
                         r.oursMedianMs(), r.oursP90Ms(), r.refMedianMs(), r.refP90Ms(), r.ratio(), r.maxAbsDiff());
             } catch (RuntimeException e) {
-                err.println("error: " + model + ": " + e.getMessage());
+                // One model's failure does not stop the others; internal errors are named by their class.
+                String user = CliErrors.userMessage(e);
+                CliErrors.report(spec, model + ": " + (user != null ? user : e.getClass().getSimpleName() + ": " + e.getMessage()));
                 rc = 2;
             }
         }

@@ -28,8 +28,12 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--backend", defaultValue = "interp", description = "execution backend: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
     Backend backend;
 
-    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "0", description = "optimization level 0..3: the pass pipeline runs on the imported module before it is evaluated (default ${DEFAULT-VALUE})")
-    int optLevel;
+    @Option(names = "-O", paramLabel = "LEVEL",
+            description = "optimization level 0..3: the pass pipeline runs on the imported module before it is evaluated (default 0; 3 with --backend c, as relayc compile)")
+    Integer optLevelOption;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224")
     List<String> shapes = List.of();
@@ -44,31 +48,30 @@ public final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        // The C backend runs fused kernels, so it defaults to the level relayc compile uses.
+        int optLevel = optLevelOption != null ? optLevelOption : backend == Backend.c ? 3 : 0;
         Optional<String> badLevel = CommonOptions.optLevelError(optLevel);
-        if (badLevel.isPresent()) {
-            System.err.println("error: " + badLevel.get());
-            return 2;
+        if (badLevel.isPresent()) return CliErrors.report(spec, badLevel.get());
+        if (!Files.isRegularFile(dir.resolve("model.onnx"))) return CliErrors.report(spec, dir + " has no model.onnx");
+        Map<String, List<Long>> bound;
+        try {
+            bound = CommonOptions.inputShapes(shapes);
+        } catch (IllegalArgumentException e) {
+            return CliErrors.report(spec, e.getMessage());
         }
-        if (!Files.isRegularFile(dir.resolve("model.onnx"))) {
-            System.err.println("error: " + dir + " has no model.onnx");
-            return 2;
-        }
-        Map<String, List<Long>> bound = CommonOptions.inputShapes(shapes);
-        if (backend == Backend.c && optLevel < 1) {
-            System.err.println("error: --backend c runs fused kernels: use -O1 or higher (-O3 recommended)");
-            return 2;
-        }
+        if (backend == Backend.c && optLevel < 1) return CliErrors.report(spec, "--backend c runs fused kernels: use -O1 or higher (-O3 recommended)");
         OnnxCheck.Backend run;
         try {
             run = backend == Backend.c ? new CBackend(new CompileOptions(Target.parse(target), optLevel, Map.of()), threads) : OnnxCheck.Backend.INTERPRETER;
         } catch (IllegalArgumentException e) {
-            System.err.println("error: " + e.getMessage());
-            return 2;
+            return CliErrors.report(spec, e.getMessage());
         }
         OnnxCheck.Result r = OnnxCheck.check(dir, new OnnxCheck.Options(ImportOptions.DEFAULT.withInputShapes(bound), null,
                 m -> optLevel == 0 ? m : OptPipeline.optimize(m, optLevel), run));
-        System.out.println(r.line());
-        System.out.printf("import %d ms, run %d ms%n", r.importMillis(), r.runMillis());
+        var out = spec.commandLine().getOut();
+        out.println(r.line());
+        out.printf("import %d ms, run %d ms%n", r.importMillis(), r.runMillis());
+        out.flush();
         return switch (r.status()) {
             case PASS -> 0;
             case FAIL -> 1;

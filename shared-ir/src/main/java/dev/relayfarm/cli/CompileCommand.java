@@ -51,10 +51,8 @@ public final class CompileCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        var err = spec.commandLine().getErr();
         if (optLevel < 1 || optLevel > 3) {
-            err.println("error: -O must be 1..3 for compile (the graph executor runs fused kernels), got " + optLevel);
-            return 2;
+            return CliErrors.report(spec, "-O must be 1..3 for compile (the graph executor runs fused kernels), got " + optLevel);
         }
         try {
             Target t = Target.parse(target);
@@ -76,14 +74,10 @@ public final class CompileCommand implements Callable<Integer> {
             o.flush();
             return 0;
         } catch (GraphException | ArtifactException | IllegalArgumentException e) {
-            err.println("error: " + e.getMessage());
-            return 2;
+            return CliErrors.report(spec, e.getMessage());
         } catch (IOException e) {
-            err.println("error: " + e.getMessage());
-            return 2;
-        } catch (RuntimeException e) {
-            err.println("error: " + e.getClass().getSimpleName() + ": " + e.getMessage());
-            return 2;
+            return CliErrors.report(spec, e.getMessage());
         }
+        // Anything else (a parse, type or ONNX error; a compiler bug) is reported by CliErrors.
     }
 }

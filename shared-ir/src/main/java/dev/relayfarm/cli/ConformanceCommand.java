@@ -43,22 +43,19 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (!backend.equals("interp") && !backend.equals("c")) {
-            spec.commandLine().getErr().println("error: unknown backend '" + backend + "' (available: interp, c)");
-            return 2;
+            return CliErrors.report(spec, "unknown backend '" + backend + "' (available: interp, c)");
         }
         // The C backend runs fused kernels only: it needs fusion, so its default level is 3.
         int level = backend.equals("c") && optLevel == 0 ? 3 : optLevel;
         Optional<String> badLevel = CommonOptions.optLevelError(optLevel);
         if (badLevel.isPresent()) {
-            spec.commandLine().getErr().println("error: " + badLevel.get());
-            return 2;
+            return CliErrors.report(spec, badLevel.get());
         }
         List<Path> tests;
         try {
             tests = Conformance.findTests(dirs);
         } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("error: " + e.getMessage());
-            return 2;
+            return CliErrors.report(spec, e.getMessage());
         }
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
         Conformance.Summary s = Conformance.run(tests, new OnnxCheck.Options(dev.relayfarm.frontend.ImportOptions.DEFAULT, null,

@@ -1,7 +1,6 @@
 package dev.relayfarm.cli;
 
 import dev.relayfarm.frontend.ImportOptions;
-import dev.relayfarm.frontend.OnnxFormatException;
 import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.text.RelayPrinter;
@@ -48,36 +47,26 @@ public final class ImportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        PrintWriter err = spec.commandLine().getErr();
         Map<String, List<Long>> bound = new LinkedHashMap<>();
         for (String s : shapes) {
             try {
                 Map.Entry<String, List<Long>> e = ImportOptions.parseShape(s);
                 bound.put(e.getKey(), e.getValue());
             } catch (IllegalArgumentException e) {
-                err.println("relayc import: " + e.getMessage());
-                err.flush();
-                return 1;
+                return CliErrors.report(spec, e.getMessage());
             }
         }
         if (!Files.isRegularFile(model)) {
-            err.println("relayc import: no such file: " + model);
-            err.flush();
-            return 1;
+            return CliErrors.report(spec, "no such file: " + model);
         }
         IRModule module;
         try {
             module = OnnxImporter.importModel(model, ImportOptions.DEFAULT.withInputShapes(bound));
             TypeInference.infer(module);
-        } catch (OnnxFormatException e) {
-            err.println("relayc import: " + e.getMessage());
-            err.flush();
-            return 1;
         } catch (TypeException e) {
-            err.println("relayc import: " + model + ": the imported module does not type-check:");
-            for (Diagnostic d : e.diagnostics()) err.println(d);
-            err.flush();
-            return 1;
+            StringBuilder sb = new StringBuilder(model + ": the imported module does not type-check:");
+            for (Diagnostic d : e.diagnostics()) sb.append('\n').append(d);
+            return CliErrors.report(spec, sb.toString());
         }
         String text = RelayPrinter.print(module);
         if (output == null) {

@@ -4,19 +4,12 @@ import dev.relayfarm.ir.FuncType;
 import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.TypeFormat;
-import dev.relayfarm.text.RelayParseException;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.text.RelayPrinter;
 import dev.relayfarm.types.Diagnostic;
 import dev.relayfarm.types.InferResult;
-import dev.relayfarm.types.TypeException;
 import dev.relayfarm.types.TypeInference;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -44,42 +37,21 @@ public final class InferCommand implements Callable<Integer> {
     String typeOf;
 
     @Override
-    public Integer call() throws IOException {
+    public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        String source;
-        try {
-            source = file.equals("-")
-                    ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
-                    : Files.readString(Path.of(file), StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            err.println("relayc infer: no such file: " + file);
-            return 1;
-        }
+        // Unreadable text, syntax and type errors are reported by CliErrors (relayc infer: ...).
+        String source = CliErrors.readText(file);
         String name = file.equals("-") ? "<stdin>" : file;
-        IRModule module;
-        try {
-            module = RelayParser.parseModule(source, name);
-        } catch (RelayParseException e) {
-            err.println(e.getMessage());
-            return 1;
-        }
-        InferResult result;
-        try {
-            result = TypeInference.infer(module);
-        } catch (TypeException e) {
-            for (Diagnostic d : e.diagnostics()) err.println(d);
-            err.flush();
-            return 1;
-        }
+        IRModule module = RelayParser.parseModule(source, name);
+        InferResult result = TypeInference.infer(module);
         for (Diagnostic w : result.warnings()) err.println(w);
         err.flush();
         if (typeOf != null) {
             String global = typeOf.startsWith("@") ? typeOf.substring(1) : typeOf;
             FuncType t = result.globalTypes().get(new GlobalVar(global));
             if (t == null) {
-                err.println("relayc infer: no global @" + global + " in " + name);
-                return 1;
+                return CliErrors.report(spec, "no global @" + global + " in " + name);
             }
             out.println(TypeFormat.format(t));
         } else {

@@ -7,14 +7,9 @@ import dev.relayfarm.serde.BlobStoreException;
 import dev.relayfarm.serde.FileSystemBlobStore;
 import dev.relayfarm.serde.IrJson;
 import dev.relayfarm.serde.IrJsonException;
-import dev.relayfarm.text.RelayParseException;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.text.RelayPrinter;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -59,19 +54,10 @@ public final class JsonCommand implements Callable<Integer> {
     boolean noSpans;
 
     @Override
-    public Integer call() throws IOException {
-        PrintWriter err = spec.commandLine().getErr();
+    public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        String source;
         String name = file.equals("-") ? "<stdin>" : file;
-        try {
-            source = file.equals("-")
-                    ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
-                    : Files.readString(Path.of(file), StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            err.println("relayc json: no such file: " + file);
-            return 1;
-        }
+        String source = CliErrors.readText(file);
         FileSystemBlobStore store = blobs == null ? null : new FileSystemBlobStore(blobs);
         try {
             if (toText) {
@@ -84,15 +70,10 @@ public final class JsonCommand implements Callable<Integer> {
             }
             out.flush();
             return 0;
-        } catch (RelayParseException e) {
-            err.println(e.getMessage());
-            return 1;
         } catch (IrJsonException e) {
-            err.println(name + ": " + e.getMessage() + (store == null && e.getMessage().contains("no blob source") ? " (use --blobs DIR)" : ""));
-            return 1;
+            return CliErrors.report(spec, name + ": " + e.getMessage() + (store == null && e.getMessage().contains("no blob source") ? " (use --blobs DIR)" : ""));
         } catch (BlobStoreException | IllegalArgumentException e) {
-            err.println("relayc json: " + name + ": " + e.getMessage());
-            return 1;
+            return CliErrors.report(spec, name + ": " + e.getMessage());
         }
     }
 }

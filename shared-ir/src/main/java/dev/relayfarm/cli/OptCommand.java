@@ -1,7 +1,6 @@
 package dev.relayfarm.cli;
 
 import dev.relayfarm.frontend.ImportOptions;
-import dev.relayfarm.frontend.OnnxFormatException;
 import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.ExprTraversal;
@@ -15,7 +14,6 @@ import dev.relayfarm.passes.PassOptions;
 import dev.relayfarm.passes.PassRecord;
 import dev.relayfarm.passes.PassRegistry;
 import dev.relayfarm.passes.Sequential;
-import dev.relayfarm.text.RelayParseException;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.text.RelayPrinter;
 import dev.relayfarm.types.Diagnostic;
@@ -84,12 +82,6 @@ public final class OptCommand implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = "write the Relay text here instead of standard output")
     Path output;
 
-    /** A user error: printed as its message, exit code 1. */
-    private static final class UserError extends RuntimeException {
-        UserError(String message) {
-            super(message);
-        }
-    }
 
     @Override
     public Integer call() throws IOException {
@@ -130,20 +122,13 @@ public final class OptCommand implements Callable<Integer> {
                 Files.writeString(output, text, StandardCharsets.UTF_8);
             }
             return 0;
-        } catch (UserError | RelayParseException | OnnxFormatException e) {
-            err.println("relayc opt: " + e.getMessage());
-            err.flush();
-            return 1;
         } catch (TypeException e) {
-            err.println("relayc opt: " + file + " does not type-check:");
-            for (Diagnostic d : e.diagnostics()) err.println(d);
-            err.flush();
-            return 1;
+            StringBuilder sb = new StringBuilder(file + " does not type-check:");
+            for (Diagnostic d : e.diagnostics()) sb.append('\n').append(d);
+            return CliErrors.report(spec, sb.toString());
         } catch (PassException e) {
-            boolean unknownName = e.getMessage().startsWith("unknown pass");
-            err.println("relayc opt: " + e.getMessage());
-            err.flush();
-            return unknownName ? 1 : 2;
+            // An unknown pass name is the user's; a pass that fails is ours (exit 2, as before).
+            return CliErrors.report(spec, e.getMessage(), e.getMessage().startsWith("unknown pass") ? 1 : 2);
         }
     }
 
@@ -159,11 +144,7 @@ public final class OptCommand implements Callable<Integer> {
             return OnnxImporter.importModel(file, ImportOptions.DEFAULT.withInputShapes(bound));
         }
         if (!shapes.isEmpty()) throw new UserError("--shape applies to ONNX models only");
-        try {
-            return RelayParser.parseModule(Files.readString(file, StandardCharsets.UTF_8), file.toString());
-        } catch (IOException e) {
-            throw new UserError("cannot read " + file + ": " + e.getMessage());
-        }
+        return RelayParser.parseModule(CliErrors.readText(file), file.toString());
     }
 
     private static Set<String> expand(List<String> names, Set<String> known) {

@@ -1,13 +1,7 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.text.RelayParseException;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.text.RelayPrinter;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,7 +12,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code relayc parse FILE}: parses Relay text and prints it back normalised (graph bindings, unique
  * names, metadata section). Exit 0 on success; on a syntax error the diagnostic
- * ({@code file:line:col: message} with a caret line) goes to stderr and the exit code is 1.
+ * ({@code relayc parse: file:line:col: message} with a caret line) goes to stderr and the exit code is 1.
  */
 @Command(name = "parse", mixinStandardHelpOptions = true,
         description = "Parse a Relay text file (TVM 0.0.5 dialect) and print it normalised.")
@@ -33,28 +27,15 @@ public final class ParseCommand implements Callable<Integer> {
     boolean expr;
 
     @Override
-    public Integer call() throws IOException {
-        String source;
-        String name = file;
-        try {
-            source = file.equals("-")
-                    ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
-                    : Files.readString(Path.of(file), StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            spec.commandLine().getErr().println("relayc parse: no such file: " + file);
-            return 1;
-        }
-        if (file.equals("-")) name = "<stdin>";
-        try {
-            String out = expr
-                    ? RelayPrinter.print(RelayParser.parseExpr(source, name))
-                    : RelayPrinter.print(RelayParser.parseModule(source, name));
-            spec.commandLine().getOut().print(out);
-            spec.commandLine().getOut().flush();
-            return 0;
-        } catch (RelayParseException e) {
-            spec.commandLine().getErr().println(e.getMessage());
-            return 1;
-        }
+    public Integer call() {
+        // Errors (no such file, not UTF-8, syntax) are reported by CliErrors: relayc parse: ...
+        String source = CliErrors.readText(file);
+        String name = file.equals("-") ? "<stdin>" : file;
+        String out = expr
+                ? RelayPrinter.print(RelayParser.parseExpr(source, name))
+                : RelayPrinter.print(RelayParser.parseModule(source, name));
+        spec.commandLine().getOut().print(out);
+        spec.commandLine().getOut().flush();
+        return 0;
     }
 }

@@ -34,6 +34,11 @@ public final class Relayc implements Runnable {
     @Spec
     CommandSpec spec;
 
+    /** Accepted by every command (inherited): stack traces of internal errors, see {@link CliErrors}. */
+    @CommandLine.Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
+            description = "On an internal error, print its stack trace too.")
+    boolean verbose;
+
     /** Invoked with no subcommand: print usage and fail, so scripts notice the missing subcommand. */
     @Override
     public void run() {
@@ -41,6 +46,17 @@ public final class Relayc implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Relayc()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The command line with RelayFarm's error handling: user errors as one line
+     * {@code relayc <cmd>: message}, internal errors (StackOverflowError included) as one line with
+     * exit code {@value CliErrors#INTERNAL_ERROR}; see {@link CliErrors}.
+     */
+    public static CommandLine commandLine() {
+        CommandLine cmd = new CommandLine(new Relayc());
+        cmd.setExecutionStrategy(CliErrors::execute);
+        return cmd;
     }
 }

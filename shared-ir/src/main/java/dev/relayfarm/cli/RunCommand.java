@@ -1,8 +1,7 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.compile.ArtifactException;
 import dev.relayfarm.interp.Interpreter;
-import dev.relayfarm.interp.InterpreterException;
+import dev.relayfarm.interp.InterpreterOptions;
 import dev.relayfarm.interp.Npy;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.interp.TupleValue;
@@ -13,11 +12,9 @@ import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.runtime.CompiledModel;
-import dev.relayfarm.text.RelayParseException;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.types.Diagnostic;
 import dev.relayfarm.types.InferResult;
-import dev.relayfarm.types.TypeException;
 import dev.relayfarm.types.TypeInference;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -75,18 +72,29 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "Directory to write output_<i>.npy into (created if absent).")
     Path outDir;
 
-    /** A user error: printed as its message, exit code 1. */
-    private static final class UserError extends RuntimeException {
-        UserError(String message) {
-            super(message);
-        }
-    }
+    // Interpreter budgets (InterpreterOptions): a runaway program stops with the budget named.
+    @Option(names = "--max-steps", paramLabel = "N", defaultValue = "" + InterpreterOptions.DEFAULT_MAX_STEPS,
+            description = "interpreter: stop after N machine steps (default ${DEFAULT-VALUE}; endless loops and tail recursion)")
+    long maxSteps;
+
+    @Option(names = "--timeout", paramLabel = "DURATION",
+            description = "interpreter: stop after this wall-clock time, e.g. 30s, 2m, 500ms (default: none)")
+    String timeout;
+
+    @Option(names = "--max-stack", paramLabel = "N", defaultValue = "" + InterpreterOptions.DEFAULT_MAX_STACK_DEPTH,
+            description = "interpreter: stop past N continuation frames (default ${DEFAULT-VALUE}; endless non-tail recursion)")
+    int maxStack;
+
+    @Option(names = "--max-tensor", paramLabel = "SIZE", defaultValue = "1g",
+            description = "interpreter: refuse an operator result larger than SIZE bytes, e.g. 512m, 2g (default ${DEFAULT-VALUE})")
+    String maxTensor;
+
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        try {
+        // User errors (UserError, syntax, types, run-time errors, budgets) are reported by CliErrors.
+        {
             List<NDArray> outputs = new ArrayList<>();
             List<String> others = new ArrayList<>();
             if (Files.isDirectory(file)) {
@@ -97,28 +105,67 @@ public final class RunCommand implements Callable<Integer> {
                 List<Value> inputs = readInputs("@main", main.params().stream().map(p -> new Input(p.name(),
                         p.hasAnnotation() && p.annotation() instanceof TensorType t ? t : null, p.hasAnnotation() ? p.annotation().toString() : "no type annotation")).toList())
                         .stream().map(a -> (Value) Value.tensor(a)).toList();
-                collect(new Interpreter(module).call("main", inputs), outputs, others);
+                collect(new Interpreter(module, budgets()).call("main", inputs), outputs, others);
             }
             for (int i = 0; i < outputs.size(); i++) out.println("output_" + i + ": " + preview(outputs.get(i)));
             for (String o : others) out.println("non-tensor output: " + o);
             if (outDir != null) write(outputs, out);
             out.flush();
             return 0;
-        } catch (UserError | RelayParseException | TypeException | InterpreterException | Npy.NpyException | ArtifactException e) {
-            err.println("error: " + e.getMessage());
-            err.flush();
-            return 1;
         }
     }
 
     private IRModule parse() {
-        String source;
+        return RelayParser.parseModule(CliErrors.readText(file), file.toString());
+    }
+
+    /** The budgets from the options, each checked with the option's name in the message. */
+    InterpreterOptions budgets() {
+        if (maxSteps < 1) throw new UserError("--max-steps must be at least 1, got " + maxSteps);
+        if (maxStack < 1) throw new UserError("--max-stack must be at least 1, got " + maxStack);
+        return new InterpreterOptions(maxSteps, timeout == null ? null : duration("--timeout", timeout), maxStack, size("--max-tensor", maxTensor));
+    }
+
+    /** {@code 30s}, {@code 2m}, {@code 500ms}, {@code 1h}, or an ISO-8601 duration ({@code PT30S}). */
+    static java.time.Duration duration(String option, String text) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)").matcher(text.trim());
         try {
-            source = Files.readString(file);
-        } catch (IOException e) {
-            throw new UserError("cannot read " + file + ": " + e.getMessage());
+            java.time.Duration d;
+            if (m.matches()) {
+                long n = Long.parseLong(m.group(1));
+                d = switch (m.group(2)) {
+                    case "ms" -> java.time.Duration.ofMillis(n);
+                    case "s" -> java.time.Duration.ofSeconds(n);
+                    case "m" -> java.time.Duration.ofMinutes(n);
+                    default -> java.time.Duration.ofHours(n);
+                };
+            } else {
+                d = java.time.Duration.parse(text.trim());
+            }
+            if (d.isZero() || d.isNegative()) throw new UserError(option + " must be positive, got '" + text + "'");
+            return d;
+        } catch (java.time.format.DateTimeParseException | ArithmeticException e) {
+            throw new UserError(option + " expects a duration like 30s, 2m or 500ms, got '" + text + "'");
         }
-        return RelayParser.parseModule(source, file.toString());
+    }
+
+    /** {@code 1024}, {@code 64k}, {@code 512m}, {@code 2g} (binary units). */
+    static long size(String option, String text) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)([kmg]?)b?", java.util.regex.Pattern.CASE_INSENSITIVE).matcher(text.trim());
+        if (!m.matches()) throw new UserError(option + " expects a size like 512m or 2g, got '" + text + "'");
+        try {
+            long n = Long.parseLong(m.group(1));
+            int shift = switch (m.group(2).toLowerCase(Locale.ROOT)) {
+                case "k" -> 10;
+                case "m" -> 20;
+                case "g" -> 30;
+                default -> 0;
+            };
+            if (n < 1 || n > (Long.MAX_VALUE >> shift)) throw new UserError(option + " must be between 1 byte and 8 EiB, got '" + text + "'");
+            return n << shift;
+        } catch (NumberFormatException e) {
+            throw new UserError(option + " is too large: '" + text + "'");
+        }
     }
 
     /**

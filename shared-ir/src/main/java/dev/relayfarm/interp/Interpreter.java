@@ -60,6 +60,11 @@ import java.util.Set;
  * flattened to their fields and wrap multi-array (or tuple-typed) results in a {@link TupleValue};
  * attributes are parsed once per call node (once per operator for calls without attributes).
  *
+ * <p><b>Budgets.</b> Every evaluation runs under {@link InterpreterOptions} (steps, optional
+ * wall-clock timeout, continuation-stack depth, bytes of one operator result) and stops when the
+ * thread is interrupted, with an {@link InterpreterException} naming the budget: endless loops and
+ * runaway recursion end in seconds instead of running forever or exhausting the heap.
+ *
  * <p><b>Not done here:</b> type checking (beyond checking the arguments of the entry function
  * against its annotations) and any form of compilation; run type inference first for typed errors.
  *
@@ -77,10 +82,16 @@ public final class Interpreter {
      */
     private final Map<String, PreparedOp> preparedPlain = new HashMap<>();
     private final Map<Expr, SharedNodes.BodyInfo> bodies = new IdentityHashMap<>();
+    private final InterpreterOptions options;
 
     /** An interpreter for {@code module} running the operators of {@link OpRegistry}. */
     public Interpreter(IRModule module) {
         this(module, OpRegistry::get);
+    }
+
+    /** An interpreter for {@code module} with the given budgets. */
+    public Interpreter(IRModule module, InterpreterOptions options) {
+        this(module, OpRegistry::get, options);
     }
 
     /**
@@ -88,8 +99,13 @@ public final class Interpreter {
      * the resolver throws for unknown names.
      */
     public Interpreter(IRModule module, java.util.function.Function<String, OpDef<?>> ops) {
+        this(module, ops, InterpreterOptions.DEFAULT);
+    }
+
+    public Interpreter(IRModule module, java.util.function.Function<String, OpDef<?>> ops, InterpreterOptions options) {
         this.module = module;
         this.ops = ops;
+        this.options = java.util.Objects.requireNonNull(options, "options");
     }
 
     // ---------------------------------------------------------------- public entry points
@@ -233,9 +249,23 @@ public final class Interpreter {
         Environment frame;
         Value value;
         final ArrayList<Kont> stack = new ArrayList<>();
+        // Budgets (InterpreterOptions); where we are, for their messages.
+        private long steps;
+        private final long maxSteps = options.maxSteps();
+        private final int maxStack = options.maxStackDepth();
+        private final long deadline = options.timeout() == null ? Long.MAX_VALUE : System.nanoTime() + options.timeout().toNanos();
+        private final long started = System.nanoTime();
+        private String function = "the expression";
+        private Span callSite = Span.NONE;
 
         Value run() {
             while (true) {
+                if (++steps > maxSteps) {
+                    throw exceeded(InterpreterOptions.Budget.STEPS, "step budget of " + maxSteps + " steps used up");
+                }
+                // The clock and the interrupt flag are checked every 1,024 steps: cheap, and still
+                // well under a millisecond apart.
+                if ((steps & 1023) == 0) checkClock();
                 if (control != null) {
                     Expr e = control;
                     control = null;
@@ -249,7 +279,35 @@ public final class Interpreter {
         }
 
         private void push(Kont k) {
+            if (stack.size() >= maxStack) {
+                throw exceeded(InterpreterOptions.Budget.STACK_DEPTH, "stack budget of " + maxStack + " continuation frames used up (non-tail recursion too deep or endless)");
+            }
             stack.add(k);
+        }
+
+        private void checkClock() {
+            if (Thread.currentThread().isInterrupted()) {
+                // The flag stays set: the caller (a cancelled job) decides what the interrupt means.
+                throw exceeded(InterpreterOptions.Budget.INTERRUPTED, "evaluation interrupted after " + steps + " steps");
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw exceeded(InterpreterOptions.Budget.TIMEOUT, "time budget of " + options.timeout().toMillis() + " ms used up after " + steps + " steps");
+            }
+        }
+
+        /**
+         * The error for a budget that ran out: which one, its value (in {@code what}), the function
+         * being evaluated and where it was called, and the option that raises it.
+         */
+        InterpreterException exceeded(InterpreterOptions.Budget budget, String what) {
+            StringBuilder sb = new StringBuilder(what).append(" in ").append(function);
+            if (callSite.isKnown()) sb.append(" (called at ").append(callSite).append(')');
+            sb.append(String.format(" after %.1f s", (System.nanoTime() - started) / 1e9));
+            if (!budget.option.isEmpty()) {
+                sb.append("; the limit is InterpreterOptions.").append(budget.option).append(" (relayc run ").append(budget.cliOption).append(')');
+            }
+            Span at = control != null ? control.span() : Span.NONE;
+            return new InterpreterException(sb.toString(), at, null, budget);
         }
 
         private void pop(int top) {
@@ -436,7 +494,7 @@ public final class Interpreter {
                     }
                     value = new ConstructorValue(c, Arrays.asList(args));
                 }
-                case FunctionRefValue(Op o) -> value = callOp(o, args, site);
+                case FunctionRefValue(Op o) -> value = callOp(o, args, site, this);
                 case FunctionRefValue f -> throw new IllegalStateException("unexpected function reference " + f);
                 case TensorValue t -> throw notCallable(fn, span);
                 case TupleValue t -> throw notCallable(fn, span);
@@ -452,6 +510,8 @@ public final class Interpreter {
             }
             Environment callee = new Environment(captured, bodyInfo(f.body()), params.size());
             for (int i = 0; i < args.length; i++) callee.bind(params.get(i), args[i]);
+            function = what;
+            callSite = span;
             frame = callee;
             control = f.body();
         }
@@ -556,7 +616,10 @@ public final class Interpreter {
         }
     }
 
-    private Value callOp(Op op, Value[] args, Call site) {
+    /** Inputs smaller than this cannot make a result near any sensible tensor budget without attributes. */
+    private static final long PREDICT_ABOVE_INPUT_BYTES = 64 * 1024;
+
+    private Value callOp(Op op, Value[] args, Call site, Machine machine) {
         Span span = site == null ? Span.NONE : site.span();
         Attrs attrs = site == null ? Attrs.EMPTY : site.attrs();
         boolean plain = attrs.isEmpty();
@@ -571,6 +634,17 @@ public final class Interpreter {
         }
         List<NDArray> inputs = new ArrayList<>(args.length);
         for (int i = 0; i < args.length; i++) flatten(op, i, args[i], inputs, span);
+        long maxBytes = options.maxTensorBytes();
+        long inputBytes = 0;
+        for (NDArray a : inputs) inputBytes += a.byteSize();
+        if (!attrs.isEmpty() || inputs.isEmpty() || inputBytes >= PREDICT_ABOVE_INPUT_BYTES) {
+            // Refuse before the kernel allocates: the relation gives the result's shape.
+            long predicted = predictedBytes(prepared, args, attrs);
+            if (predicted > maxBytes) {
+                throw machine.exceeded(InterpreterOptions.Budget.TENSOR_BYTES, "operator " + op.name() + " would produce " + predicted
+                        + " bytes, over the tensor budget of " + maxBytes + " bytes");
+            }
+        }
         List<NDArray> out;
         try {
             out = prepared.kernel.apply(inputs);
@@ -583,10 +657,42 @@ public final class Interpreter {
         if (out == null || out.isEmpty()) {
             throw new InterpreterException("operator " + op.name() + " returned no result", span);
         }
+        for (NDArray a : out) {
+            if (a.byteSize() > maxBytes) {
+                throw machine.exceeded(InterpreterOptions.Budget.TENSOR_BYTES, "operator " + op.name() + " produced " + a.byteSize()
+                        + " bytes, over the tensor budget of " + maxBytes + " bytes");
+            }
+        }
         if (out.size() == 1 && !singleResultIsTuple(prepared, args, attrs)) return new TensorValue(out.get(0));
         List<Value> fields = new ArrayList<>(out.size());
         for (NDArray a : out) fields.add(new TensorValue(a));
         return new TupleValue(fields);
+    }
+
+    /** Bytes of the largest result the operator's type relation predicts; 0 when it cannot say. */
+    private static long predictedBytes(PreparedOp prepared, Value[] args, Attrs attrs) {
+        try {
+            List<Type> inputTypes = new ArrayList<>(args.length);
+            for (Value a : args) inputTypes.add(typeForRelation(a));
+            return prepared.def.inferOutput(inputTypes, attrs).map(Interpreter::largestBytes).orElse(0L);
+        } catch (RuntimeException e) {
+            return 0; // the kernel reports bad inputs better than the relation would here
+        }
+    }
+
+    private static long largestBytes(Type t) {
+        return switch (t) {
+            case TensorType tt -> {
+                long n = tt.dtype().storageBytes();
+                for (Dim d : tt.shape()) {
+                    if (!(d instanceof Dim.Int(long v))) yield 0;
+                    n = v <= 0 ? 0 : (n > Long.MAX_VALUE / v ? Long.MAX_VALUE : n * v);
+                }
+                yield n;
+            }
+            case TupleType tt -> tt.fields().stream().mapToLong(Interpreter::largestBytes).max().orElse(0);
+            default -> 0;
+        };
     }
 
     /**

@@ -9,14 +9,26 @@ import dev.relayfarm.ir.Span;
  */
 public final class InterpreterException extends RuntimeException {
     private final Span span;
+    private final InterpreterOptions.Budget budget;
 
     public InterpreterException(String message, Span span) {
         this(message, span, null);
     }
 
     public InterpreterException(String message, Span span, Throwable cause) {
+        this(message, span, cause, null);
+    }
+
+    /** An evaluation stopped by one of its {@link InterpreterOptions} budgets. */
+    public InterpreterException(String message, Span span, Throwable cause, InterpreterOptions.Budget budget) {
         super(span.isKnown() ? span + ": " + message : message, cause);
         this.span = span;
+        this.budget = budget;
+    }
+
+    /** The budget that stopped evaluation, or null for an error of the program itself. */
+    public InterpreterOptions.Budget budget() {
+        return budget;
     }
 
     public Span span() {

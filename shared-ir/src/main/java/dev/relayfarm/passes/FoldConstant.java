@@ -1,6 +1,7 @@
 package dev.relayfarm.passes;
 
 import dev.relayfarm.interp.Interpreter;
+import dev.relayfarm.interp.InterpreterException;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
@@ -73,6 +74,19 @@ public final class FoldConstant extends FunctionPass {
      * @param maxEvalElements the most elements one folding evaluation may produce, counting the large
      *     intermediates it evaluates on the way
      */
+    private static final System.Logger LOG = System.getLogger("fold-constant");
+
+    /**
+     * The interpreter's budgets for one folding evaluation (one operator call): its results may not
+     * exceed what {@link Options#maxEvalElements} allows in 8-byte elements, and it may not run past
+     * 10 s (checked between steps) — an optimizer stage never hangs or runs out of memory on a
+     * constant subgraph; a call over budget simply stays an expression.
+     */
+    static dev.relayfarm.interp.InterpreterOptions budget(Options options) {
+        return new dev.relayfarm.interp.InterpreterOptions(1_000_000, java.time.Duration.ofSeconds(10), 10_000,
+                Math.min(dev.relayfarm.interp.InterpreterOptions.DEFAULT_MAX_TENSOR_BYTES, options.maxEvalElements() * 8));
+    }
+
     public record Options(long maxElements, long maxEvalElements) {
         public static final Options DEFAULT = new Options(1L << 20, 1L << 26);
 
@@ -207,9 +221,13 @@ public final class FoldConstant extends FunctionPass {
             if (deferredCost + Math.max(size, 0) > options.maxEvalElements()) return call;
             Value v;
             try {
-                v = Interpreter.eval(call);
+                v = new Interpreter(IRModule.EMPTY, budget(options)).evaluate(call);
+            } catch (InterpreterException e) {
+                // A budget that ran out leaves the call unfolded, noted for --debug; any other failure
+                // happens at run time too (e.g. an index out of bounds): leave it to do so there.
+                if (e.budget() != null) LOG.log(System.Logger.Level.DEBUG, () -> "fold-constant: left " + call.callee() + " at " + call.span() + " unfolded: " + e.getMessage());
+                return call;
             } catch (RuntimeException e) {
-                // The call fails at run time (e.g. an index out of bounds): leave it to do so there.
                 return call;
             }
             if (elements(v) > cap) return call;

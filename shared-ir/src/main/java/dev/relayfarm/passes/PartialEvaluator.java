@@ -108,7 +108,9 @@ final class PartialEvaluator {
     PartialEvaluator(IRModule module, PartialEvaluate.Options options) {
         this.module = module;
         this.options = options;
-        this.kernels = new Interpreter(module);
+        // Bounded like fold-constant's evaluations: an operator call on constants that would
+        // allocate past the budget (zeros of a huge shape) stays residual instead of exhausting memory.
+        this.kernels = new Interpreter(module, FoldConstant.budget(FoldConstant.Options.DEFAULT));
     }
 
     /**

@@ -36,7 +36,24 @@ public final class IrJson {
     /** The document version this code writes and the only one it reads. */
     public static final int VERSION = 1;
 
-    static final ObjectMapper MAPPER = JsonMapper.builder()
+    /**
+     * The deepest expression nesting a document may describe — functions in functions, ifs, matches,
+     * tuples directly in tuples, lets in let values — the same limit as the text parser's default
+     * ({@code ParserOptions.DEFAULT_MAX_DEPTH}), so whatever parses also round-trips through JSON, and
+     * nothing read here can overflow the stack of a recursive consumer (type inference, printing).
+     * Dataflow (calls in calls) is not nesting here: it is unbounded, as in the node table.
+     */
+    public static final int MAX_NESTING_DEPTH = 128;
+    /**
+     * The deepest JSON nesting accepted: a type or pattern nested {@link #MAX_NESTING_DEPTH} deep takes
+     * two JSON levels per level (an object and its field list), plus the document's own few levels.
+     * Jackson's own default (1000) would let the reader's recursion over types overflow a small stack.
+     */
+    public static final int MAX_JSON_DEPTH = 2 * MAX_NESTING_DEPTH + 16;
+
+    static final ObjectMapper MAPPER = JsonMapper.builder(com.fasterxml.jackson.core.JsonFactory.builder()
+                    .streamReadConstraints(com.fasterxml.jackson.core.StreamReadConstraints.builder().maxNestingDepth(MAX_JSON_DEPTH).build())
+                    .build())
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .build();
 
@@ -151,9 +168,43 @@ public final class IrJson {
     public static JsonNode parse(String json) {
         try {
             return checkPresent(MAPPER.readTree(json));
+        } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException e) {
+            // Jackson's nesting error carries no location; with the text at hand, find it.
+            int at = firstTooDeep(json);
+            if (at < 0) throw notJson(e);
+            int line = 1;
+            int lineStart = 0;
+            for (int i = 0; i < at; i++) {
+                if (json.charAt(i) == '\n') {
+                    line++;
+                    lineStart = i + 1;
+                }
+            }
+            throw new IrJsonException("$", "JSON nesting deeper than " + MAX_JSON_DEPTH + " levels at line " + line + ", column " + (at - lineStart + 1)
+                    + " (character " + at + "); the limit is IrJson.MAX_JSON_DEPTH (twice IrJson.MAX_NESTING_DEPTH, plus the document's own levels)", e);
         } catch (JsonProcessingException e) {
             throw notJson(e);
         }
+    }
+
+    /** Index of the first '[' or '{' past {@link #MAX_JSON_DEPTH} (outside strings), or -1. */
+    private static int firstTooDeep(String json) {
+        int depth = 0;
+        boolean inString = false;
+        for (int i = 0; i < json.length(); i++) {
+            char ch = json.charAt(i);
+            if (inString) {
+                if (ch == '\\') i++;
+                else if (ch == '"') inString = false;
+            } else if (ch == '"') {
+                inString = true;
+            } else if (ch == '[' || ch == '{') {
+                if (++depth > MAX_JSON_DEPTH) return i;
+            } else if (ch == ']' || ch == '}') {
+                depth--;
+            }
+        }
+        return -1;
     }
 
     private static JsonNode checkPresent(JsonNode tree) {
@@ -164,6 +215,10 @@ public final class IrJson {
     private static IrJsonException notJson(JsonProcessingException e) {
         var loc = e.getLocation();
         String where = loc == null ? "" : " at line " + loc.getLineNr() + ", column " + loc.getColumnNr();
+        if (e instanceof com.fasterxml.jackson.core.exc.StreamConstraintsException && e.getOriginalMessage().contains("nesting depth")) {
+            return new IrJsonException("$", "JSON nesting deeper than " + MAX_JSON_DEPTH + " levels" + where
+                    + "; the limit is IrJson.MAX_JSON_DEPTH (twice IrJson.MAX_NESTING_DEPTH, plus the document's own levels)", e);
+        }
         return new IrJsonException("$", "not valid JSON" + where + ": " + e.getOriginalMessage(), e);
     }
 }

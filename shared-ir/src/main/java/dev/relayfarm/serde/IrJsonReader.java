@@ -92,6 +92,10 @@ final class IrJsonReader {
     private final Map<String, Map<String, Constructor>> constructors = new HashMap<>();
     private final List<Var> vars = new ArrayList<>();
     private Expr[] nodes = new Expr[0];
+    /** Per node: its nesting as the text parser would count it (see {@link IrJson#MAX_NESTING_DEPTH}). */
+    private int[] nesting = new int[0];
+    /** Table index of each node read so far, by identity (children are always earlier nodes). */
+    private final java.util.IdentityHashMap<Expr, Integer> indexOf = new java.util.IdentityHashMap<>();
 
     IrJsonReader(BlobSource blobs) {
         this.blobs = blobs;
@@ -125,7 +129,15 @@ final class IrJsonReader {
 
         List<JsonCursor> table = doc.field("nodes").elements();
         nodes = new Expr[table.size()];
-        for (int i = 0; i < nodes.length; i++) nodes[i] = node(table.get(i), i);
+        nesting = new int[table.size()];
+        for (int i = 0; i < nodes.length; i++) {
+            nodes[i] = node(table.get(i), i);
+            nesting[i] = nesting(nodes[i], i);
+            if (nesting[i] > IrJson.MAX_NESTING_DEPTH) {
+                throw table.get(i).error("expressions nested deeper than " + IrJson.MAX_NESTING_DEPTH
+                        + " levels (functions, ifs, matches, tuples in tuples, lets in let values); the limit is IrJson.MAX_NESTING_DEPTH");
+            }
+        }
 
         Map<GlobalVar, Function> functions = new LinkedHashMap<>();
         for (JsonCursor f : doc.field("functions").elements()) {
@@ -138,6 +150,31 @@ final class IrJsonReader {
             functions.put(gv, fn);
         }
         return IRModule.of(functions, adts);
+    }
+
+    /**
+     * Nesting of node {@code self} from its children's, in one pass over the post-ordered table:
+     * scopes (function bodies, branches, clauses) add a level; a tuple field that is a tuple and a let
+     * value that is a let add one (their types and printed text nest); calls and everything else add
+     * none, so dataflow chains stay unbounded.
+     */
+    private int nesting(Expr e, int self) {
+        indexOf.putIfAbsent(e, self);
+        int deepest = 0;
+        for (Expr c : e.children()) {
+            Integer ci = indexOf.get(c);
+            if (ci == null) continue; // a Var or other leaf shared from the tables, not a node row
+            boolean adds = switch (e) {
+                case Function f -> true;
+                case If i -> true;
+                case Match m -> true;
+                case Tuple t -> c instanceof Tuple;
+                case Let l -> c == l.value() && c instanceof Let;
+                default -> false;
+            };
+            deepest = Math.max(deepest, nesting[ci] + (adds ? 1 : 0));
+        }
+        return deepest;
     }
 
     // ---- tables --------------------------------------------------------------------------------

@@ -19,23 +19,34 @@ final class JsonCursor {
     private final JsonCursor parent;
     private final String key; // null for an array element
     private final int index;
+    /** JSON levels below the root; the reader's recursion over types, patterns, dims and attributes follows it. */
+    final int depth;
 
     private JsonCursor(JsonNode node, JsonCursor parent, String key, int index) {
         this.node = node;
         this.parent = parent;
         this.key = key;
         this.index = index;
+        this.depth = parent == null ? 0 : parent.depth + 1;
+        // A tree built by a caller's own ObjectMapper has not been through IrJson's nesting limit.
+        if (depth > IrJson.MAX_JSON_DEPTH) throw error("JSON nesting deeper than " + IrJson.MAX_JSON_DEPTH + " levels; the limit is IrJson.MAX_JSON_DEPTH");
     }
 
     static JsonCursor root(JsonNode node) {
         return new JsonCursor(node, null, null, -1);
     }
 
+    /** Built leaf to root in a loop: a cursor can be a few hundred levels deep. */
     String path() {
-        if (parent == null) return "$";
-        if (key == null) return parent.path() + "[" + index + "]";
-        if (IDENT.matcher(key).matches()) return parent.path() + "." + key;
-        return parent.path() + "['" + key.replace("'", "\\'") + "']";
+        ArrayList<String> steps = new ArrayList<>();
+        for (JsonCursor c = this; c.parent != null; c = c.parent) {
+            if (c.key == null) steps.add("[" + c.index + "]");
+            else if (IDENT.matcher(c.key).matches()) steps.add("." + c.key);
+            else steps.add("['" + c.key.replace("'", "\\'") + "']");
+        }
+        StringBuilder sb = new StringBuilder("$");
+        for (int i = steps.size() - 1; i >= 0; i--) sb.append(steps.get(i));
+        return sb.toString();
     }
 
     IrJsonException error(String detail) {

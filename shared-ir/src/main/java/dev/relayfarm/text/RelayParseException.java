@@ -55,10 +55,22 @@ public final class RelayParseException extends RuntimeException {
         return getMessage();
     }
 
+    /** Longest source excerpt shown under a message. */
+    private static final int MAX_EXCERPT = 120;
+
     private static String render(String file, int line, int column, String reason, String sourceLine) {
         StringBuilder sb = new StringBuilder();
         sb.append(file).append(':').append(line).append(':').append(column).append(": ").append(reason);
         if (sourceLine != null && !sourceLine.isEmpty()) {
+            // A long line (minified or generated text, 200 KB on one line) is cut to a window around
+            // the column, so the message stays readable and small.
+            if (sourceLine.length() > MAX_EXCERPT) {
+                int from = Math.max(0, Math.min(column - 1 - MAX_EXCERPT / 2, sourceLine.length() - MAX_EXCERPT));
+                int to = Math.min(sourceLine.length(), from + MAX_EXCERPT);
+                String prefix = from > 0 ? "..." : "";
+                sourceLine = prefix + sourceLine.substring(from, to) + (to < sourceLine.length() ? "..." : "");
+                column = column - from + prefix.length();
+            }
             sb.append('\n').append(sourceLine).append('\n');
             // Copy tabs from the source so the caret lines up however the terminal expands them.
             for (int i = 0; i < column - 1; i++) {

@@ -85,7 +85,8 @@ import java.util.Set;
  *
  * <p>Deep programs: sequences of bindings are parsed in a loop and nested inside-out, and infix
  * chains with an explicit operator stack, so 100,000 bindings need no deep Java stack. Only genuine
- * syntactic nesting (parentheses, blocks, else-if chains aside) recurses.
+ * syntactic nesting (parentheses, blocks, else-if chains aside) recurses, and it is bounded by
+ * {@link ParserOptions#maxDepth()}: deeper text is a located error, not a StackOverflowError.
  */
 public final class RelayParser {
     public static final String VERSION = "0.0.5";
@@ -115,9 +116,13 @@ public final class RelayParser {
     private final ArrayList<TypeVar> typeUndoVars = new ArrayList<>();
     /** Graph bindings ({@code %0 = ...}) of the current top-level definition. */
     private final HashMap<String, Expr> graph = new HashMap<>();
+    private final int maxDepth;
+    /** Current syntactic nesting (see {@link ParserOptions}); each recursive production counts one. */
+    private int depth;
 
-    private RelayParser(String source, String file, Map<String, Var> freeVars) {
+    private RelayParser(String source, String file, Map<String, Var> freeVars, ParserOptions options) {
         this.file = file;
+        this.maxDepth = options.maxDepth();
         this.lines = new SourceLines(source);
         Lexer lexer = new Lexer(source, file, lines).run();
         this.toks = lexer.tokens();
@@ -138,7 +143,13 @@ public final class RelayParser {
 
     /** Parses a module: optional {@code #[version = "0.0.5"]}, then {@code def}s and {@code type}s, then optional metadata. */
     public static IRModule parseModule(String source, String fileName) {
-        return new RelayParser(source, fileName, null).module();
+        return parseModule(source, fileName, ParserOptions.DEFAULT);
+    }
+
+    /** {@link #parseModule(String, String)} with explicit options (e.g. another nesting limit). */
+    public static IRModule parseModule(String source, String fileName, ParserOptions options) {
+        RelayParser p = new RelayParser(source, fileName, null, options);
+        return p.onOwnStack(p::module);
     }
 
     /** {@link #parseModule(String, String)} with the file name {@code <string>}. */
@@ -162,7 +173,12 @@ public final class RelayParser {
      * the text resolves to {@code freeVars.get(name)} (null for none).
      */
     public static Expr parseExpr(String source, String fileName, IRModule module, Map<String, Var> freeVars) {
-        RelayParser p = new RelayParser(source, fileName, freeVars);
+        return parseExpr(source, fileName, module, freeVars, ParserOptions.DEFAULT);
+    }
+
+    /** {@link #parseExpr(String, String, IRModule, Map)} with explicit options. */
+    public static Expr parseExpr(String source, String fileName, IRModule module, Map<String, Var> freeVars, ParserOptions options) {
+        RelayParser p = new RelayParser(source, fileName, freeVars, options);
         if (module != null) {
             p.globals = new HashSet<>();
             module.functions().keySet().forEach(g -> p.globals.add(g.name()));
@@ -171,10 +187,58 @@ public final class RelayParser {
                 for (Constructor c : td.constructors()) p.constructors.put(c.name(), c);
             }
         }
-        p.versionHeader();
-        Expr e = p.expr();
-        p.end();
-        return e;
+        return p.onOwnStack(() -> {
+            p.versionHeader();
+            Expr e = p.expr();
+            p.end();
+            return e;
+        });
+    }
+
+    /**
+     * Inputs with fewer tokens than this cannot nest deeply enough to matter and are parsed on the
+     * caller's thread (nearly every parse in tests and passes is a snippet).
+     */
+    private static final int OWN_STACK_ABOVE_TOKENS = 512;
+
+    /**
+     * Runs {@code parse} on a thread of its own with a stack sized for {@link #maxDepth} levels when
+     * the input is large. The parser takes seven to nine Java frames per level, and their size varies
+     * threefold with the JIT's state (measured on a 512 KiB stack: nested {@code if} overflowed at
+     * 227 levels cold, 1,009 warm, and below 128 in the middle of the test suite), so the caller's
+     * stack cannot be trusted with even the default limit; the consumers downstream take fewer and
+     * smaller frames per level. The lexer and every check run unchanged; only the stack differs.
+     */
+    private <T> T onOwnStack(java.util.function.Supplier<T> parse) {
+        if (toks.size() <= OWN_STACK_ABOVE_TOKENS) return parse.get();
+        // 16 KiB per level is five times the worst measured; the stack is reserved, not committed.
+        long stack = Math.max(8L << 20, (long) maxDepth * (16 << 10));
+        java.util.concurrent.atomic.AtomicReference<T> result = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread t = new Thread(null, () -> {
+            try {
+                result.set(parse.get());
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "relay-parser", stack);
+        t.setDaemon(true);
+        t.start();
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            t.interrupt();
+            Thread.currentThread().interrupt();
+            throw new java.util.concurrent.CancellationException("interrupted while parsing " + file);
+        }
+        switch (failure.get()) {
+            case null -> {
+                return result.get();
+            }
+            case RuntimeException e -> throw e;
+            case Error e -> throw e;
+            default -> throw new IllegalStateException(failure.get());
+        }
     }
 
     // ------------------------------------------------------------------ tokens and errors
@@ -221,6 +285,22 @@ public final class RelayParser {
 
     RelayParseException error(Token at, String message) {
         return new RelayParseException(file, at.line(), at.col(), message, lines.line(at.line()));
+    }
+
+    /**
+     * Enters one level of syntactic nesting at {@code at}; past the limit, a located error instead of
+     * a StackOverflowError here or in a recursive consumer downstream. Paired with {@link #leave()};
+     * an error abandons the parse, so no finally is needed.
+     */
+    private void enter(Token at) {
+        if (++depth > maxDepth) {
+            throw error(at, "nesting deeper than " + maxDepth + " levels; the limit is ParserOptions.maxDepth (system property "
+                    + ParserOptions.MAX_DEPTH_PROPERTY + ")");
+        }
+    }
+
+    private void leave() {
+        depth--;
     }
 
     private Span span(Token t) {
@@ -435,6 +515,16 @@ public final class RelayParser {
 
     /** Bindings ({@code let %x = e;} and {@code %n = e;}) in a loop, then the body; lets nest inside-out. */
     private Expr expr() {
+        return expr(true);
+    }
+
+    /**
+     * {@code counted} is false only for a binding's value that starts with '(' — the printer writes a
+     * let chain in value position as {@code let %a = (\n let %b = ...; %b\n);} — so that one level
+     * of the program is one level of the limit; the parenthesised expression counts it.
+     */
+    private Expr expr(boolean counted) {
+        if (counted) enter(peek());
         int m = mark();
         List<LetFrame> lets = new ArrayList<>();
         while (true) {
@@ -446,14 +536,14 @@ public final class RelayParser {
                 Var var = Var.fresh(v.text(), ann, span(v));
                 boolean recursive = atIdent("fn");
                 if (recursive) bindLocal(var);
-                Expr value = expr();
+                Expr value = expr(!at(TokenKind.LPAREN));
                 if (!recursive) bindLocal(var);
                 expect(TokenKind.SEMI, "';' after the let value");
                 lets.add(new LetFrame(var, value, span(kw)));
             } else if (at(TokenKind.LOCAL) && peek(1).is(TokenKind.EQ)) {
                 Token v = next();
                 next();
-                Expr value = expr();
+                Expr value = expr(!at(TokenKind.LPAREN));
                 expect(TokenKind.SEMI, "';' after the binding of %" + v.text());
                 graph.put(v.text(), value);
             } else {
@@ -466,6 +556,7 @@ public final class RelayParser {
             body = new Let(f.var, f.value, body, f.span);
         }
         restore(m);
+        if (counted) leave();
         return body;
     }
 
@@ -522,7 +613,9 @@ public final class RelayParser {
         if (at(TokenKind.MINUS)) {
             Token minus = next();
             if (at(TokenKind.NUMBER)) return postfix(literal(next(), true, minus), minus);
+            enter(minus);
             Expr operand = unary();
+            leave();
             return new Call(Op.get("negative"), List.of(operand), Attrs.EMPTY, List.of(), span(minus));
         }
         Token start = peek();
@@ -714,6 +807,13 @@ public final class RelayParser {
     }
 
     private Pattern pattern() {
+        enter(peek());
+        Pattern p = patternAtom();
+        leave();
+        return p;
+    }
+
+    private Pattern patternAtom() {
         Token t = peek();
         switch (t.kind()) {
             case LOCAL -> {
@@ -808,6 +908,7 @@ public final class RelayParser {
                 return new AttrValue.StringValue(t.text());
             }
             case LBRACKET, LPAREN -> {
+                enter(t);
                 next();
                 TokenKind close = t.is(TokenKind.LBRACKET) ? TokenKind.RBRACKET : TokenKind.RPAREN;
                 List<AttrValue> vs = new ArrayList<>();
@@ -816,6 +917,7 @@ public final class RelayParser {
                     if (!accept(TokenKind.COMMA)) break;
                 }
                 expect(close, "',' or '" + (close == TokenKind.RBRACKET ? "]" : ")") + "' in the attribute list");
+                leave();
                 return new AttrValue.ListValue(vs);
             }
             case IDENT -> {
@@ -834,6 +936,13 @@ public final class RelayParser {
     // ------------------------------------------------------------------ types
 
     private Type type() {
+        enter(peek());
+        Type ty = typeAtom();
+        leave();
+        return ty;
+    }
+
+    private Type typeAtom() {
         Token t = peek();
         switch (t.kind()) {
             case LPAREN -> {
@@ -981,9 +1090,11 @@ public final class RelayParser {
                 return Dim.sym(t.text());
             }
             case LPAREN -> {
+                enter(t);
                 next();
                 Dim d = dim();
                 expect(TokenKind.RPAREN, "')'");
+                leave();
                 return d;
             }
             default -> throw error(t, "expected a dimension (integer, size variable or ?), found " + t.describe());

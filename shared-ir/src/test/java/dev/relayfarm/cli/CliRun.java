@@ -9,7 +9,7 @@ record CliRun(int exitCode, String out, String err) {
     static CliRun relayc(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cmd = new CommandLine(new Relayc());
+        CommandLine cmd = Relayc.commandLine();
         cmd.setOut(new PrintWriter(out, true));
         cmd.setErr(new PrintWriter(err, true));
         return new CliRun(cmd.execute(args), out.toString(), err.toString());

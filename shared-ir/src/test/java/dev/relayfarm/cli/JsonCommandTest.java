@@ -134,7 +134,7 @@ class JsonCommandTest {
         Files.writeString(badJson, "{\"format\": \"relayfarm.ir\", \"version\": 7}");
         CliRun version = CliRun.relayc("json", "--to-text", badJson.toString());
         assertEquals(1, version.exitCode());
-        assertEquals(badJson + ": $.version: unsupported version 7 (this reader reads version 1)", version.err().strip());
+        assertEquals("relayc json: " + badJson + ": $.version: unsupported version 7 (this reader reads version 1)", version.err().strip());
 
         CliRun missing = CliRun.relayc("json", tmp.resolve("nope.relay").toString());
         assertEquals(1, missing.exitCode());

@@ -39,7 +39,7 @@ class ParseCommandTest {
         CliRun r = CliRun.relayc("parse", bad.toString());
         assertEquals(1, r.exitCode());
         assertEquals("", r.out());
-        assertEquals(bad + ":2:11: unbound variable %y\n  add(%x, %y)\n          ^\n", r.err());
+        assertEquals("relayc parse: " + bad + ":2:11: unbound variable %y\n  add(%x, %y)\n          ^\n", r.err());
     }
 
     @Test
@@ -60,7 +60,7 @@ class ParseCommandTest {
             System.setIn(new ByteArrayInputStream("def @main() { %z }".getBytes(StandardCharsets.UTF_8)));
             CliRun e = CliRun.relayc("parse", "-");
             assertEquals(1, e.exitCode());
-            assertTrue(e.err().startsWith("<stdin>:1:15: unbound variable %z"), e.err());
+            assertTrue(e.err().startsWith("relayc parse: <stdin>:1:15: unbound variable %z"), e.err());
         } finally {
             System.setIn(saved);
         }

@@ -49,7 +49,7 @@ class RunCommandTest {
         Path file = setUp(dir);
         CliRun r = CliRun.relayc("run", file.toString(), "--arg", "w=" + dir.resolve("w.npy"));
         assertEquals(1, r.exitCode());
-        assertEquals("error: @main needs --arg x=FILE.npy (Tensor[(1, 3), float32]); or --random", r.err().strip());
+        assertEquals("relayc run: @main needs --arg x=FILE.npy (Tensor[(1, 3), float32]); or --random", r.err().strip());
     }
 
     @Test
@@ -57,7 +57,7 @@ class RunCommandTest {
         Path file = setUp(dir);
         CliRun unknown = CliRun.relayc("run", file.toString(), "--arg", "y=" + dir.resolve("x.npy"));
         assertEquals(1, unknown.exitCode());
-        assertEquals("error: @main has no parameter %y (its parameters: [%x, %w])", unknown.err().strip());
+        assertEquals("relayc run: @main has no parameter %y (its parameters: [%x, %w])", unknown.err().strip());
         CliRun shape = CliRun.relayc("run", file.toString(), "--arg", "x=" + dir.resolve("w.npy"), "--arg", "w=" + dir.resolve("w.npy"));
         assertEquals(1, shape.exitCode());
         assertTrue(shape.err().strip().endsWith("@main parameter %x expects Tensor[(1, 3), float32], got Tensor[(2, 3), float32]"), shape.err());
@@ -69,7 +69,7 @@ class RunCommandTest {
         Files.writeString(file, "def @main() {\n  %nope\n}\n");
         CliRun r = CliRun.relayc("run", file.toString());
         assertEquals(1, r.exitCode());
-        assertTrue(r.err().startsWith("error: " + file + ":2:"), r.err());
+        assertTrue(r.err().startsWith("relayc run: " + file + ":2:"), r.err());
     }
 
     @Test
@@ -80,7 +80,7 @@ class RunCommandTest {
         Npy.write(dir.resolve("y.npy"), NDArray.zeros(DType.FLOAT32, 3));
         CliRun r = CliRun.relayc("run", file.toString(), "--arg", "x=" + dir.resolve("x.npy"), "--arg", "y=" + dir.resolve("y.npy"));
         assertEquals(1, r.exitCode());
-        assertTrue(r.err().startsWith("error: " + file + ":2:"), r.err());
+        assertTrue(r.err().startsWith("relayc run: " + file + ":2:"), r.err());
         assertTrue(r.out().isEmpty(), r.out());
     }
 }
