@@ -9,6 +9,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -29,8 +30,12 @@ final class CallGraph {
         Map<GlobalVar, Integer> index = new HashMap<>();
         for (int i = 0; i < globals.size(); i++) index.put(globals.get(i), i);
         int n = globals.size();
+        // A global's Function node used as a value elsewhere (DAG sharing, e.g. from JSON) is that
+        // global, so it is a reference too; when several globals share one node, the first defines it.
+        IdentityHashMap<Function, Integer> definitions = new IdentityHashMap<>();
+        for (int i = 0; i < n; i++) definitions.putIfAbsent(module.functions().get(globals.get(i)), i);
         int[][] adj = new int[n][];
-        for (int i = 0; i < n; i++) adj[i] = references(module.functions().get(globals.get(i)), index);
+        for (int i = 0; i < n; i++) adj[i] = references(module.functions().get(globals.get(i)), i, index, definitions);
 
         int[] order = new int[n];
         int[] low = new int[n];
@@ -82,10 +87,11 @@ final class CallGraph {
         return out;
     }
 
-    private static int[] references(Function f, Map<GlobalVar, Integer> index) {
+    private static int[] references(Function f, int self, Map<GlobalVar, Integer> index, Map<Function, Integer> definitions) {
         Set<Integer> refs = new LinkedHashSet<>();
         for (Expr e : ExprTraversal.postOrder(f)) {
             if (e instanceof GlobalVar g && index.containsKey(g)) refs.add(index.get(g));
+            if (e instanceof Function d && definitions.containsKey(d) && definitions.get(d) != self) refs.add(definitions.get(d));
         }
         return refs.stream().mapToInt(Integer::intValue).toArray();
     }

@@ -131,6 +131,12 @@ final class Inferencer {
     private final Set<Expr> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     private final IdentityHashMap<Call, List<Type>> typeArgs = new IdentityHashMap<>();
     private final Map<GlobalVar, Global> globals = new LinkedHashMap<>();
+    /**
+     * Each global's Function node, by identity, to the first global it defines. Sharing is legal
+     * (e.g. from JSON): used as a value inside another function, the node is that global (typed per
+     * use, like {@code @name}); defining a second global, that global is the first one again.
+     */
+    private final IdentityHashMap<Function, Global> definitions = new IdentityHashMap<>();
     private final List<Diagnostic> errors = new ArrayList<>();
     private final List<Diagnostic> warnings = new ArrayList<>();
     private final ArrayDeque<Frame> stack = new ArrayDeque<>();
@@ -191,6 +197,7 @@ final class Inferencer {
         Type ret = fn.retType() != null ? fn.retType() : solver.fresh();
         g.sig = new FuncType(fn.typeParams(), params, ret, List.of());
         g.fullyAnnotated = annotated;
+        definitions.putIfAbsent(fn, g);
         return g;
     }
 
@@ -414,6 +421,19 @@ final class Inferencer {
 
     private void walk(Global g) {
         Function root = g.fn;
+        Global owner = definitions.get(root);
+        if (owner != g) {
+            // Its Function node also defines @owner, checked before it (CallGraph makes this global
+            // depend on @owner): one function, walked once, so this global only takes @owner's type.
+            // Walking it again would find it seen and leave this signature's holes unconstrained.
+            if ((owner.status == Status.FAILED || owner.status == Status.SKIPPED) && !owner.fullyAnnotated) throw new Skip();
+            if (owner.sig == null) {
+                throw fail(root, "unknown-global-type", "the type of @" + owner.name + " is not known; infer the whole module first");
+            }
+            expect(g.sig, owner.sig, root, (e, a) -> "@" + g.name + " is defined by the same function as @" + owner.name
+                    + ", of type " + a + ", but its type is " + e);
+            return;
+        }
         if (!seen.add(root)) return;
         enter(root);
         stack.push(new Frame(root, Span.NONE));
@@ -422,8 +442,9 @@ final class Inferencer {
             if (f.next < f.kids.size()) {
                 int i = f.next++;
                 Expr child = f.kids.get(i);
-                // References to globals, constructors and operators are typed per use by their parent.
-                if (isReference(child) || !seen.add(child)) {
+                // References to globals, constructors and operators are typed per use by their parent;
+                // so is another global's Function node used as a value (see definitions).
+                if (isReference(child) || definitions.containsKey(child) || !seen.add(child)) {
                     afterChild(f.node, i);
                     continue;
                 }
@@ -507,9 +528,13 @@ final class Inferencer {
             case GlobalVar g -> globalUse(g, child).type();
             case Constructor c -> constructorUse(c, false).type();
             case Op o -> throw fail(o, "op-as-value", "operator " + o.name() + " used as a value; call it instead");
+            case Function f when definitions.containsKey(f) -> globalUse(definitions.get(f).gv, child).type();
             default -> {
                 Type t = types.get(child);
-                if (t == null) throw new IllegalStateException("child typed after its parent: " + child);
+                // Seen but untyped: a node shared with (DAG sharing, legal) a global whose check
+                // failed or was skipped mid-walk, before reaching this node's exit. That error is
+                // already reported; checking this component would only repeat it, as with Skip.
+                if (t == null) throw new Skip();
                 yield t;
             }
         };

@@ -281,11 +281,15 @@ final class TypeSolver {
             // Nested unification may have re-rooted either hole.
             ha = find(ha.name);
             hb = find(hb.name);
-            Hole root = ha == hb ? ha : union(ha, hb);
+            // Occurs check before the union: uniting first and then failing would leave a cycle
+            // behind (e.g. ?h := ref(?v) merged with ?v: the root keeps ref(?v) while ?v now points
+            // to the root), and resolving it for the message, or later, never terminates.
             if (merged != null) {
-                occursCheck(root, merged);
-                root.binding = merged;
+                occursCheck(ha, merged);
+                if (hb != ha) occursCheck(hb, merged);
             }
+            Hole root = ha == hb ? ha : union(ha, hb);
+            if (merged != null) root.binding = merged;
             wake(root);
             return valueOf(root);
         }
