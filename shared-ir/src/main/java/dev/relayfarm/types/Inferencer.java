@@ -10,6 +10,7 @@ import dev.relayfarm.ir.ExprRewriter;
 import dev.relayfarm.ir.ExprTraversal;
 import dev.relayfarm.ir.FuncType;
 import dev.relayfarm.ir.Function;
+import dev.relayfarm.ir.GlobalTypeVar;
 import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.If;
@@ -452,7 +453,9 @@ final class Inferencer {
                 stack.push(new Frame(child, f.span));
             } else {
                 // Exit while the frame is still on the stack, so errors find the nearest source position.
-                types.put(f.node, exit(f.node));
+                Type t = exit(f.node);
+                checkTypeSize(f.node, t);
+                types.put(f.node, t);
                 stack.pop();
                 g.visited.add(f.node);
                 Frame parent = stack.peek();
@@ -827,6 +830,60 @@ final class Inferencer {
             }
             throw fail(at, "type-mismatch", msg);
         }
+    }
+
+    /**
+     * Bounds on the types a program builds. Bindings make types grow without any syntactic nesting:
+     * {@code let %1 = (%0, %0); let %2 = (%1, %1); ...} doubles the type per binding (26 of them: 67 million
+     * components, and every walk over types — solving, printing, JSON — took minutes), and {@code let %1 = (%0,); ...}
+     * deepens it per binding until the recursive type walks overflow the stack (50,000 of them did). Each expression's
+     * type is measured as it is computed, from the cached measures of its parts, so the check itself stays linear.
+     * No real model comes near: a model's types are tensors, tuples of outputs, and functions of those.
+     */
+    static final int MAX_TYPE_DEPTH = 256;
+    static final long MAX_TYPE_COMPONENTS = 100_000;
+    /** {components, depth} of the types measured so far, by identity: parts of one type are shared, not copied. */
+    private final IdentityHashMap<Type, long[]> typeMeasures = new IdentityHashMap<>();
+
+    private void checkTypeSize(Expr node, Type t) {
+        long[] m = measure(t, 0);
+        if (m[1] > MAX_TYPE_DEPTH) {
+            throw fail(node, "type-too-large", "the type of this expression nests more than " + MAX_TYPE_DEPTH + " levels deep (the limit)");
+        }
+        if (m[0] > MAX_TYPE_COMPONENTS) {
+            throw fail(node, "type-too-large", "the type of this expression has more than " + MAX_TYPE_COMPONENTS + " components (the limit)");
+        }
+    }
+
+    /** {components, depth} of {@code t}, looking through solved holes; the walk stops past the depth limit. */
+    private long[] measure(Type t, int level) {
+        Type s = solver.shallow(t);
+        long[] known = typeMeasures.get(s);
+        if (known != null) return known;
+        if (level > MAX_TYPE_DEPTH) return new long[] {1, MAX_TYPE_DEPTH + 1};
+        List<Type> parts = switch (s) {
+            case TupleType tt -> tt.fields();
+            case FuncType f -> {
+                List<Type> all = new ArrayList<>(f.argTypes());
+                all.add(f.retType());
+                yield all;
+            }
+            case TypeCall c -> c.args();
+            case RefType r -> List.of(r.value());
+            case TensorType tt -> List.of();
+            case TypeVar v -> List.of();
+            case GlobalTypeVar g -> List.of();
+            case IncompleteType i -> List.of();
+        };
+        long size = 1, depth = 0;
+        for (Type p : parts) {
+            long[] m = measure(p, level + 1);
+            size = Math.min(MAX_TYPE_COMPONENTS + 1, size + m[0]);
+            depth = Math.max(depth, m[1]);
+        }
+        long[] m = {size, depth + 1};
+        if (depth + 1 <= MAX_TYPE_DEPTH) typeMeasures.put(s, m);
+        return m;
     }
 
     private CheckFailure fail(Expr at, String code, String message) {
