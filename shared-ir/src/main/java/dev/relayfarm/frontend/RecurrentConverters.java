@@ -44,6 +44,9 @@ final class RecurrentConverters {
         }
     }
 
+    /** Longest sequence unrolled into dataflow (speech and text models use hundreds to a few thousand steps). */
+    static final int MAX_UNROLLED_STEPS = 100_000;
+
     /** An activation with its alpha/beta (NaN when the function takes none). */
     private record Activation(String name, double alpha, double beta) {}
 
@@ -68,6 +71,10 @@ final class RecurrentConverters {
         DType dt = xt.dtype();
         Expr x = layout == 0 ? n.input(0) : n.call("transpose", List.of(n.input(0)), "axes", new long[] {1, 0, 2});
         int[] xs = layout == 0 ? xt.staticShape() : new int[] {xt.staticShape()[1], xt.staticShape()[0], xt.staticShape()[2]};
+        if (xs[0] > MAX_UNROLLED_STEPS) {
+            // each step becomes a few dozen Relay nodes: 10^8 steps built IR until the heap ran out, minutes later
+            throw n.unsupported("sequence length " + xs[0] + " is too long to unroll; the limit is " + MAX_UNROLLED_STEPS + " steps");
+        }
         int seq = xs[0], batch = xs[1];
         Expr mask = null; // [seq] of [batch, 1] bools, from sequence_lens
         Expr lens = n.hasInput(4) ? n.call("expand_dims", List.of(QuantConverters.cast(n, n.input(4), DType.INT64)), "axis", 1L, "num_newaxis", 1L) : null;
