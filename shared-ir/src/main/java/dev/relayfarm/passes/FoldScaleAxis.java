@@ -155,6 +155,8 @@ public final class FoldScaleAxis extends FunctionPass {
                     case "nn.conv2d", "nn.dense" -> {
                         int a = channelAxis(c, rank);
                         if (a < 0 || axis >= 0 && a != axis) return null;
+                        // the scale is multiplied into the weight: only where the weight has the scale's dtype
+                        if (!sameDType(c.args().get(1), out)) return null;
                         axis = a;
                     }
                     case "nn.bias_add" -> {
@@ -220,7 +222,7 @@ public final class FoldScaleAxis extends FunctionPass {
         private Expr forward(Call producer) {
             Expr data = producer.args().get(0);
             TensorType in = tensorType(data);
-            if (in == null || !in.dtype().isFloat()) return null;
+            if (in == null || !in.dtype().isFloat() || !sameDType(producer.args().get(1), in)) return null;
             int rank = in.rank();
             int axis = isOp(producer, "nn.conv2d") ? (channelAxis(producer, rank) >= 0 && groups(producer) == 1 ? 1 : -1) : rank - 1;
             if (axis < 0 || !(in.shape().get(axis) instanceof Dim.Int(long n))) return null;
@@ -268,6 +270,15 @@ public final class FoldScaleAxis extends FunctionPass {
         }
 
         // ------------------------------------------------------------ helpers
+
+        /**
+         * Whether {@code weight} has {@code like}'s dtype (a mixed-dtype conv/dense keeps its scale outside). A weight
+         * without a known type is one this pass already scaled (multiply(W, S), built here from a weight that passed).
+         */
+        private boolean sameDType(Expr weight, TensorType like) {
+            TensorType w = tensorType(weight);
+            return w == null || w.dtype().equals(like.dtype());
+        }
 
         /** Which argument of a binary call is a constant or an expression over constants (0 or 1), or -1. */
         private int constantSide(Call c) {

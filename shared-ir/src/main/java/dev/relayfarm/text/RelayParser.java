@@ -8,6 +8,7 @@ import dev.relayfarm.ir.Constant;
 import dev.relayfarm.ir.Constructor;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Dim;
+import dev.relayfarm.ir.Dims;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.FuncType;
 import dev.relayfarm.ir.Function;
@@ -1023,7 +1024,18 @@ public final class RelayParser {
         expect(TokenKind.LPAREN, "'(' to start the shape");
         List<Dim> dims = new ArrayList<>();
         while (!at(TokenKind.RPAREN)) {
-            dims.add(dim());
+            Token start = peek();
+            Dim d = dim();
+            // A dimension the type checker could only see through after simplifying (1-128, 10/0) is refused here,
+            // where it is written: passes simplify it later and found an ill-typed module instead of a user error.
+            Dim simple;
+            try {
+                simple = Dims.simplify(d);
+            } catch (ArithmeticException e) {
+                throw error(start, "the dimension cannot be computed: " + e.getMessage());
+            }
+            if (simple.isStatic() && simple.value() < 0) throw error(start, "a dimension must not be negative, this one is " + simple.value());
+            dims.add(d);
             if (!accept(TokenKind.COMMA)) break;
         }
         expect(TokenKind.RPAREN, "',' or ')' in the shape");

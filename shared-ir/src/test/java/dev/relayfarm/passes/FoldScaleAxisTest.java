@@ -178,6 +178,19 @@ class FoldScaleAxisTest {
     }
 
     @Test
+    void aWeightOfAnotherDTypeKeepsItsScale() {
+        // found by the ONNX fuzz campaign: a Gemm whose B is uint16 imports as dense(float32, uint16); folding the
+        // float scale into the weight made multiply(uint16, float32), an ill-typed module
+        assertUnchanged(PASS, """
+                #[version = "0.0.5"]
+                def @main(%a: Tensor[(3, 5), float32], %b: Tensor[(4, 5), uint16]) {
+                  %0 = nn.dense(%a, %b);
+                  multiply(%0, 0.5f)
+                }
+                """);
+    }
+
+    @Test
     void aFoldedTreeCanBeFoldedAgain() {
         String before = m("""
                 def @main(%x: Tensor[(1, 2, 4, 4), float32]) {

@@ -1,6 +1,7 @@
 package dev.relayfarm.text;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
@@ -43,6 +44,17 @@ class SyntaxErrorTest {
     void caretFollowsTabs() {
         RelayParseException e = moduleError("def @main() {\n\t\t%q\n}\n");
         assertEquals("bad.relay:2:3: unbound variable %q\n\t\t%q\n\t\t^", e.getMessage());
+    }
+
+    @Test
+    void dimensionsThatSimplifyToANegativeOrUndefinedValue() {
+        // found by the Relay text fuzz campaign: (10, 1-128) type-checked and failed only after fuse-ops simplified it
+        assertEquals("bad.relay:1:27: a dimension must not be negative, this one is -127",
+                firstLine(moduleError("def @main(%w: Tensor[(10, 1-128), float32]) { %w }\n")));
+        assertEquals("bad.relay:1:23: a dimension must not be negative, this one is -1", firstLine(moduleError("def @main(%w: Tensor[(-1), float32]) { %w }\n")));
+        assertTrue(firstLine(moduleError("def @main(%w: Tensor[(10/0), float32]) { %w }\n")).startsWith("bad.relay:1:23: the dimension cannot be computed: "));
+        // symbolic dimensions stay as written
+        RelayParser.parseModule("def @main(%w: Tensor[(n - 1, 2 * n), float32]) { %w }\n", "ok.relay");
     }
 
     @Test
