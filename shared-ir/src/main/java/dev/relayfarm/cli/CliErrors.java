@@ -5,6 +5,7 @@ import dev.relayfarm.frontend.OnnxFormatException;
 import dev.relayfarm.interp.InterpreterException;
 import dev.relayfarm.interp.Npy;
 import dev.relayfarm.passes.PassException;
+import dev.relayfarm.pipeline.UserErrors;
 import dev.relayfarm.serde.BlobStoreException;
 import dev.relayfarm.serde.IrJsonException;
 import dev.relayfarm.text.RelayParseException;
@@ -88,7 +89,8 @@ final class CliErrors {
             case BlobStoreException e -> e.getMessage();
             case ArtifactException e -> e.getMessage();
             case PassException e when e.getMessage() != null && e.getMessage().startsWith("unknown pass") -> e.getMessage();
-            default -> null;
+            // the pipeline's rule (limits, relations, targets, ...): what fails a farm job as the user's fails relayc the same way
+            default -> UserErrors.isUserError(t) ? t.getMessage() : null;
         };
     }
 

@@ -58,8 +58,9 @@ public final class CompileCommand implements Callable<Integer> {
             Target t = Target.parse(target);
             Map<String, ScheduleConfig> configs = schedules == null ? Map.of() : ScheduleLog.read(schedules);
             long t0 = System.nanoTime();
-            // the farm's stage functions, in one process: import, optimize (types are checked by the passes), codegen
-            IRModule module = Stages.importModel(ModelSource.read(file), InputShapes.of(shapes));
+            // the farm's stage functions, in one process: import, infer types and check executability, optimize, codegen
+            IRModule module = Stages.inferTypes(Stages.importModel(ModelSource.read(file), InputShapes.of(shapes)));
+            Stages.checkExecutable(module);
             IRModule optimized = Stages.optimize(module, optLevel);
             long t1 = System.nanoTime();
             ArtifactCompiler.Artifact a = Stages.codegen(optimized, new CompileOptions(t, optLevel, configs), out);

@@ -78,12 +78,13 @@ public final class FoldConstant extends FunctionPass {
 
     /**
      * The interpreter's budgets for one folding evaluation (one operator call): its results may not
-     * exceed what {@link Options#maxEvalElements} allows in 8-byte elements, and it may not run past
-     * 10 s (checked between steps) — an optimizer stage never hangs or runs out of memory on a
-     * constant subgraph; a call over budget simply stays an expression.
+     * exceed what {@link Options#maxEvalElements} allows in 8-byte elements, and it may not take more
+     * than 1 M steps — an optimizer stage never hangs or runs out of memory on a constant subgraph; a
+     * call over budget simply stays an expression. No wall-clock budget: what folds must not depend on
+     * the machine's load (the -O3 module and the artifact's content hash would).
      */
     static dev.relayfarm.interp.InterpreterOptions budget(Options options) {
-        return new dev.relayfarm.interp.InterpreterOptions(1_000_000, java.time.Duration.ofSeconds(10), 10_000,
+        return new dev.relayfarm.interp.InterpreterOptions(1_000_000, null, 10_000,
                 Math.min(dev.relayfarm.interp.InterpreterOptions.DEFAULT_MAX_TENSOR_BYTES, options.maxEvalElements() * 8));
     }
 
@@ -223,6 +224,8 @@ public final class FoldConstant extends FunctionPass {
             try {
                 v = new Interpreter(IRModule.EMPTY, budget(options)).evaluate(call);
             } catch (InterpreterException e) {
+                // An interrupt is the job being cancelled or the service stopping: stop optimizing, do not fold on.
+                if (e.budget() == dev.relayfarm.interp.InterpreterOptions.Budget.INTERRUPTED) throw e;
                 // A budget that ran out leaves the call unfolded, noted for --debug; any other failure
                 // happens at run time too (e.g. an index out of bounds): leave it to do so there.
                 if (e.budget() != null) LOG.log(System.Logger.Level.DEBUG, () -> "fold-constant: left " + call.callee() + " at " + call.span() + " unfolded: " + e.getMessage());

@@ -16,8 +16,6 @@ package dev.relayfarm.text;
  * @param maxDepth the deepest nesting accepted, at least 1
  */
 public record ParserOptions(int maxDepth) {
-    /** System property that overrides {@link #DEFAULT_MAX_DEPTH} for {@link #DEFAULT}. */
-    public static final String MAX_DEPTH_PROPERTY = "relayfarm.text.max-depth";
     /**
      * 128 levels. Real programs nest a few levels deep (the printer writes dataflow as graph bindings,
      * not nested calls; ONNX control flow nests one function per subgraph, and protobuf already stops
@@ -26,9 +24,11 @@ public record ParserOptions(int maxDepth) {
      * 250 and 400 levels (let values in the printer first, tuple types in inference), so 128 keeps a
      * margin of about 2x for deeper callers and other JIT states. The parser itself runs large inputs
      * on a stack of its own ({@code RelayParser.onOwnStack}): its frames per level vary too much.
+     * Not a setting: the JSON IR between the farm's stages and type inference hold the same limit
+     * ({@code IrJson.MAX_NESTING_DEPTH}, {@code Inferencer.MAX_TYPE_DEPTH}), so what parses also travels.
      */
     public static final int DEFAULT_MAX_DEPTH = 128;
-    public static final ParserOptions DEFAULT = new ParserOptions(Integer.getInteger(MAX_DEPTH_PROPERTY, DEFAULT_MAX_DEPTH));
+    public static final ParserOptions DEFAULT = new ParserOptions(DEFAULT_MAX_DEPTH);
 
     public ParserOptions {
         if (maxDepth < 1) throw new IllegalArgumentException("maxDepth must be at least 1, got " + maxDepth);

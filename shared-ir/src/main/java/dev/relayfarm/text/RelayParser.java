@@ -295,8 +295,7 @@ public final class RelayParser {
      */
     private void enter(Token at) {
         if (++depth > maxDepth) {
-            throw error(at, "nesting deeper than " + maxDepth + " levels; the limit is ParserOptions.maxDepth (system property "
-                    + ParserOptions.MAX_DEPTH_PROPERTY + ")");
+            throw error(at, "nesting deeper than " + maxDepth + " levels (the limit: write deep dataflow as let bindings, which are not nesting)");
         }
     }
 

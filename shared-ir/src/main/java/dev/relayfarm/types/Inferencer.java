@@ -840,7 +840,8 @@ final class Inferencer {
      * type is measured as it is computed, from the cached measures of its parts, so the check itself stays linear.
      * No real model comes near: a model's types are tensors, tuples of outputs, and functions of those.
      */
-    static final int MAX_TYPE_DEPTH = 256;
+    /** The JSON IR's nesting limit ({@code IrJson.MAX_NESTING_DEPTH}): a typed module travels to the next stage as JSON. */
+    static final int MAX_TYPE_DEPTH = 128;
     static final long MAX_TYPE_COMPONENTS = 100_000;
     /** {components, depth} of the types measured so far, by identity: parts of one type are shared, not copied. */
     private final IdentityHashMap<Type, long[]> typeMeasures = new IdentityHashMap<>();

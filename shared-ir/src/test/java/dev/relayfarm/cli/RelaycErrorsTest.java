@@ -48,6 +48,17 @@ class RelaycErrorsTest {
         assertFalse(r.err().contains("Exception"), r.err());
     }
 
+    @Test
+    void compileRefusesWhatTheFarmRefusesAsTheUsersError(@TempDir Path dir) throws IOException {
+        // the pipeline's user errors (here the executability check after typing) are relayc's too, not "internal error"
+        Path f = dir.resolve("empty.relay");
+        Files.writeString(f, "#[version = \"0.0.5\"]\n");
+        CliRun r = CliRun.relayc("compile", f.toString(), "-o", dir.resolve("out").toString());
+        assertEquals(2, r.exitCode(), r.err());
+        assertTrue(r.err().startsWith("relayc compile: the module has no @main"), r.err());
+        assertFalse(r.err().contains("internal error"), r.err());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"parse", "infer", "opt", "run", "json"})
     void tooDeepNestingIsAUserErrorInEveryCommand(String command, @TempDir Path dir) throws IOException {

@@ -43,11 +43,11 @@ class ChildProcessTest {
         long t0 = System.nanoTime();
         var e = assertThrows(ChildProcess.TimeoutException.class, () -> ChildProcess.run(List.of("sh", "-c", SPAWN + "wait"), ONE_SECOND));
         double s = (System.nanoTime() - t0) / 1e9;
-        assertTrue(s < 3, "killed at the 1 s timeout, returned after " + s + " s");
+        assertTrue(s < 6, "killed at the 1 s timeout, returned after " + s + " s");
         assertTrue(e.getMessage().contains("ran longer than 1 s"), e.getMessage());
         List<Long> pids = pids(e.partial().output());
         assertEquals(3, pids.size(), e.partial().output());
-        assertTrue(Processes.within(2000, () -> Processes.inGroup(pids.getFirst()).isEmpty()), () -> "survivors in the group: " + Processes.inGroup(pids.getFirst()));
+        assertTrue(Processes.within(5000, () -> Processes.inGroup(pids.getFirst()).isEmpty()), () -> "survivors in the group: " + Processes.inGroup(pids.getFirst()));
         for (long pid : pids) assertFalse(Processes.alive(pid), "pid " + pid + " survived");
     }
 
@@ -72,10 +72,10 @@ class ChildProcessTest {
         t.join(5000);
         double s = (System.nanoTime() - t0) / 1e9;
         assertFalse(t.isAlive());
-        assertTrue(s < 1.5, "returned " + s + " s after the interrupt");
+        assertTrue(s < 5, "returned " + s + " s after the interrupt"); // about 0.5 s (SIGTERM, then SIGKILL); 5 s for a loaded CI machine
         assertInstanceOf(InterruptedException.class, thrown.get());
         assertFalse(flagAfter.get(), "InterruptedException clears the flag, as usual");
-        assertTrue(Processes.within(2000, () -> sleepers.stream().noneMatch(Processes::alive)), "sleep children killed: " + sleepers);
+        assertTrue(Processes.within(5000, () -> sleepers.stream().noneMatch(Processes::alive)), "sleep children killed: " + sleepers);
     }
 
     @Test
@@ -83,7 +83,7 @@ class ChildProcessTest {
         ChildProcess.Result r = ChildProcess.run(List.of("sh", "-c", "sleep 1000 > /dev/null & echo pid $!; exit 3"), ONE_SECOND);
         assertEquals(3, r.exitCode());
         long sleeper = pids(r.output()).getFirst();
-        assertTrue(Processes.within(2000, () -> !Processes.alive(sleeper)), "the background sleep was killed");
+        assertTrue(Processes.within(5000, () -> !Processes.alive(sleeper)), "the background sleep was killed");
     }
 
     @Test
@@ -118,7 +118,7 @@ class ChildProcessTest {
         assertTrue(jvm.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
         assertTrue(out.contains("started 2"), out);
         // the shutdown hook killed the group on the way out: neither the child nor the orphan outlives the JVM
-        assertTrue(Processes.within(2000, () -> Processes.live(p -> p.cmdline().startsWith("sleep " + marker)).isEmpty()),
+        assertTrue(Processes.within(5000, () -> Processes.live(p -> p.cmdline().startsWith("sleep " + marker)).isEmpty()),
                 () -> "survived the JVM: " + Processes.live(p -> p.cmdline().startsWith("sleep " + marker)));
     }
 

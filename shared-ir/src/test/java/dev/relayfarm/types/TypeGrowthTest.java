@@ -49,15 +49,21 @@ class TypeGrowthTest {
     void typesDeepeningPerBindingStopAtTheDepthLimit() {
         for (String wrap : new String[] {"($,)", "ref($)", "fn () { $ }"}) {
             String msg = error(deepening(50_000, wrap));
-            assertTrue(msg.contains("nests more than 256 levels deep (the limit)"), wrap + ": " + msg);
+            assertTrue(msg.contains("nests more than 128 levels deep (the limit)"), wrap + ": " + msg);
         }
+    }
+
+    @Test
+    void theTypeDepthLimitIsTheJsonIrs() {
+        // a typed module goes from stage to stage as JSON: a type the checker accepts must be readable there
+        assertEquals(dev.relayfarm.serde.IrJson.MAX_NESTING_DEPTH, Inferencer.MAX_TYPE_DEPTH);
     }
 
     @Test
     void typesUnderTheLimitsAreInferred() {
         InferResult doubled = TypeInference.infer(RelayParser.parseModule(doubling(15), "ok.relay"));
         assertTrue(doubled.typeOf(doubled.module().main().orElseThrow()).toString().startsWith("fn (float32) -> (("), "doubled 15 times");
-        InferResult deep = TypeInference.infer(RelayParser.parseModule(deepening(200, "($,)"), "ok.relay"));
+        InferResult deep = TypeInference.infer(RelayParser.parseModule(deepening(100, "($,)"), "ok.relay"));
         assertEquals(TupleType.class, ((dev.relayfarm.ir.FuncType) deep.typeOf(deep.module().main().orElseThrow())).retType().getClass());
     }
 }

@@ -68,8 +68,8 @@ class CCompilerKillTest {
         double s = (System.nanoTime() - t0) / 1e9;
         assertTrue(e.getMessage().startsWith("C compiler timed out after 1 s"), e.getMessage());
         assertTrue(e.getMessage().contains("relayfarm.limits.compile-timeout"), e.getMessage());
-        assertTrue(s < 3, "gave up " + s + " s after starting (1 s limit)");
-        assertTrue(Processes.within(1000, () -> compilersInCache().isEmpty()), () -> "still running: " + compilersInCache());
+        assertTrue(s < 6, "gave up " + s + " s after starting (1 s limit)");
+        assertTrue(Processes.within(5000, () -> compilersInCache().isEmpty()), () -> "still running: " + compilersInCache());
         assertEquals(List.of(), cacheFiles(), "no .c or .so.tmp left behind");
     }
 
@@ -94,10 +94,10 @@ class CCompilerKillTest {
         t.join(5000);
         double s = (System.nanoTime() - t0) / 1e9;
         assertFalse(t.isAlive());
-        assertTrue(s < 1.5, "returned " + s + " s after the interrupt");
+        assertTrue(s < 5, "returned " + s + " s after the interrupt"); // about 0.5 s (SIGTERM, then SIGKILL); 5 s for a loaded CI machine
         assertTrue(thrown.get() instanceof CompileException && thrown.get().getMessage().startsWith("interrupted while compiling"), String.valueOf(thrown.get()));
         assertTrue(flag.get(), "the interrupt stays visible to the caller");
-        assertTrue(Processes.within(1000, () -> compilersInCache().isEmpty()), () -> "still running: " + compilersInCache());
+        assertTrue(Processes.within(5000, () -> compilersInCache().isEmpty()), () -> "still running: " + compilersInCache());
         assertEquals(List.of(), cacheFiles(), "no .c or .so.tmp left behind");
     }
 
@@ -113,8 +113,8 @@ class CCompilerKillTest {
                     () -> cc.withCommand(wrapper.toString()).withTimeout(Duration.ofMillis(800)).compile("int f(void) { return 1; }\n"));
             double s = (System.nanoTime() - t0) / 1e9;
             assertTrue(e.getMessage().startsWith("C compiler timed out after 800 ms"), e.getMessage());
-            assertTrue(s < 3, "gave up after " + s + " s");
-            assertTrue(Processes.within(1000, () -> Processes.live(p -> p.cmdline().startsWith("sleep 1000.271")).isEmpty()),
+            assertTrue(s < 6, "gave up after " + s + " s");
+            assertTrue(Processes.within(5000, () -> Processes.live(p -> p.cmdline().startsWith("sleep 1000.271")).isEmpty()),
                     () -> "sleeps survived: " + Processes.live(p -> p.cmdline().startsWith("sleep 1000.271")));
             assertEquals(List.of(), cacheFiles());
         } finally {
