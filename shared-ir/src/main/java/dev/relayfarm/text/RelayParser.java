@@ -1025,15 +1025,18 @@ public final class RelayParser {
         while (!at(TokenKind.RPAREN)) {
             Token start = peek();
             Dim d = dim();
-            // A dimension the type checker could only see through after simplifying (1-128, 10/0) is refused here,
-            // where it is written: passes simplify it later and found an ill-typed module instead of a user error.
-            Dim simple;
-            try {
-                simple = Dims.simplify(d);
-            } catch (ArithmeticException e) {
-                throw error(start, "the dimension cannot be computed: " + e.getMessage());
+            // A constant dimension the type checker could only see through after simplifying (1-128, 10/0) is refused
+            // here, where it is written: passes simplified it later and found an ill-typed module instead of a user
+            // error. Symbolic ones (n - 1) stay as written: their value is the program's to give.
+            if (constant(d)) {
+                Dim simple;
+                try {
+                    simple = Dims.simplify(d);
+                } catch (ArithmeticException e) {
+                    throw error(start, "the dimension cannot be computed: " + e.getMessage());
+                }
+                if (simple.isStatic() && simple.value() < 0) throw error(start, "a dimension must not be negative, this one is " + simple.value());
             }
-            if (simple.isStatic() && simple.value() < 0) throw error(start, "a dimension must not be negative, this one is " + simple.value());
             dims.add(d);
             if (!accept(TokenKind.COMMA)) break;
         }
@@ -1043,6 +1046,16 @@ public final class RelayParser {
         if (!DType.isDType(d.text())) throw error(d, "unknown dtype '" + d.text() + "'");
         expect(TokenKind.RBRACKET, "']'");
         return new TensorType(dims, dtype(d));
+    }
+
+    /** Whether {@code d} is integer arithmetic alone (no size variable, no {@code ?}); nested as deep as the parser allows. */
+    private static boolean constant(Dim d) {
+        return switch (d) {
+            case Dim.Int i -> true;
+            case Dim.Sym s -> false;
+            case Dim.Any a -> false;
+            case Dim.Bin b -> constant(b.lhs()) && constant(b.rhs());
+        };
     }
 
     private static Dim.BinOp dimOp(TokenKind k) {
