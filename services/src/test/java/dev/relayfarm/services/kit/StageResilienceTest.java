@@ -315,6 +315,14 @@ class StageResilienceTest {
             assertEquals("DEGRADED", import_.path("status").asText(), import_.toString());
             // other test contexts in this JVM report to the same database: count only on the dead one
             assertTrue(import_.path("reason").asText().matches("1 of \\d+ importer consumer threads are dead"), import_.toString());
+            // without a (valid) token: the statuses and reasons, but no job ids, errors or restarts
+            for (String auth : new String[] {null, "Bearer wrong-token"}) {
+                HttpResponse<String> p = publicHealth(auth);
+                JsonNode pub = Envelopes.MAPPER.readTree(p.body()).path("stages").path("import");
+                assertEquals("DEGRADED", pub.path("status").asText(), p.body());
+                assertTrue(pub.path("consumers").isMissingNode(), p.body());
+                assertTrue(!p.body().contains("OutOfMemoryError") && !p.body().contains("busyJob") && !p.body().contains("restarts"), p.body());
+            }
             HttpResponse<String> r = health();
             JsonNode body = Envelopes.MAPPER.readTree(r.body());
             assertTrue(Set.of("DEGRADED", "DOWN").contains(body.path("status").asText()), r.body());
@@ -329,9 +337,17 @@ class StageResilienceTest {
         }
     }
 
+    /** The health endpoint with the token: the consumers' details. */
     private HttpResponse<String> health() throws Exception {
-        // public: no token
-        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1/health")).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1/health")).header("Authorization", "Bearer " + TOKEN).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The health endpoint as anyone sees it (public: no token), or with a wrong token. */
+    private HttpResponse<String> publicHealth(String authorization) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1/health")).GET();
+        if (authorization != null) b.header("Authorization", authorization);
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private JsonNode importHealth() {
