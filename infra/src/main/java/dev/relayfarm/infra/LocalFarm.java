@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -100,7 +101,7 @@ public final class LocalFarm implements AutoCloseable {
         }
         log.info("Topics: {} ({} created, {} partitions each pipeline topic) in {}", Topics.names().size(), created, config.partitions(), seconds(t));
 
-        writeToken(work.resolve("token"));
+        writeToken(work.resolve("token"), config.token());
         t = System.nanoTime();
         services = startServices(config.roles(), config.gatewayPort());
         log.info("Services [{}] started in {}", config.roles(), seconds(t));
@@ -148,13 +149,26 @@ public final class LocalFarm implements AutoCloseable {
         return p;
     }
 
-    private void writeToken(Path file) {
+    /**
+     * The kept token (this module owns it: {@link FarmConfig#defaults} reads it, the services only get
+     * {@code relayfarm.token}). Written to a temporary file created owner-only (rw-------) from the start, then moved
+     * over the old one atomically: the token is never readable by others, not even for a moment, and a reader never
+     * sees half a file.
+     */
+    static void writeToken(Path file, String token) {
         try {
-            Files.writeString(file, config.token() + "\n");
+            Path tmp;
             try {
-                Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+                tmp = Files.createTempFile(file.getParent(), ".token-", ".tmp", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             } catch (UnsupportedOperationException e) {
-                // Not a POSIX file system: the file keeps the folder's default permissions.
+                // Not a POSIX file system: the file gets the folder's default permissions.
+                tmp = Files.createTempFile(file.getParent(), ".token-", ".tmp");
+            }
+            try {
+                Files.writeString(tmp, token + "\n");
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(tmp);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);

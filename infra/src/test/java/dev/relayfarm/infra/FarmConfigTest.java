@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,8 +23,25 @@ class FarmConfigTest {
         assertTrue(first.tokenGenerated());
         assertEquals("127.0.0.1", first.bindAddress());
         assertNotEquals(first.token(), FarmConfig.defaults(work).token(), "nothing kept yet: each call makes one up");
-        Files.writeString(work.resolve("token"), first.token() + "\n"); // what LocalFarm.start writes
+        LocalFarm.writeToken(work.resolve("token"), first.token()); // what LocalFarm.start writes
         assertEquals(first.token(), FarmConfig.defaults(work).token());
         assertEquals("0.0.0.0", first.withBindAddress("0.0.0.0").withFreePorts().bindAddress());
+    }
+
+    @Test
+    void theTokenFileIsOwnerOnlyAndReplacesAnOlderOneReadableByOthers() throws Exception {
+        Path file = work.resolve("token");
+        Files.writeString(file, "old\n");
+        try {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("not a POSIX file system");
+        }
+        LocalFarm.writeToken(file, "rf_new");
+        assertEquals("rf_new\n", Files.readString(file));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        try (var left = Files.list(work)) {
+            assertEquals(1, left.count(), "no temporary file left behind");
+        }
     }
 }

@@ -1,9 +1,5 @@
 package dev.relayfarm.services.gateway;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.nio.charset.StandardCharsets;
@@ -18,9 +14,10 @@ import dev.relayfarm.services.kit.ServiceRole;
 /**
  * The bearer token every {@code /api/v1} call must present. Read from {@code relayfarm.token} (Spring's relaxed
  * binding also reads the environment variable {@code RELAYFARM_TOKEN}). In local mode ({@code relayfarm.local=true})
- * a missing token is generated and logged at start-up, so {@code ./relayfarm up} works without set-up yet is never
- * open; with {@code relayfarm.work-dir} set it is kept in {@code <work-dir>/token} and reused by the next start (a
- * client's exported token keeps working across restarts). Outside local mode a missing token is not an open door either: every call is refused with a 401 that says
+ * a missing token is generated and logged at start-up, so the services started by hand work without set-up yet are
+ * never open; such a token is not kept. The local farm ({@code ./relayfarm up}, module infra) always passes
+ * {@code relayfarm.token}: it owns the kept token ({@code <work-dir>/token}, read by {@code FarmConfig.defaults},
+ * written owner-only by {@code LocalFarm}). Outside local mode a missing token is not an open door either: every call is refused with a 401 that says
  * the server has no token, and start-up logs an error (the process still starts, so the stage roles running in the
  * same application are unaffected).
  */
@@ -39,47 +36,15 @@ public class GatewayToken {
             token = Optional.of(configured);
             generated = false;
         } else if (local) {
-            String workDir = env.getProperty("relayfarm.work-dir", "").trim();
-            Optional<String> kept = workDir.isEmpty() ? Optional.empty() : kept(Path.of(workDir, "token"));
-            if (kept.isPresent()) {
-                token = kept;
-                log.info("relayfarm.local: API token from {} (set RELAYFARM_TOKEN to choose one)", Path.of(workDir, "token"));
-            } else {
-                byte[] random = new byte[24];
-                new SecureRandom().nextBytes(random);
-                token = Optional.of(Base64.getUrlEncoder().withoutPadding().encodeToString(random));
-                log.info("relayfarm.local: generated API token (set RELAYFARM_TOKEN to choose one): {}", token.get());
-                if (!workDir.isEmpty()) keep(Path.of(workDir, "token"), token.get());
-            }
+            byte[] random = new byte[24];
+            new SecureRandom().nextBytes(random);
+            token = Optional.of(Base64.getUrlEncoder().withoutPadding().encodeToString(random));
+            log.info("relayfarm.local: generated API token (set RELAYFARM_TOKEN to choose one): {}", token.get());
             generated = true;
         } else {
             token = Optional.empty();
             generated = false;
             log.error("no API token configured (RELAYFARM_TOKEN / relayfarm.token): the gateway refuses every /api/v1 call with 401");
-        }
-    }
-
-    private static Optional<String> kept(Path file) {
-        try {
-            String t = Files.isRegularFile(file) ? Files.readString(file).strip() : "";
-            return t.isEmpty() ? Optional.empty() : Optional.of(t);
-        } catch (IOException e) {
-            log.warn("cannot read the kept API token {}: {}; generating a new one", file, e.getMessage());
-            return Optional.empty();
-        }
-    }
-
-    private static void keep(Path file, String token) {
-        try {
-            Files.createDirectories(file.getParent());
-            Files.writeString(file, token + "\n");
-            try {
-                Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-            } catch (UnsupportedOperationException e) {
-                // not a POSIX file system: the file keeps the folder's default permissions
-            }
-        } catch (IOException e) {
-            log.warn("cannot keep the API token in {}: {}; the next start generates another", file, e.getMessage());
         }
     }
 

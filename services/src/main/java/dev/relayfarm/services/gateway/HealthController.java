@@ -8,9 +8,11 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -19,6 +21,9 @@ import org.springframework.web.bind.annotation.RestController;
  * {@link dev.relayfarm.services.kit.StageRunners}): UP when all recent ones are alive, DEGRADED when some died (their
  * watchdog restarts them), DOWN when none is alive or none reported lately — then jobs stay QUEUED however many are
  * accepted. The answer is 503 when any stage is DOWN, so a load balancer or a script can tell without reading it.
+ *
+ * <p>Without a token the answer is only the overall and per-stage status (with the reason in words, which names no job
+ * and no error); each consumer thread's details (busy job, last error, restarts) need a valid bearer token.
  */
 @RestController
 @ServiceRole("gateway")
@@ -26,14 +31,19 @@ public class HealthController {
     private final StageConsumers consumers;
     private final Duration recent;
 
-    public HealthController(StageConsumers consumers, StageSettings settings) {
+    private final GatewayToken token;
+
+    public HealthController(StageConsumers consumers, StageSettings settings, GatewayToken token) {
         this.consumers = consumers;
+        this.token = token;
         // three missed watchdog rounds (at least 5 s) and a process counts as gone
         this.recent = max(settings.watchdogInterval().multipliedBy(3), Duration.ofSeconds(5));
     }
 
     @GetMapping("/api/v1/health")
-    ResponseEntity<Map<String, Object>> health() {
+    ResponseEntity<Map<String, Object>> health(@RequestHeader(value = HttpHeaders.AUTHORIZATION, required = false) String authorization) {
+        // public for load balancers; the details only for a caller with the token (an invalid one gets the public view)
+        boolean details = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7) && token.matches(authorization.substring(7).trim());
         List<StageConsumers.Row> rows = consumers.recent(recent);
         Map<String, Object> stages = new LinkedHashMap<>();
         String overall = "UP";
@@ -60,7 +70,7 @@ public class HealthController {
             Map<String, Object> s = new LinkedHashMap<>();
             s.put("status", status);
             if (reason != null) s.put("reason", reason);
-            s.put("consumers", mine.stream().map(HealthController::consumer).toList());
+            if (details) s.put("consumers", mine.stream().map(HealthController::consumer).toList());
             stages.put(stage.wireName, s);
         }
         Map<String, Object> body = new LinkedHashMap<>();

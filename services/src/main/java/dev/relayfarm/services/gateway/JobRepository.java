@@ -83,6 +83,21 @@ public class JobRepository {
                 id, resendsSeen) == 1;
     }
 
+    /** Takes back a claimed re-send whose send failed; last_sent_at stays, so the next try waits the same backoff. */
+    void unclaimResend(UUID id, int resendsSeen) {
+        jdbc.update("UPDATE jobs SET resend_count = resend_count - 1, updated_at = now() WHERE id = ? AND status = 'QUEUED' AND resend_count = ?",
+                id, resendsSeen + 1);
+    }
+
+    /**
+     * A job out of copies whose importer is alive waits one more last backoff before it is looked at again (last_sent_at
+     * moves, resend_count does not); false when it is no longer QUEUED or another gateway postponed it first.
+     */
+    boolean postponeResend(UUID id, int resendsSeen) {
+        return jdbc.update("""
+                UPDATE jobs SET last_sent_at = now(), updated_at = now() WHERE id = ? AND status = 'QUEUED' AND resend_count = ?""", id, resendsSeen) == 1;
+    }
+
     /** {@link #create(UUID, JobSubmission, String, String)} for no token (no quota applies). */
     void create(UUID id, JobSubmission s, String traceId) {
         create(id, s, traceId, null);

@@ -1,6 +1,9 @@
 package dev.relayfarm.services.gateway;
 
 import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
+import dev.relayfarm.services.kit.StageSettings;
+import dev.relayfarm.services.store.StageConsumers;
 import dev.relayfarm.services.store.JobRow;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,7 +28,10 @@ import org.springframework.stereotype.Component;
  * <p>A job that stays QUEUED after a copy was sent is most likely waiting for an importer that is not running, and
  * every copy is work for each stage once one runs again. So copies back off — each waits twice as long as the one
  * before, counted in {@code jobs.resend_count} / {@code last_sent_at} so a gateway restart does not start over — and
- * after {@code requeue-max-resends} copies the job FAILS with a reason that names the likely cause.
+ * after {@code requeue-max-resends} copies the job FAILS with a reason that names the likely cause — unless an importer
+ * consumer is alive ({@code stage_consumers}, as the health endpoint reads it): then the importer is busy with a
+ * backlog, the job's message is in it, and the job keeps waiting (checked again after the last backoff). A copy the
+ * broker refused ({@link CompileRequests.SendFailed}) is not counted: a broker outage must not use up the copies.
  */
 @Component
 @ServiceRole("gateway")
@@ -36,12 +42,18 @@ public class QueuedJobsResender implements InitializingBean, DisposableBean {
     private final JobRepository jobs;
     private final CompileRequests requests;
     private final GatewayProperties props;
+    private final StageConsumers consumers;
+    private final Duration recent;
     private ScheduledExecutorService timer;
 
-    public QueuedJobsResender(JobRepository jobs, CompileRequests requests, GatewayProperties props) {
+    public QueuedJobsResender(JobRepository jobs, CompileRequests requests, GatewayProperties props, StageConsumers consumers, StageSettings settings) {
         this.jobs = jobs;
         this.requests = requests;
         this.props = props;
+        this.consumers = consumers;
+        // as the health endpoint: three missed watchdog rounds (at least 5 s) and a consumer counts as gone
+        Duration rounds = settings.watchdogInterval().multipliedBy(3);
+        this.recent = rounds.compareTo(Duration.ofSeconds(5)) >= 0 ? rounds : Duration.ofSeconds(5);
     }
 
     @Override
@@ -67,15 +79,26 @@ public class QueuedJobsResender implements InitializingBean, DisposableBean {
     }
 
     /**
-     * One round: the ids of the jobs re-sent. A failed send counts as a copy too (the broker is the problem then, and
-     * hammering it helps nobody); a job out of copies is FAILED.
+     * One round: the ids of the jobs re-sent. A failed send is not counted as a copy (the broker is the problem then),
+     * but still waits the same backoff before the next try, so a broker outage is not hammered; a job out of copies is
+     * FAILED unless an importer is alive (then it waits on).
      */
     List<UUID> resendStale() {
         List<UUID> sent = new ArrayList<>();
+        Boolean importerAlive = null; // read once per round, only when a job is out of copies
         for (JobRepository.StaleJob stale : jobs.dueForResend(props.requeueAfter(), BATCH)) {
             JobRow job = stale.job();
             Duration waiting = Duration.between(stale.createdAt(), Instant.now());
             if (stale.resends() >= props.requeueMaxResends()) {
+                if (importerAlive == null) importerAlive = importerAlive();
+                if (importerAlive) {
+                    // busy with a backlog: the job's message is in it; look again after the last backoff
+                    if (jobs.postponeResend(job.id(), stale.resends())) {
+                        LOG.info("job {}: still QUEUED {} after submission and {} copies, but an importer is alive (busy with earlier jobs): waiting on",
+                                job.id(), human(waiting), stale.resends());
+                    }
+                    continue;
+                }
                 String reason = "compile.requested was sent " + (stale.resends() + 1) + " times over " + human(waiting)
                         + " and never picked up \u2014 is the importer running?";
                 LOG.warn("job {}: {}", job.id(), reason);
@@ -89,10 +112,17 @@ public class QueuedJobsResender implements InitializingBean, DisposableBean {
                 LOG.warn("job {}: still QUEUED {} after submission, compile.requested sent again (copy {} of at most {})", job.id(), human(waiting),
                         stale.resends() + 1, props.requeueMaxResends());
             } catch (CompileRequests.SendFailed e) {
-                LOG.warn("job {}: compile.requested could not be sent again: {}", job.id(), e.getMessage());
+                // not a copy: the count is taken back (last_sent_at stays, so the next try waits the same backoff)
+                jobs.unclaimResend(job.id(), stale.resends());
+                LOG.warn("job {}: compile.requested could not be sent again (not counted as a copy): {}", job.id(), e.getMessage());
             }
         }
         return sent;
+    }
+
+    /** Whether any importer consumer thread reported itself alive lately (what the health endpoint shows). */
+    private boolean importerAlive() {
+        return consumers.recent(recent).stream().anyMatch(r -> r.alive() && r.stage().equals(Stage.IMPORTER.wireName));
     }
 
     /** "31 minutes", "2 hours", or "45 s" for short waits (tests, tiny settings). */

@@ -42,7 +42,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  *   <li>a stored result for (job, stage): re-send it and stop (redelivery is a no-op);</li>
  *   <li>else status = the stage's, event STARTED; count the attempt in {@code stage_attempts} (a message
  *       whose earlier attempts all died with their thread or process goes to the DLQ instead); run the
- *       handler on its own large-stack thread ({@link #runHandler}) — an Error (StackOverflowError,
+ *       handler on its own large-stack thread ({@link #runHandler}); an attempt whose handler returned is taken back
+ *       at once (only attempts that never returned count toward that limit), and a handler that throws while the
+ *       service is stopping counts as stopped (attempt taken back, no RETRY, the message redelivered) — an Error (StackOverflowError,
  *       OutOfMemoryError, ...) fails the job at once with a message in words and dead-letters the record,
  *       a user error fails the job at once, another exception is retried with exponential backoff (event
  *       RETRY) and after the last attempt the message goes to the DLQ and the job FAILS with the stage's
@@ -156,6 +158,7 @@ final class StageProcessor {
         StageOutput out;
         int attempt;
         while (true) {
+            settleTakeBack(job.id());
             // counted (and committed) before the handler runs: an attempt that kills its thread or process counts too
             attempt = jobs.beginAttempt(job.id(), stage.wireName);
             if (attempt > settings.maxAttempts()) {
@@ -169,9 +172,20 @@ final class StageProcessor {
                 return Outcome.DONE;
             }
             HandlerRun run = runHandler(new StageInput(in, job, attempt), job.id());
+            if (run instanceof HandlerRun.Threw t && stop.stopping()) {
+                // the service is stopping and the handler threw meanwhile: most likely because of the stop (a JVM
+                // shutdown hook kills running children such as gcc on SIGTERM, concurrently with this graceful stop),
+                // so it is a stop, not a failed attempt: no RETRY or FAILED, the message is redelivered
+                LOG.info("job {}: {} ended while the service was stopping ({}); left for redelivery", job.id(), stage.wireName, message(t.error()));
+                run = new HandlerRun.Stopped();
+            }
             if (run instanceof HandlerRun.Ok ok) {
                 out = ok.output();
                 span.setAttribute("relayfarm.attempts", attempt);
+                // the handler returned: this attempt did not die, so it is taken back now. What may fail after it (the
+                // transaction, the send) is the database's or the broker's trouble and is redelivered; a redelivery
+                // counted again would end in "stopped or died during each attempt", which would be false
+                takeBack(job.id());
                 break;
             }
             if (run instanceof HandlerRun.Cancelled) {
@@ -180,7 +194,8 @@ final class StageProcessor {
                 return Outcome.DONE;
             }
             if (run instanceof HandlerRun.Stopped) {
-                // the service is shutting down: this attempt says nothing about the message, which is redelivered
+                // the service is shutting down (the handler was interrupted, or threw while the loop was stopping):
+                // this attempt says nothing about the message, which is redelivered
                 jobs.unbeginAttempt(job.id(), stage.wireName);
                 return Outcome.REDELIVER;
             }
@@ -226,6 +241,32 @@ final class StageProcessor {
             if (now.isEmpty() || now.get() == JobStatus.CANCELLED || now.get() == JobStatus.FAILED) return Outcome.DONE;
         }
         return finish(job, out, attempt, started);
+    }
+
+    /**
+     * Jobs of this consumer whose returned attempt could not be taken back (the database was away): taken back before
+     * the job's next attempt here. A consumer thread that dies forgets them; that costs at most one attempt per job.
+     */
+    private final java.util.Set<java.util.UUID> owedTakeBacks = new java.util.HashSet<>();
+
+    private void takeBack(java.util.UUID jobId) {
+        try {
+            jobs.unbeginAttempt(jobId, stage.wireName);
+        } catch (RuntimeException e) {
+            LOG.warn("job {}: {} attempt not taken back yet ({}); it is taken back before the next attempt", jobId, stage.wireName, e.toString());
+            owedTakeBacks.add(jobId);
+        }
+    }
+
+    private void settleTakeBack(java.util.UUID jobId) {
+        if (owedTakeBacks.remove(jobId)) {
+            try {
+                jobs.unbeginAttempt(jobId, stage.wireName);
+            } catch (RuntimeException e) {
+                owedTakeBacks.add(jobId);
+                throw e;
+            }
+        }
     }
 
     /** How a handler run ended. */

@@ -43,8 +43,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * is redelivered to it). The watchdog also reports every thread to {@code stage_consumers} (alive, restarts, last
  * error, job in progress), which {@link #health} and the gateway's {@code /api/v1/health} show.
  *
- * <p>Stopping (the Spring context closing) stops polling, lets the message in progress finish (up to
- * {@link StageSettings#shutdownTimeout}, then interrupts it), and closes the consumers, so the group
+ * <p>Stopping (the Spring context closing) stops polling on every loop at once, lets the messages in progress finish
+ * (up to {@link StageSettings#shutdownTimeout}, one deadline shared by all loops of the process, then interrupts all
+ * still busy at once and waits one more shared cancel-grace + 2 s), and closes the consumers, so the group
  * hands their partitions to the remaining members at once; an uncommitted message is simply redelivered.
  */
 @Component
@@ -67,6 +68,7 @@ public class StageRunners implements SmartLifecycle {
     private final String instance = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
     private ScheduledExecutorService watchdog;
     private volatile boolean running;
+    private volatile boolean stopRequested;
 
     public StageRunners(ObjectProvider<StageHandler> handlers, JobStore jobs, ArtifactStore artifacts, JobEvents events, KafkaTemplate<String, String> kafka,
                         TransactionTemplate tx, StageSettings settings, OpenTelemetry otel, KafkaProperties kafkaProperties, BlobRefs refs,
@@ -86,6 +88,7 @@ public class StageRunners implements SmartLifecycle {
 
     @Override
     public synchronized void start() {
+        stopRequested = false;
         for (StageHandler h : handlers) {
             for (int i = 0; i < settings.concurrency(); i++) {
                 Loop loop = new Loop(h, i);
@@ -141,31 +144,35 @@ public class StageRunners implements SmartLifecycle {
 
     @Override
     public synchronized void stop() {
+        // ONE deadline for the whole process (local mode runs every stage here): all loops are asked to stop at once,
+        // then waited for together; those still busy when it passes are interrupted together and get one short
+        // shared wait more. At most shutdown-timeout + cancel-grace + 2 s in all (10 + 5 + 2 s by default).
+        for (Loop l : loops) l.requestStop();
+        stopRequested = true;
+        long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
         if (watchdog != null) {
             watchdog.shutdownNow();
             try {
-                // a round in progress may be starting a thread: let it finish, so the joins below see the last thread
-                watchdog.awaitTermination(5, TimeUnit.SECONDS);
+                // a round in progress may be starting a thread (it sees stopping and ends at once): let it finish, so
+                // the joins below see the last thread
+                watchdog.awaitTermination(millisLeft(deadline), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
         watchdog = null;
-        for (Loop l : loops) l.requestStop();
-        long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
-        for (Loop l : loops) {
-            try {
-                l.thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-                if (l.thread.isAlive()) {
-                    LOG.warn("{}: message in progress did not finish within {}, interrupting it (it stays uncommitted and is redelivered)",
-                            l.thread.getName(), settings.shutdownTimeout());
-                    l.thread.interrupt();
-                    // the consumer thread interrupts its handler and waits up to cancel-grace for it
-                    l.thread.join(settings.cancelGrace().toMillis() + 2_000);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
+        boolean interrupted = joinAll(deadline);
+        List<Loop> busy = loops.stream().filter(l -> l.thread.isAlive()).toList();
+        if (!busy.isEmpty()) {
+            for (Loop l : busy) {
+                LOG.warn("{}: message in progress did not finish within {}, interrupting it (it stays uncommitted and is redelivered)",
+                        l.thread.getName(), settings.shutdownTimeout());
+                l.thread.interrupt();
+            }
+            // each consumer thread interrupts its handler and waits up to cancel-grace for it, all at the same time
+            if (!interrupted) joinAll(System.nanoTime() + settings.cancelGrace().toNanos() + TimeUnit.SECONDS.toNanos(2));
+            for (Loop l : busy) {
+                if (l.thread.isAlive()) LOG.warn("{}: still running after being interrupted; abandoned", l.thread.getName());
             }
         }
         loops.clear();
@@ -175,6 +182,28 @@ public class StageRunners implements SmartLifecycle {
             LOG.debug("stage_consumers rows not removed: {}", e.toString());
         }
         running = false;
+    }
+
+    /** Joins every loop's thread against one deadline; true when this thread was interrupted meanwhile. */
+    private boolean joinAll(long deadline) {
+        for (Loop l : loops) {
+            try {
+                l.thread.join(millisLeft(deadline));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static long millisLeft(long deadline) {
+        return Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+    }
+
+    /** Whether {@link #stop} has asked the loops to stop (tests wait for it). */
+    boolean stopRequested() {
+        return stopRequested;
     }
 
     @Override

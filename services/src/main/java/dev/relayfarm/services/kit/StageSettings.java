@@ -10,14 +10,18 @@ import org.springframework.util.unit.DataSize;
  *
  * @param maxAttempts     tries of a message whose processing fails with a non-user error before it goes to the DLQ; counted
  *                        in PostgreSQL ({@code stage_attempts}) before each try, so tries that killed their thread or
- *                        process count too, and a restart never re-reads the same poison forever
+ *                        process count too, and a restart never re-reads the same poison forever; a try whose handler
+ *                        returned, or that a stop interrupted (or that threw while the service was stopping), is taken back
  * @param backoff         wait after the first failed try; doubled after each further one
  * @param maxBackoff      the longest wait between tries
  * @param concurrency     consumer threads per stage in this process (each one member of the stage's group)
  * @param pollTimeout     how long one poll waits for messages
- * @param shutdownTimeout how long closing the context waits for a message in progress before interrupting it (the
- *                        message stays uncommitted and is redone by the next consumer). 10 s: well inside Spring's
- *                        30 s per lifecycle phase and a container platform's usual 30 s grace before SIGKILL, long
+ * @param shutdownTimeout how long closing the context waits for the messages in progress before interrupting them (they
+ *                        stay uncommitted and are redone by the next consumer). ONE deadline for all consumer threads
+ *                        of the process (local mode runs all five stages in one JVM); the threads still busy then are
+ *                        interrupted together and waited for at most {@code cancelGrace} + 2 s more, so a stop takes
+ *                        at most shutdownTimeout + cancelGrace + 2 s: 17 s with the defaults, inside Spring's 30 s per
+ *                        lifecycle phase and a container platform's usual 30 s grace before SIGKILL. 10 s is long
  *                        enough for a short stage to finish; a long codegen is cheaper to redo than to wait for
  * @param maxPollInterval the broker's limit between polls: above the longest stage (codegen of a big model)
  * @param handlerStackSize the stack requested for the thread each handler runs on: defence in depth against deep
