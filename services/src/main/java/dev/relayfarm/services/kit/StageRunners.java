@@ -51,6 +51,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 @Component
 public class StageRunners implements SmartLifecycle {
     private static final Logger LOG = LoggerFactory.getLogger(StageRunners.class);
+    private static final Duration CONSUMER_CLOSE_TIMEOUT = Duration.ofSeconds(3);
 
     private final List<StageHandler> handlers;
     private final JobStore jobs;
@@ -298,7 +299,9 @@ public class StageRunners implements SmartLifecycle {
             Stage stage = handler.stage();
             StageProcessor processor = new StageProcessor(handler, jobs, artifacts, refs, events, kafka, tx, settings, otel, this);
             int failures = 0;
-            try (KafkaConsumer<String, String> c = new KafkaConsumer<>(consumerProperties(stage, index))) {
+            KafkaConsumer<String, String> c = null;
+            try {
+                c = new KafkaConsumer<>(consumerProperties(stage, index));
                 consumer = c;
                 c.subscribe(List.of(stage.inputTopic));
                 while (!stopping) {
@@ -343,6 +346,15 @@ public class StageRunners implements SmartLifecycle {
                 LOG.error("{}: consumer loop ended: {}", thread.getName(), e.toString(), e);
             } finally {
                 consumer = null;
+                // Leaving the group needs the broker: one that is gone must not hold a stopping service for the
+                // client's default 30 s per consumer (the group notices a silent member by its session timeout).
+                if (c != null) {
+                    try {
+                        c.close(CONSUMER_CLOSE_TIMEOUT);
+                    } catch (RuntimeException e) {
+                        LOG.debug("{}: closing the consumer: {}", thread.getName(), e.toString());
+                    }
+                }
                 LOG.info("{}: stopped", thread.getName());
             }
         }
