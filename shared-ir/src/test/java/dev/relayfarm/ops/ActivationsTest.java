@@ -45,6 +45,10 @@ class ActivationsTest {
         assertEquals("nn.bias_add: bias must be Tensor[(3), float32] to match data Tensor[(2, 3), float32] at axis 1, got Tensor[(4), float32]",
                 relationError("nn.bias_add", attrs(), f32(2, 3), f32(4)));
         assertEquals("nn.bias_add: axis must be in [-2, 1], got 2", relationError("nn.bias_add", attrs("axis", 2), f32(2, 3), f32(3)));
+        // a symbol against a size is refused, as the broadcasting add it is canonicalized into refuses it (found by fuzzing)
+        assertEquals("nn.bias_add: bias must be Tensor[(n), float32] to match data Tensor[(2, n), float32] at axis 1, got Tensor[(3), float32]",
+                relationError("nn.bias_add", attrs(), f32(2, "n"), f32(3)));
+        assertEquals("Tensor[(2, n), float32]", inferText("nn.bias_add", attrs(), f32(2, "n"), f32("n")));
         NDArray x = arr(new int[] {2, 2, 2}, 1, 2, 3, 4, 5, 6, 7, 8);
         assertValues(run1("nn.bias_add", attrs(), x, arr(new int[] {2}, 10, 20)), new int[] {2, 2, 2}, 11, 12, 23, 24, 15, 16, 27, 28);
         assertValues(run1("nn.bias_add", attrs("axis", 2), x, arr(new int[] {2}, 10, 20)), new int[] {2, 2, 2}, 11, 22, 13, 24, 15, 26, 17, 28);

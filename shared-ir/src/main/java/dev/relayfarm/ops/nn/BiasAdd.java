@@ -2,6 +2,8 @@ package dev.relayfarm.ops.nn;
 
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.Dim;
+import dev.relayfarm.ir.Dims;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
@@ -39,13 +41,21 @@ public final class BiasAdd {
         TensorType bias = Rel.tensor(NAME, "bias", types.get(1));
         if (bias == null) {
             reporter.assign(types.get(1), expected);
-        } else if (bias.rank() != 1 || Rel.surelyDiffer(bias.shape().get(0), data.shape().get(axis))
-                || !bias.dtype().equals(data.dtype())) {
+        } else if (bias.rank() != 1 || !sameLength(bias.shape().get(0), data.shape().get(axis)) || !bias.dtype().equals(data.dtype())) {
             throw new RelationException(NAME + ": bias must be " + expected + " to match data " + data + " at axis " + axis
                     + ", got " + bias);
         }
         reporter.assign(types.get(2), data);
         return true;
+    }
+
+    /**
+     * The bias covers the axis exactly: equal sizes, provably equal symbols, or {@code ?} on either side. A symbol
+     * against a size ({@code n} vs {@code 128}) is refused, as the broadcasting {@code add} that canonicalize-ops
+     * turns bias_add into refuses it — accepting it here let a module type-check and fail only after that pass.
+     */
+    private static boolean sameLength(Dim bias, Dim axis) {
+        return bias instanceof Dim.Any || axis instanceof Dim.Any || Dims.provablyEqual(bias, axis);
     }
 
     static List<NDArray> compute(List<NDArray> inputs, BiasAddAttrs a) {
