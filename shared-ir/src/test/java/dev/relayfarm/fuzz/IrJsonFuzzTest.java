@@ -41,7 +41,8 @@ class IrJsonFuzzTest {
                 new FuzzCampaign.Saver<>("json", b -> b));
         FuzzCampaign.Report r = campaign.run(FuzzCampaign.inputs(2_000));
         assertTrue(r.findings().isEmpty(), () -> r.describeFindings(10));
-        assertTrue(r.ok() > 0 && r.userErrors() > 0, () -> "the generator must produce both readable and broken documents: " + r.line());
+        // (a replay of one input, -Drelayfarm.fuzz.only, is one or the other)
+        if (r.inputs() > 1) assertTrue(r.ok() > 0 && r.userErrors() > 0, () -> "the generator must produce both readable and broken documents: " + r.line());
     }
 
     static void read(byte[] json) {

@@ -53,7 +53,8 @@ class OnnxFuzzTest {
         FuzzCampaign.Report r = campaign.run(FuzzCampaign.inputs(2_000));
         System.out.println("fuzz onnx: " + malformedNodes + " of the user errors came from the importer's per-node guard (a converter's assumption broken)");
         assertTrue(r.findings().isEmpty(), () -> r.describeFindings(10));
-        assertTrue(r.ok() > 0 && r.userErrors() > 0, () -> "the generator must produce both importable and broken models: " + r.line());
+        // (a replay of one input, -Drelayfarm.fuzz.only, is one or the other)
+        if (r.inputs() > 1) assertTrue(r.ok() > 0 && r.userErrors() > 0, () -> "the generator must produce both importable and broken models: " + r.line());
     }
 
     static void importModel(byte[] model) {

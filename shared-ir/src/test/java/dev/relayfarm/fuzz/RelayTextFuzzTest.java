@@ -44,7 +44,8 @@ class RelayTextFuzzTest {
                 RelayTextFuzzTest::isCleanError, new FuzzCampaign.Saver<>("relay", b -> b));
         FuzzCampaign.Report r = campaign.run(FuzzCampaign.inputs(2_000));
         assertTrue(r.findings().isEmpty(), () -> r.describeFindings(10));
-        assertTrue(r.ok() > 0 && r.userErrors() > 0, () -> "the generator must produce both valid and invalid programs: " + r.line());
+        // (a replay of one input, -Drelayfarm.fuzz.only, is one or the other)
+        if (r.inputs() > 1) assertTrue(r.ok() > 0 && r.userErrors() > 0, () -> "the generator must produce both valid and invalid programs: " + r.line());
     }
 
     /** What the importer, type-inference and optimizer services do with an uploaded Relay model. */
