@@ -10,10 +10,13 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -177,10 +180,14 @@ public class StageRunners implements SmartLifecycle {
             }
         }
         loops.clear();
+        // Best effort and bounded: with the database already gone (a whole farm stopping, a database outage) the pool
+        // would hold the stop for its 30 s connection timeout; rows left behind are pruned after an hour anyway.
         try {
-            consumers.remove(instance + "-");
-        } catch (RuntimeException e) {
+            CompletableFuture.runAsync(() -> consumers.remove(instance + "-")).get(2, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
             LOG.debug("stage_consumers rows not removed: {}", e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         running = false;
     }
