@@ -99,7 +99,7 @@ public final class ArtifactCompiler {
                     if (!(e.getCause() instanceof ChildProcess.TimeoutException)) throw e;
                     throw new ArtifactLimitException("the model's generated C (" + kernels.size() + " kernels, " + (kernelsC.length() + entryC.length())
                             + " characters) took the C compiler longer than the compile timeout of "
-                            + (limits.compileTimeout().toMillis() % 1000 == 0 ? limits.compileTimeout().toSeconds() + " s" : limits.compileTimeout().toMillis() + " ms")
+                            + ChildProcess.seconds(limits.compileTimeout())
                             + " (relayfarm.limits.compile-timeout); the compiler was killed");
                 }
                 Files.copy(so, dir.resolve("lib.so"), StandardCopyOption.REPLACE_EXISTING);

@@ -164,7 +164,8 @@ public final class ChildProcess {
         }
     }
 
-    private static String seconds(Duration d) {
+    /** {@code 300 s}, {@code 1500 ms}: a timeout as limits and messages write it. */
+    public static String seconds(Duration d) {
         return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 

@@ -214,7 +214,7 @@ public final class CCompiler {
             tmp = null;
             return so;
         } catch (ChildProcess.TimeoutException e) {
-            throw new CompileException("C compiler timed out after " + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + " s" : timeout.toMillis() + " ms") + " on a " + source.length() + "-character source (" + compiler
+            throw new CompileException("C compiler timed out after " + ChildProcess.seconds(timeout) + " on a " + source.length() + "-character source (" + compiler
                     + "; limit: CCompiler.withTimeout, relayfarm.limits.compile-timeout in the farm) and was killed", e);
         } catch (IOException e) {
             throw new CompileException("cannot build kernel library in " + cacheDir + ": " + e.getMessage(), e);
