@@ -339,7 +339,7 @@ public final class GraphBuilder {
     private static TensorSpec spec(String name, TensorType t, String what) {
         List<Integer> shape = new ArrayList<>();
         for (Dim d : t.shape()) {
-            if (!(d instanceof Dim.Int(long v)) || v > Integer.MAX_VALUE) throw new GraphException(what + " has a dynamic shape " + t + ": compile with static shapes (--shape NAME=1x3x224x224)");
+            if (!(d instanceof Dim.Int(long v)) || v > Integer.MAX_VALUE) throw new GraphException(what + " has a dynamic shape " + t + ": compile with static shapes (a job's shapes field, or --shape NAME=1x3x224x224)");
             shape.add((int) v);
         }
         return new TensorSpec(name, shape, t.dtype());

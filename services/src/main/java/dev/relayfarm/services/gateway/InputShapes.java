@@ -33,19 +33,6 @@ final class InputShapes {
         return out.toString();
     }
 
-    /**
-     * A stage's message in the terms of the REST API. The importer shares its wording with the CLI, whose flag is
-     * {@code --shape}; a farm user sent the {@code shapes} field and would look for a flag that does not exist here.
-     * The gateway shows job errors and event messages through this.
-     */
-    static String inApiTerms(String message) {
-        if (message == null || !message.contains("--shape")) return message;
-        return message.replace("bind it with --shape", "bind it with the shapes field (NAME=D0xD1x..., e.g. x=1x3x224x224)")
-                .replaceAll("--shape (expects|names)", "shapes $1")
-                .replace("--shape ", "shapes entry ")
-                .replace("--shape", "shapes");
-    }
-
     private static String problem(String entry, Set<String> seen) {
         if (entry.isEmpty()) return "is empty";
         Map.Entry<String, List<Long>> parsed;

@@ -226,7 +226,7 @@ public class JobRepository {
     /** Events after {@code afterId}, oldest first. */
     List<JobEventView> eventsAfter(UUID id, long afterId) {
         return store.events(id).stream().filter(e -> e.id() > afterId)
-                .map(e -> new JobEventView(e.id(), e.jobId(), e.stage(), e.kind(), e.status(), InputShapes.inApiTerms(e.message()), e.durationMs(), e.at())).toList();
+                .map(e -> new JobEventView(e.id(), e.jobId(), e.stage(), e.kind(), e.status(), e.message(), e.durationMs(), e.at())).toList();
     }
 
     /** The artifact tarball of a job, when its artifacts row exists. */
@@ -239,7 +239,7 @@ public class JobRepository {
         UUID id = rs.getObject("id", UUID.class);
         JobStatus status = JobStatus.valueOf(rs.getString("status"));
         var model = new JobView.Model(rs.getString("model_name"), rs.getString("model_format"), rs.getString("model_sha256"), rs.getLong("model_size"));
-        JobView.JobError error = status == JobStatus.FAILED ? new JobView.JobError(rs.getString("error_stage"), InputShapes.inApiTerms(rs.getString("error_message"))) : null;
+        JobView.JobError error = status == JobStatus.FAILED ? new JobView.JobError(rs.getString("error_stage"), rs.getString("error_message")) : null;
         String tar = rs.getString("tar_sha256");
         JobView.Artifact artifact = status == JobStatus.SUCCEEDED && tar != null && rs.getTimestamp("artifact_expired") == null
                 ? new JobView.Artifact(rs.getString("content_hash"), tar, rs.getLong("artifact_size"), instant(rs, "artifact_created"), JobLinks.artifact(id))

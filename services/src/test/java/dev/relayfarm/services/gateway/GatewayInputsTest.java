@@ -47,15 +47,6 @@ class GatewayInputsTest {
     }
 
     @Test
-    void stageMessagesNameTheShapesFieldNotTheCliFlag() {
-        assertEquals("m.onnx: graph input 'x' has no shape (even its rank is unknown); bind it with the shapes field (NAME=D0xD1x..., e.g. x=1x3x224x224)",
-                InputShapes.inApiTerms("m.onnx: graph input 'x' has no shape (even its rank is unknown); bind it with --shape"));
-        assertEquals("m.onnx: shapes entry x dim 1 is 4 but the model fixes it to 3",
-                InputShapes.inApiTerms("m.onnx: --shape x dim 1 is 4 but the model fixes it to 3"));
-        assertEquals("shapes expects NAME=D0xD1x..., got 'x'", InputShapes.inApiTerms("--shape expects NAME=D0xD1x..., got 'x'"));
-    }
-
-    @Test
     void tokenFromPropertyGeneratedInLocalModeOtherwiseNone() {
         GatewayToken set = new GatewayToken(new MockEnvironment().withProperty("relayfarm.token", "s3cret"));
         assertTrue(set.matches("s3cret"));

@@ -172,9 +172,10 @@ class JobQueryTest extends GatewayTestBase {
     }
 
     @Test
-    void aStageErrorAboutShapesNamesTheShapesField() {
+    void aStageErrorReachesTheClientAsTheStageWroteIt() {
+        // the library words shape errors for both audiences (the shapes field, the CLI's --shape): the gateway adds nothing
         UUID id = submitRelay("shaped.relay");
-        Stages.fail(jdbc, id, "import", "m.onnx: --shape names 'y', which is not a graph input");
-        assertEquals("m.onnx: shapes names 'y', which is not a graph input", body(get("/api/v1/jobs/" + id)).path("error").path("message").asText());
+        Stages.fail(jdbc, id, "import", "m.onnx: a shape is given for 'y', which is not a graph input");
+        assertEquals("m.onnx: a shape is given for 'y', which is not a graph input", body(get("/api/v1/jobs/" + id)).path("error").path("message").asText());
     }
 }
