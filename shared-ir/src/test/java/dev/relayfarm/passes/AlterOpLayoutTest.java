@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
-import dev.relayfarm.frontend.Tolerance;
+import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.ir.Call;

@@ -177,7 +177,7 @@ class ConvertLayoutTest {
                 """, "want")).module();
         dev.relayfarm.ir.StructuralEquality.diff(out, want).ifPresent(d -> org.junit.jupiter.api.Assertions.fail(
                 d.message() + "\n" + dev.relayfarm.text.RelayPrinter.print(out)));
-        SameResults.assertSameResults(in, out, 1, new dev.relayfarm.frontend.Tolerance(1e-5, 1e-6));
+        SameResults.assertSameResults(in, out, 1, new dev.relayfarm.interp.Tolerance(1e-5, 1e-6));
     }
 
     @Test

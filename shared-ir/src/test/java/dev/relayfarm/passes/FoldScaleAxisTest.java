@@ -433,7 +433,7 @@ class FoldScaleAxisTest {
             assertEquals(!o.forward(), inputScaled, o.toString());
             assertEquals(!o.backward(), outputScaled, o.toString());
             assertEquals(2, multiplies, "either scale is a multiply of the data or of the weight: " + o);
-            for (long seed = 1; seed <= 2; seed++) SameResults.assertSameResults(in, r.module(), seed, new dev.relayfarm.frontend.Tolerance(1e-5, 1e-6));
+            for (long seed = 1; seed <= 2; seed++) SameResults.assertSameResults(in, r.module(), seed, new dev.relayfarm.interp.Tolerance(1e-5, 1e-6));
         }
     }
 

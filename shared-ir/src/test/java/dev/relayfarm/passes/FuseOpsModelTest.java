@@ -7,7 +7,7 @@ import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.frontend.OnnxModels;
 import dev.relayfarm.frontend.OnnxTestData;
-import dev.relayfarm.frontend.Tolerance;
+import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.frontend.proto.Onnx.ModelProto;
 import dev.relayfarm.frontend.proto.Onnx.ValueInfoProto;
 import dev.relayfarm.interp.Interpreter;

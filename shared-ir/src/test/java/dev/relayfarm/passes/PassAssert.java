@@ -51,7 +51,7 @@ public final class PassAssert {
         IRModule in = TypeInference.infer(RelayParser.parseModule(header(text), "input")).module();
         IRModule out = run(passes, in).module();
         for (long seed = 1; seed <= 3; seed++) {
-            SameResults.assertSameResults(in, out, seed, new dev.relayfarm.frontend.Tolerance(1e-5, 1e-6));
+            SameResults.assertSameResults(in, out, seed, new dev.relayfarm.interp.Tolerance(1e-5, 1e-6));
         }
         return out;
     }

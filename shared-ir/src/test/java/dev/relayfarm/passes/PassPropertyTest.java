@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.relayfarm.frontend.Tolerance;
+import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.ExprRewriter;

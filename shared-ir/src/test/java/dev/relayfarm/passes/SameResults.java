@@ -3,7 +3,7 @@ package dev.relayfarm.passes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.relayfarm.frontend.Tolerance;
+import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.interp.TupleValue;

@@ -5,7 +5,7 @@ import static dev.relayfarm.passes.PassAssert.assertSameResults;
 import static dev.relayfarm.passes.PassAssert.assertUnchanged;
 import static org.junit.jupiter.api.Assertions.*;
 
-import dev.relayfarm.frontend.Tolerance;
+import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.Let;

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.relayfarm.conformance.OnnxCheck;
 
 /** Graph inputs that an operator needs as constants (axes, shapes) and binding them with ImportOptions.frozenInputs. */
 class FrozenInputsTest {

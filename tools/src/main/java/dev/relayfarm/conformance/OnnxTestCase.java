@@ -1,4 +1,4 @@
-package dev.relayfarm.frontend;
+package dev.relayfarm.conformance;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
@@ -16,6 +16,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
+import dev.relayfarm.frontend.OnnxModels;
+import dev.relayfarm.frontend.OnnxFormatException;
 
 /**
  * One ONNX backend test folder: {@code model.onnx} plus {@code test_data_set_K/input_N.pb} and

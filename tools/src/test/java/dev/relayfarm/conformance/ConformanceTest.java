@@ -1,4 +1,4 @@
-package dev.relayfarm.frontend;
+package dev.relayfarm.conformance;
 
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
+import dev.relayfarm.frontend.OnnxTestData;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,5 +37,17 @@ class ConformanceTest {
         assertTrue(s.results().stream().allMatch(r -> r.status() == OnnxCheck.Status.PASS || !r.reason().isBlank()),
                 "every failure has a reason");
         assertTrue(s.passed() >= floor, "passed " + s.passed() + " < floor " + floor + "\n" + s.table());
+    }
+
+    @Test
+    void realModelsPassWhenPresent() {
+        var models = OnnxTestData.models();
+        assumeTrue(models.isPresent(), "../shared/onnx/models not found: skipped");
+        // msra_teams_seg and the PaddleOCR models have dynamic input dims: the check binds them to the data's shape.
+        for (String name : List.of("mnist8_cntk", "mnist_mlp_onnxmlir", "msra_teams_seg", "ppocr_cls_mobilenetv3", "ppocr_v4_det")) {
+            Path dir = models.get().resolve(name);
+            OnnxCheck.Result r = OnnxCheck.check(dir, OnnxCheck.Options.DEFAULT);
+            assertEquals(OnnxCheck.Status.PASS, r.status(), r.line());
+        }
     }
 }

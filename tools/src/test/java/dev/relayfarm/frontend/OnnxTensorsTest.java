@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.relayfarm.conformance.OnnxTestCase;
 
 class OnnxTensorsTest {
     @Test

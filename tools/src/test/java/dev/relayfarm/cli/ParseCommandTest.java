@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ParseCommandTest {
-    /** The repository's examples/ directory (tests run in shared-ir/). */
+    /** The repository's examples/ directory (tests run in tools/). */
     private static Path example(String name) {
         Path p = Path.of("..", "examples", name);
         return Files.exists(p) ? p : Path.of("examples", name);

@@ -1,4 +1,4 @@
-package dev.relayfarm.frontend;
+package dev.relayfarm.interp;
 
 import dev.relayfarm.ir.NDArray;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
-package dev.relayfarm.compile;
+package dev.relayfarm.conformance;
 
-import dev.relayfarm.frontend.OnnxCheck;
+import dev.relayfarm.conformance.OnnxCheck;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import dev.relayfarm.compile.ArtifactCompiler;
+import dev.relayfarm.compile.CompileOptions;
 
 /**
  * The {@code --backend c} of {@code relayc check} and {@code relayc conformance}: the optimized module

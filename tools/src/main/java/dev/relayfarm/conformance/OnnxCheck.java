@@ -1,4 +1,4 @@
-package dev.relayfarm.frontend;
+package dev.relayfarm.conformance;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,6 +16,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import dev.relayfarm.frontend.ImportOptions;
+import dev.relayfarm.interp.Tolerance;
+import dev.relayfarm.frontend.NeedsConstantException;
+import dev.relayfarm.frontend.OnnxDTypes;
+import dev.relayfarm.frontend.OnnxImporter;
+import dev.relayfarm.frontend.OnnxTensors;
+import dev.relayfarm.frontend.UnsupportedOpException;
 
 /**
  * Runs one ONNX test folder end to end — load, import, type-check, evaluate, compare every output

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
-import dev.relayfarm.frontend.OnnxTestCase;
+import dev.relayfarm.conformance.OnnxTestCase;
 import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.frontend.proto.Onnx.TensorProto;
 import dev.relayfarm.frontend.proto.Onnx.ValueInfoProto;

@@ -39,7 +39,7 @@ class JsonCommandTest {
 
     /** The text format's own example programs (ADTs, match, refs, shadowing, metadata constants...). */
     static Stream<Path> relayFiles() throws IOException {
-        Path dir = Path.of("src", "test", "resources", "relay");
+        Path dir = Path.of("..", "shared-ir", "src", "test", "resources", "relay");
         try (Stream<Path> files = Files.list(dir)) {
             List<Path> list = files.filter(p -> p.toString().endsWith(".relay")).sorted().toList();
             assertFalse(list.isEmpty(), "no .relay examples in " + dir);

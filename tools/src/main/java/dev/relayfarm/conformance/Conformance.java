@@ -1,4 +1,4 @@
-package dev.relayfarm.frontend;
+package dev.relayfarm.conformance;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
-import dev.relayfarm.frontend.OnnxTestCase;
+import dev.relayfarm.conformance.OnnxTestCase;
 import dev.relayfarm.frontend.OnnxTensors;
 import dev.relayfarm.frontend.OnnxTestData;
-import dev.relayfarm.frontend.Tolerance;
+import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.frontend.proto.Onnx.TensorProto;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
