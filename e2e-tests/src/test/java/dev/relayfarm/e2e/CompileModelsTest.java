@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relayfarm.frontend.OnnxCheck;
+import dev.relayfarm.conformance.OnnxCheck;
 import dev.relayfarm.frontend.OnnxTestData;
 import java.nio.file.Files;
 import java.nio.file.Path;

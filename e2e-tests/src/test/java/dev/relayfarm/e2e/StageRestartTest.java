@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relayfarm.frontend.OnnxCheck;
+import dev.relayfarm.conformance.OnnxCheck;
 import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.services.kit.Stage;
 import java.nio.file.Files;
