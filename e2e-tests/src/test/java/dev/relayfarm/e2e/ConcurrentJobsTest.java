@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.ir.IRModule;
-import dev.relayfarm.pipeline.ArtifactArchive;
+import dev.relayfarm.artifact.ArtifactArchive;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
 import java.nio.file.Files;

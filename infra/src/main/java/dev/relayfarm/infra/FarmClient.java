@@ -18,9 +18,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
-import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
-import java.util.zip.GZIPInputStream;
+import java.util.List;
+import dev.relayfarm.artifact.ArtifactArchive;
+import dev.relayfarm.artifact.Manifest;
 
 /**
  * The farm's REST API v1 from the outside, with nothing but {@code java.net.http}: submit a model
@@ -168,30 +168,14 @@ public final class FarmClient {
         }
         Files.createDirectories(dir);
         try (InputStream in = r.body()) {
-            return untar(in, dir);
+            return artifactFolder(ArtifactArchive.unpack(in, dir));
         }
     }
 
-    /** Unpacks a tar.gz stream into {@code dir}; entries that would land outside it are refused. */
-    static Path untar(InputStream gz, Path dir) throws IOException {
-        Path root = dir.toAbsolutePath().normalize();
-        Path manifest = null;
-        try (TarArchiveInputStream tar = new TarArchiveInputStream(new GZIPInputStream(gz))) {
-            TarArchiveEntry e;
-            while ((e = tar.getNextEntry()) != null) {
-                Path target = root.resolve(e.getName()).normalize();
-                if (!target.startsWith(root)) throw new IOException("artifact entry " + e.getName() + " points outside " + root);
-                if (e.isDirectory()) {
-                    Files.createDirectories(target);
-                    continue;
-                }
-                Files.createDirectories(target.getParent());
-                Files.copy(tar, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-                if (target.getFileName().toString().equals("manifest.json")) manifest = target;
-            }
-        }
-        if (manifest == null) throw new IOException("the artifact has no manifest.json");
-        return manifest.getParent();
+    /** The folder of an unpacked artifact: where its manifest.json landed. */
+    static Path artifactFolder(List<Path> files) throws IOException {
+        return files.stream().filter(f -> f.getFileName().toString().equals(Manifest.FILE)).findFirst().map(Path::getParent)
+                .orElseThrow(() -> new IOException("the artifact has no " + Manifest.FILE));
     }
 
     private HttpRequest.Builder request(String path) {

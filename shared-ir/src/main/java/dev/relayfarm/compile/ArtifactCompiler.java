@@ -1,30 +1,29 @@
 package dev.relayfarm.compile;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.relayfarm.artifact.ArtifactException;
+import dev.relayfarm.artifact.ArtifactLimitException;
+import dev.relayfarm.artifact.Manifest;
+import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.codegen.CEmitter;
 import dev.relayfarm.kernel.codegen.CompileException;
-import dev.relayfarm.process.ChildProcess;
 import dev.relayfarm.kernel.loop.LoweredFunc;
 import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.kernel.lower.PrimitiveLowering;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
-import dev.relayfarm.runtime.TensorSpec;
+import dev.relayfarm.process.ChildProcess;
+import dev.relayfarm.serde.Sha256;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -43,9 +42,7 @@ import java.util.Optional;
  * so compiling twice gives byte-identical files and the same content hash.
  */
 public final class ArtifactCompiler {
-    public static final String FORMAT = "relayfarm-artifact/1";
     public static final String VERSION = "0.1.0";
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private ArtifactCompiler() {}
 
@@ -103,7 +100,7 @@ public final class ArtifactCompiler {
                             + " (relayfarm.limits.compile-timeout); the compiler was killed");
                 }
                 Files.copy(so, dir.resolve("lib.so"), StandardCopyOption.REPLACE_EXISTING);
-                libHash = sha256(Files.readAllBytes(dir.resolve("lib.so")));
+                libHash = Sha256.hex(Files.readAllBytes(dir.resolve("lib.so")));
             } else if (options.target().isCross()) {
                 note = Optional.of("no cross compiler for " + options.target().triple() + " (tried " + String.join(", ", options.target().crossCompilerCandidates())
                         + "): sources only; build with: " + options.target().triple() + "-gcc -O3 " + String.join(" ", options.target().compilerFlags())
@@ -111,15 +108,14 @@ public final class ArtifactCompiler {
             } else {
                 throw new ArtifactException("no C compiler found (set $CC, or install cc, gcc or clang)");
             }
-            ObjectNode manifest = manifest(graph, memory, layout, kernels, options, cc, note);
-            ObjectNode files = manifest.putObject("files");
+            Map<String, String> files = new LinkedHashMap<>();
             files.put("lib.so", libHash);
             files.put("params.bin", paramsHash);
-            files.put("src/entry.c", sha256(entryC.getBytes(StandardCharsets.UTF_8)));
-            files.put("src/kernels.c", sha256(kernelsC.getBytes(StandardCharsets.UTF_8)));
-            String contentHash = sha256(JSON.writeValueAsBytes(manifest));
-            manifest.put("content_hash", contentHash);
-            Files.writeString(dir.resolve("manifest.json"), JSON.writeValueAsString(manifest) + "\n");
+            files.put("src/entry.c", Sha256.hex(entryC.getBytes(StandardCharsets.UTF_8)));
+            files.put("src/kernels.c", Sha256.hex(kernelsC.getBytes(StandardCharsets.UTF_8)));
+            Manifest manifest = manifest(graph, memory, layout, kernels, options, cc, note, files).withContentHash();
+            Files.writeString(dir.resolve(Manifest.FILE), manifest.toJson() + "\n");
+            String contentHash = manifest.contentHash();
             return new Artifact(dir, contentHash, libHash != null, note, graph, memory, kernels);
         } catch (IOException e) {
             throw new ArtifactException("cannot write the artifact to " + dir + ": " + e.getMessage(), e);
@@ -149,85 +145,27 @@ public final class ArtifactCompiler {
         }
     }
 
-    private static ObjectNode manifest(GraphPlan g, MemoryPlan mem, ParamsFile.Layout layout, List<LoweredKernel> kernels, CompileOptions options,
-                                       Optional<CCompiler> cc, Optional<String> note) {
-        ObjectNode m = JSON.createObjectNode();
-        m.put("format", FORMAT);
-        ObjectNode compiler = m.putObject("compiler");
-        compiler.put("relayfarm", VERSION);
-        compiler.put("cc", cc.map(CCompiler::identity).orElse(null));
-        ArrayNode flags = compiler.putArray("flags");
-        cc.ifPresent(c -> c.flags().forEach(flags::add));
-        m.put("target", options.target().toString());
-        ArrayNode features = m.putArray("target_features");
-        options.target().features().forEach(features::add);
-        m.put("opt_level", options.optLevel());
-        m.put("lib", cc.isPresent() ? "lib.so" : null);
-        note.ifPresent(n -> m.put("note", n));
-        ObjectNode entry = m.putObject("entry");
-        entry.put("create", "relayfarm_create");
-        entry.put("run", "relayfarm_run");
-        entry.put("set_num_threads", "relayfarm_set_num_threads");
-        entry.put("destroy", "relayfarm_destroy");
-        entry.put("last_error", "relayfarm_last_error");
-        tensors(m.putArray("inputs"), g.inputs());
-        tensors(m.putArray("outputs"), g.outputs());
-        ObjectNode params = m.putObject("params");
-        params.put("file", "params.bin");
-        params.put("count", g.params().size());
-        params.put("data_bytes", layout.dataBytes());
-        ArrayNode ps = params.putArray("tensors");
+    private static Manifest manifest(GraphPlan g, MemoryPlan mem, ParamsFile.Layout layout, List<LoweredKernel> kernels, CompileOptions options,
+                                     Optional<CCompiler> cc, Optional<String> note, Map<String, String> files) {
+        List<Manifest.Param> params = new ArrayList<>();
         for (int i = 0; i < g.paramSpecs().size(); i++) {
-            ObjectNode p = tensor(g.paramSpecs().get(i));
-            p.put("offset", layout.offsets().get(i));
-            ps.add(p);
+            TensorSpec p = g.paramSpecs().get(i);
+            params.add(new Manifest.Param(p.name(), p.shape(), p.dtype().toString(), layout.offsets().get(i)));
         }
-        ObjectNode memory = m.putObject("memory");
-        memory.put("arena_bytes", mem.arenaBytes());
-        memory.put("intermediate_bytes", g.tempBytes());
-        memory.put("intermediates", g.temps().size());
-        memory.put("blocks", mem.blockSizes().size());
-        ArrayNode ks = m.putArray("kernels");
         int[] calls = new int[kernels.size()];
         for (Step s : g.steps()) if (s instanceof Step.KernelCall k) calls[k.kernel()]++;
+        List<Manifest.Kernel> ks = new ArrayList<>();
         for (int i = 0; i < kernels.size(); i++) {
             LoweredKernel k = kernels.get(i);
-            ObjectNode n = ks.addObject();
-            n.put("name", k.func().name());
-            n.put("workload", k.workload());
-            if (k.config() != null) {
-                try {
-                    n.set("config", JSON.readTree(k.config().toJson()));
-                } catch (IOException e) {
-                    throw new IllegalStateException("a schedule config is plain JSON", e);
-                }
-            } else {
-                n.putNull("config");
-            }
-            n.put("calls", calls[i]);
+            ks.add(new Manifest.Kernel(k.func().name(), k.workload(), k.config() == null ? null : Manifest.configTree(k.config().toJson()), calls[i]));
         }
-        m.put("steps", g.steps().size());
-        return m;
-    }
-
-    private static void tensors(ArrayNode out, List<TensorSpec> specs) {
-        for (TensorSpec s : specs) out.add(tensor(s));
-    }
-
-    private static ObjectNode tensor(TensorSpec s) {
-        ObjectNode n = JSON.createObjectNode();
-        n.put("name", s.name());
-        ArrayNode shape = n.putArray("shape");
-        s.shape().forEach(shape::add);
-        n.put("dtype", s.dtype().toString());
-        return n;
-    }
-
-    static String sha256(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return new Manifest(Manifest.FORMAT,
+                new Manifest.Compiler(VERSION, cc.map(CCompiler::identity).orElse(null), cc.map(CCompiler::flags).orElse(List.of())),
+                options.target().toString(), List.copyOf(options.target().features()), options.optLevel(), cc.isPresent() ? "lib.so" : null, note.orElse(null),
+                new Manifest.Entry("relayfarm_create", "relayfarm_run", "relayfarm_set_num_threads", "relayfarm_destroy", "relayfarm_last_error"),
+                g.inputs().stream().map(Manifest.Tensor::of).toList(), g.outputs().stream().map(Manifest.Tensor::of).toList(),
+                new Manifest.Params("params.bin", g.params().size(), layout.dataBytes(), params),
+                new Manifest.Memory(mem.arenaBytes(), g.tempBytes(), g.temps().size(), mem.blockSizes().size()),
+                ks, g.steps().size(), files, null);
     }
 }

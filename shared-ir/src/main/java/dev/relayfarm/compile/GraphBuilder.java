@@ -19,7 +19,7 @@ import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.Var;
-import dev.relayfarm.runtime.TensorSpec;
+import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.TypeInference;
 import java.util.ArrayDeque;

@@ -2,7 +2,7 @@ package dev.relayfarm.compile;
 
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.NDArray;
-import dev.relayfarm.runtime.TensorSpec;
+import dev.relayfarm.artifact.TensorSpec;
 import java.util.List;
 
 /**

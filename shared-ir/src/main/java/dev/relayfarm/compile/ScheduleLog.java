@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import dev.relayfarm.artifact.ArtifactException;
 
 /**
  * Reads schedule configs from a JSON-lines tuning log: one object per line with {@code "workload"}

@@ -1,7 +1,7 @@
 package dev.relayfarm.pipeline;
 
-import dev.relayfarm.compile.ArtifactException;
-import dev.relayfarm.compile.ArtifactLimitException;
+import dev.relayfarm.artifact.ArtifactException;
+import dev.relayfarm.artifact.ArtifactLimitException;
 import dev.relayfarm.compile.GraphException;
 import dev.relayfarm.frontend.OnnxFormatException;
 import dev.relayfarm.kernel.target.TargetException;

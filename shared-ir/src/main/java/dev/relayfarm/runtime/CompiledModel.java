@@ -1,8 +1,6 @@
 package dev.relayfarm.runtime;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.relayfarm.compile.ArtifactException;
+import dev.relayfarm.artifact.ArtifactException;
 import dev.relayfarm.interp.Npy;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
@@ -18,17 +16,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import dev.relayfarm.artifact.TensorSpec;
+import dev.relayfarm.artifact.Manifest;
 
 /**
  * A compiled artifact loaded with the Foreign Function & Memory API: lib.so's graph executor
- * ({@code relayfarm_create/run/destroy}, see {@link dev.relayfarm.compile.EntryPointEmitter}) run on
+ * ({@code relayfarm_create/run/destroy}, see compile/EntryPointEmitter) run on
  * {@link NDArray}s. Inputs are checked against manifest.json (count, dtype, shape: errors name the
  * input), copied into 64-byte aligned native buffers, the graph runs, outputs come back as fresh
  * arrays. One model runs one call at a time ({@code run} is synchronized); load the artifact twice
  * for concurrent runs. {@link #close()} frees the native model and unloads the library.
  */
 public final class CompiledModel implements AutoCloseable {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Linker LINKER = Linker.nativeLinker();
 
     private final Path dir;
@@ -61,26 +60,14 @@ public final class CompiledModel implements AutoCloseable {
 
     /** Loads the artifact in {@code dir} (manifest.json, lib.so, params.bin). */
     public static CompiledModel load(Path dir) {
-        Path manifestFile = dir.resolve("manifest.json");
-        JsonNode manifest;
-        try {
-            manifest = JSON.readTree(Files.readString(manifestFile));
-        } catch (IOException e) {
-            throw new ArtifactException("cannot read " + manifestFile + ": " + e.getMessage(), e);
-        }
-        if (!"relayfarm-artifact/1".equals(manifest.path("format").asText())) {
-            throw new ArtifactException(manifestFile + " is not a RelayFarm artifact manifest (format " + manifest.path("format") + ")");
-        }
-        if (manifest.path("lib").isNull() || manifest.path("lib").isMissingNode()) {
-            throw new ArtifactException(dir + " has no lib.so (" + manifest.path("note").asText("sources only") + ")");
-        }
+        Manifest manifest = Manifest.read(dir);
+        if (manifest.lib() == null) throw new ArtifactException(dir + " has no lib.so (" + (manifest.note() != null ? manifest.note() : "sources only") + ")");
         Path so = dir.resolve("lib.so").toAbsolutePath();
         if (!Files.isRegularFile(so)) throw new ArtifactException("missing " + so);
         Arena arena = Arena.ofShared();
         try {
             SymbolLookup lib = SymbolLookup.libraryLookup(so, arena);
-            CompiledModel m = new CompiledModel(dir, specs(manifest.path("inputs")), specs(manifest.path("outputs")),
-                    manifest.path("content_hash").asText(), arena, lib);
+            CompiledModel m = new CompiledModel(dir, specs(manifest.inputs()), specs(manifest.outputs()), manifest.contentHash(), arena, lib);
             MethodHandle create = m.handle(lib, "relayfarm_create", FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS));
             try (Arena tmp = Arena.ofConfined()) {
                 m.model = (MemorySegment) create.invokeExact(tmp.allocateFrom(dir.toAbsolutePath().toString()));
@@ -96,14 +83,8 @@ public final class CompiledModel implements AutoCloseable {
         }
     }
 
-    private static List<TensorSpec> specs(JsonNode list) {
-        List<TensorSpec> out = new ArrayList<>();
-        for (JsonNode n : list) {
-            List<Integer> shape = new ArrayList<>();
-            for (JsonNode d : n.path("shape")) shape.add(d.asInt());
-            out.add(new TensorSpec(n.path("name").asText(), shape, DType.parse(n.path("dtype").asText())));
-        }
-        return List.copyOf(out);
+    private static List<TensorSpec> specs(List<Manifest.Tensor> tensors) {
+        return tensors.stream().map(Manifest.Tensor::spec).toList();
     }
 
     public List<TensorSpec> inputs() {

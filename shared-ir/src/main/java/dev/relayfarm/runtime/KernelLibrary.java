@@ -12,11 +12,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import dev.relayfarm.artifact.KernelSignature;
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.kernel.codegen.CModule;
 
 /**
  * A loaded kernel library ({@code .so}) and its kernels, through the Foreign Function & Memory API
  * (no JNI). Every kernel has the C ABI {@code int32_t name(void* const* args)} of
- * {@link dev.relayfarm.kernel.codegen.CEmitter}. Closing the library unloads it; kernels must not be
+ * the kernel C emitter (kernel/codegen/CEmitter). Closing the library unloads it; kernels must not be
  * called afterwards. Needs {@code --enable-native-access=ALL-UNNAMED} to run without a warning.
  */
 public final class KernelLibrary implements AutoCloseable {
@@ -31,6 +34,11 @@ public final class KernelLibrary implements AutoCloseable {
         this.path = path;
         this.arena = arena;
         this.lookup = lookup;
+    }
+
+    /** Compiles {@code module} with {@code compiler} (or finds it in the compiler's cache) and loads it. */
+    public static KernelLibrary build(CModule module, CCompiler compiler) {
+        return load(compiler.compile(module.source()), module.signatures());
     }
 
     /** Loads {@code so} and binds each signature to its symbol; a missing symbol is an error naming it. */

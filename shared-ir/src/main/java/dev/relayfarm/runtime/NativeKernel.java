@@ -8,6 +8,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.List;
+import dev.relayfarm.artifact.KernelSignature;
+import dev.relayfarm.artifact.TensorSpec;
 
 /**
  * One compiled kernel, callable on {@link NDArray}s: inputs are checked against the signature (count,

@@ -21,6 +21,7 @@ import java.util.Random;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.relayfarm.artifact.ArtifactException;
 
 /** Artifacts end to end: compile, write, load with FFM, run, compare with the interpreter or ONNX's expected outputs. */
 class ArtifactTest {

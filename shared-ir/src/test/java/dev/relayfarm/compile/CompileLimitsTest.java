@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.relayfarm.artifact.ArtifactLimitException;
 
 /** Codegen refuses, before lowering or compiling anything, a model over one of its limits, naming the limit and its setting. */
 class CompileLimitsTest {

@@ -6,7 +6,7 @@ import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.kernel.lower.PrimitiveLowering;
 import dev.relayfarm.kernel.target.Target;
-import dev.relayfarm.runtime.TensorSpec;
+import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.text.RelayParser;
 import java.util.Optional;
 import dev.relayfarm.kernel.codegen.CModule;
@@ -18,7 +18,7 @@ import dev.relayfarm.kernel.te.KernelDef;
 import dev.relayfarm.kernel.te.Placeholder;
 import dev.relayfarm.kernel.te.Te;
 import dev.relayfarm.runtime.KernelLibrary;
-import dev.relayfarm.runtime.KernelSignature;
+import dev.relayfarm.artifact.KernelSignature;
 import dev.relayfarm.runtime.NativeKernel;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -132,7 +132,7 @@ public final class KernelCodegenBenchmark {
     private static void run(CCompiler cc, List<Case> cases, double seconds, int threads) {
         long t0 = System.nanoTime();
         CModule module = new CModule(cases.stream().map(Case::func).toList());
-        try (KernelLibrary lib = module.build(cc); Arena arena = Arena.ofConfined()) {
+        try (KernelLibrary lib = KernelLibrary.build(module, cc); Arena arena = Arena.ofConfined()) {
             System.out.printf("compiler=%s flags=%s threads=%d build+load %.1f s%n", cc.command(), cc.flags(), threads, (System.nanoTime() - t0) / 1e9);
             lib.setNumThreads(threads);
             Random rnd = new Random(1);

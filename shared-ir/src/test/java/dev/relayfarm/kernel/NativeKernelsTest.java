@@ -103,7 +103,7 @@ class NativeKernelsTest {
         // a hand schedule: split + reorder + vectorize + parallel must give the naive numbers
         matmulSchedules();
         List<LoweredFunc> funcs = CASES.values().stream().map(Case::func).toList();
-        lib = new CModule(funcs).build(CCompiler.host().orElseThrow());
+        lib = KernelLibrary.build(new CModule(funcs), CCompiler.host().orElseThrow());
     }
 
     private static void matmulSchedules() {

@@ -72,7 +72,7 @@ class ParallelRuntimeTest {
 
     @Test
     void resultsDoNotDependOnTheThreadCount() {
-        try (KernelLibrary lib = module.build(CCompiler.host().orElseThrow())) {
+        try (KernelLibrary lib = KernelLibrary.build(module, CCompiler.host().orElseThrow())) {
             for (String kernel : List.of("rows", "batched", "staged")) {
                 List<NDArray> in = inputs(lib, kernel, 7);
                 float[] expected = expected(kernel, in);
@@ -86,7 +86,7 @@ class ParallelRuntimeTest {
 
     @Test
     void concurrentCallersOfOneLibraryGetTheirOwnResults() throws Exception {
-        try (KernelLibrary lib = module.build(CCompiler.host().orElseThrow()); ExecutorService pool = Executors.newFixedThreadPool(4)) {
+        try (KernelLibrary lib = KernelLibrary.build(module, CCompiler.host().orElseThrow()); ExecutorService pool = Executors.newFixedThreadPool(4)) {
             lib.setNumThreads(2);
             List<Future<?>> done = new ArrayList<>();
             for (int caller = 0; caller < 4; caller++) {
@@ -104,7 +104,7 @@ class ParallelRuntimeTest {
     @Test
     void aLibraryCanBeUnloadedAndLoadedAgainAfterItsWorkersRan() {
         for (int round = 0; round < 3; round++) {
-            try (KernelLibrary lib = module.build(CCompiler.host().orElseThrow())) {
+            try (KernelLibrary lib = KernelLibrary.build(module, CCompiler.host().orElseThrow())) {
                 lib.setNumThreads(4);
                 List<NDArray> in = inputs(lib, "rows", round);
                 assertArrayEquals(expected("rows", in), lib.kernel("rows").run(in).getFirst().floatData(), "round " + round);

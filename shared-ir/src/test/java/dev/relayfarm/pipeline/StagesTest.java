@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.relayfarm.artifact.ArtifactArchive;
 
 /** The stage functions one by one, and chained with JSON in between exactly as the farm runs them. */
 class StagesTest {

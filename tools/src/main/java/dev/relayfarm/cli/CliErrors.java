@@ -1,6 +1,6 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.compile.ArtifactException;
+import dev.relayfarm.artifact.ArtifactException;
 import dev.relayfarm.frontend.OnnxFormatException;
 import dev.relayfarm.interp.InterpreterException;
 import dev.relayfarm.interp.Npy;

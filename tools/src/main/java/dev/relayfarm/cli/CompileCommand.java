@@ -1,7 +1,7 @@
 package dev.relayfarm.cli;
 
 import dev.relayfarm.compile.ArtifactCompiler;
-import dev.relayfarm.compile.ArtifactException;
+import dev.relayfarm.artifact.ArtifactException;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.compile.GraphException;
 import dev.relayfarm.compile.ScheduleLog;

@@ -6,7 +6,7 @@ import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
-import dev.relayfarm.pipeline.ArtifactArchive;
+import dev.relayfarm.artifact.ArtifactArchive;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.services.kit.Envelopes;
 import dev.relayfarm.services.kit.ServiceRole;

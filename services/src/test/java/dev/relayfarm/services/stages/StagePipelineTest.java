@@ -12,7 +12,7 @@ import com.networknt.schema.SpecificationVersion;
 import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
-import dev.relayfarm.pipeline.ArtifactArchive;
+import dev.relayfarm.artifact.ArtifactArchive;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.pipeline.Workload;

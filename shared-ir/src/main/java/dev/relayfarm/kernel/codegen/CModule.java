@@ -2,9 +2,8 @@ package dev.relayfarm.kernel.codegen;
 
 import dev.relayfarm.kernel.expr.Buffer;
 import dev.relayfarm.kernel.loop.LoweredFunc;
-import dev.relayfarm.runtime.KernelLibrary;
-import dev.relayfarm.runtime.KernelSignature;
-import dev.relayfarm.runtime.TensorSpec;
+import dev.relayfarm.artifact.KernelSignature;
+import dev.relayfarm.artifact.TensorSpec;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,10 +32,5 @@ public record CModule(List<LoweredFunc> funcs) {
             out.add(new KernelSignature(f.name(), ps, f.numInputs()));
         }
         return out;
-    }
-
-    /** Compiles (or finds in the cache) and loads the module. */
-    public KernelLibrary build(CCompiler compiler) {
-        return KernelLibrary.load(compiler.compile(source()), signatures());
     }
 }

@@ -108,7 +108,7 @@ final class OpKernelCases {
     /** Compiles every kernel in one module; the kernels that could not be built are reported by {@link #check}. */
     void build() {
         List<LoweredFunc> funcs = cases.values().stream().map(Case::func).toList();
-        lib = new CModule(funcs).build(CCompiler.host().orElseThrow());
+        lib = KernelLibrary.build(new CModule(funcs), CCompiler.host().orElseThrow());
     }
 
     void close() {

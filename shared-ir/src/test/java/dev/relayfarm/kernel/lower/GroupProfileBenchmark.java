@@ -15,9 +15,9 @@ import dev.relayfarm.kernel.codegen.CModule;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.passes.OptPipeline;
 import dev.relayfarm.runtime.KernelLibrary;
-import dev.relayfarm.runtime.KernelSignature;
+import dev.relayfarm.artifact.KernelSignature;
 import dev.relayfarm.runtime.NativeKernel;
-import dev.relayfarm.runtime.TensorSpec;
+import dev.relayfarm.artifact.TensorSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -59,7 +59,7 @@ class GroupProfileBenchmark {
         CModule module = new CModule(kernels.stream().map(LoweredKernel::func).toList());
         List<Row> rows = new ArrayList<>();
         Random random = new Random(1);
-        try (KernelLibrary lib = module.build(CCompiler.host().orElseThrow())) {
+        try (KernelLibrary lib = KernelLibrary.build(module, CCompiler.host().orElseThrow())) {
             lib.setNumThreads(Integer.getInteger("relayfarm.bench.threads", 2));
             for (LoweredKernel k : kernels) {
                 NativeKernel nk = lib.kernel(k.signature().name());

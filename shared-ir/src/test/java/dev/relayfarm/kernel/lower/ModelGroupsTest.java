@@ -72,7 +72,7 @@ class ModelGroupsTest {
         assertTrue(lowered >= minLowered, relative + ": only " + lowered + " groups lowered (" + unsupported + " unsupported)");
         assertTrue(unsupported == 0 || minLowered < 0, relative + ": " + unsupported + " groups have operators without computes");
         Assumptions.assumeTrue(CCompiler.host().isPresent(), "no C compiler found");
-        try (KernelLibrary lib = new CModule(kernels.values().stream().map(LoweredKernel::func).toList()).build(CCompiler.host().orElseThrow())) {
+        try (KernelLibrary lib = KernelLibrary.build(new CModule(kernels.values().stream().map(LoweredKernel::func).toList()), CCompiler.host().orElseThrow())) {
             long seed = 7;
             for (Map.Entry<String, LoweredKernel> e : kernels.entrySet()) {
                 GroupCheck.assertMatches(relative + " " + e.getKey(), byWorkload.get(e.getKey()), lib.kernel(e.getValue().func().name()), seed++);

@@ -159,7 +159,7 @@ class PrimitiveLoweringTest {
                 }""", Optional.empty());
         List<LoweredFunc> funcs = new ArrayList<>();
         for (Case c : CASES.values()) funcs.add(c.kernel().func());
-        lib = new CModule(funcs).build(CCompiler.host().orElseThrow());
+        lib = KernelLibrary.build(new CModule(funcs), CCompiler.host().orElseThrow());
     }
 
     @AfterAll

@@ -1,4 +1,4 @@
-package dev.relayfarm.pipeline;
+package dev.relayfarm.artifact;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

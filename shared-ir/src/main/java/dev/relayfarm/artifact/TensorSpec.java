@@ -1,4 +1,4 @@
-package dev.relayfarm.runtime;
+package dev.relayfarm.artifact;
 
 import dev.relayfarm.ir.DType;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.relayfarm.compile;
+package dev.relayfarm.artifact;
 
 /** A module that cannot be compiled to an artifact, or an artifact that cannot be written or loaded; the message says which part and why. */
 public final class ArtifactException extends RuntimeException {

@@ -1,4 +1,4 @@
-package dev.relayfarm.runtime;
+package dev.relayfarm.artifact;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.relayfarm.compile;
+package dev.relayfarm.artifact;
 
 /**
  * A model exceeds one of the {@link CompileLimits}: the message names the quantity, the limit and the setting
