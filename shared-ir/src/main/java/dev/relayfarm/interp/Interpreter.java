@@ -34,7 +34,7 @@ import dev.relayfarm.ir.TypeCall;
 import dev.relayfarm.ir.TypeVar;
 import dev.relayfarm.ir.Var;
 import dev.relayfarm.ops.OpDef;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -3,7 +3,7 @@ package dev.relayfarm.ops;
 import dev.relayfarm.ir.AttrValue;
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.DType;
-import dev.relayfarm.types.RelationException;
+import dev.relayfarm.ops.RelationException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;

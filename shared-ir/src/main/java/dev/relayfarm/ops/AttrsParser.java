@@ -4,7 +4,7 @@ import dev.relayfarm.ir.Attrs;
 
 /**
  * Turns the generic keyword attributes of a call into the operator's typed record, filling
- * defaults; throws {@link dev.relayfarm.types.RelationException} for unknown keys or wrong value
+ * defaults; throws {@link dev.relayfarm.ops.RelationException} for unknown keys or wrong value
  * kinds, naming the key (use {@link AttrReader}).
  */
 @FunctionalInterface

@@ -2,7 +2,7 @@ package dev.relayfarm.ops;
 
 import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Dims;
-import dev.relayfarm.types.RelationException;
+import dev.relayfarm.ops.RelationException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.relayfarm.ops;
 
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.DType;
-import dev.relayfarm.types.RelationException;
+import dev.relayfarm.ops.RelationException;
 
 /** {@code cast(x, dtype="float16")}: the target dtype is required. */
 public record CastAttrs(DType dtype) {

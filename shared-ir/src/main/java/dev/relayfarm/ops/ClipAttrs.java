@@ -1,7 +1,7 @@
 package dev.relayfarm.ops;
 
 import dev.relayfarm.ir.Attrs;
-import dev.relayfarm.types.RelationException;
+import dev.relayfarm.ops.RelationException;
 
 /** {@code clip(x, a_min=..., a_max=...)}: both bounds are required, as in Relay's ClipAttrs. */
 public record ClipAttrs(double aMin, double aMax) {

@@ -9,8 +9,6 @@ import dev.relayfarm.ops.ElementwiseKernels.DoubleBiPredicate;
 import dev.relayfarm.ops.ElementwiseKernels.LongBiPredicate;
 import dev.relayfarm.ops.ElementwiseKernels.PredicateFn;
 import dev.relayfarm.ops.ElementwiseKernels.UnaryFn;
-import dev.relayfarm.types.RelationException;
-import dev.relayfarm.types.TypeRelationFn;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.DoubleBinaryOperator;
@@ -36,17 +34,13 @@ import java.util.function.LongUnaryOperator;
  *       ({@link DTypeRule}); the rest accept every dtype, bool included.
  * </ul>
  */
-final class ElementwiseOps {
+public final class ElementwiseOps {
     private ElementwiseOps() {}
-
-    static void register(OpRegistry.Builder r) {
-        for (OpDef<?> def : defs()) r.add(def);
-    }
 
     private static final List<OpDef<?>> DEFS = build();
 
     /** Every operator of this family, in registration order (also what the coverage test iterates). */
-    static List<OpDef<?>> defs() {
+    public static List<OpDef<?>> defs() {
         return DEFS;
     }
 

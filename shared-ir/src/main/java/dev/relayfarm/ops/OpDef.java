@@ -3,8 +3,8 @@ package dev.relayfarm.ops;
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.Type;
-import dev.relayfarm.types.TypeRelationFn;
-import dev.relayfarm.types.TypeReporter;
+import dev.relayfarm.ops.TypeRelationFn;
+import dev.relayfarm.ops.TypeReporter;
 import java.util.List;
 
 /**
@@ -24,7 +24,7 @@ public record OpDef<A>(
     /**
      * The typed attributes. Attribute values and shapes come from the user's model, so an arithmetic overflow
      * while reading or relating them (a dim of 2^62, an axis beyond int) is the model's error, reported as a
-     * {@link dev.relayfarm.types.RelationException} naming the operator, never an {@link ArithmeticException}.
+     * {@link dev.relayfarm.ops.RelationException} naming the operator, never an {@link ArithmeticException}.
      */
     public A parseAttrs(Attrs attrs) {
         try {
@@ -48,18 +48,18 @@ public record OpDef<A>(
         }
     }
 
-    private dev.relayfarm.types.RelationException tooLarge(ArithmeticException e) {
-        return new dev.relayfarm.types.RelationException(name + ": attribute values or shapes too large (" + e.getMessage() + ")");
+    private dev.relayfarm.ops.RelationException tooLarge(ArithmeticException e) {
+        return new dev.relayfarm.ops.RelationException(name + ": attribute values or shapes too large (" + e.getMessage() + ")");
     }
 
     /**
      * Applies the relation forward to known input types and returns the output type, or empty when
      * the relation defers (an input is still incomplete). This is also the operator's shape
      * function: with the run-time shapes of the inputs it yields the run-time output shape.
-     * Throws {@link dev.relayfarm.types.RelationException} when the inputs violate the relation.
+     * Throws {@link dev.relayfarm.ops.RelationException} when the inputs violate the relation.
      */
     public java.util.Optional<Type> inferOutput(List<Type> inputs, Attrs attrs) {
-        return dev.relayfarm.types.ForwardReporter.apply(this, inputs, attrs);
+        return dev.relayfarm.ops.ForwardReporter.apply(this, inputs, attrs);
     }
 
     /** Runs the reference kernel with attributes parsed from the call's generic ones. */

@@ -9,8 +9,8 @@ import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.TypeCall;
 import dev.relayfarm.ir.TypeVar;
-import dev.relayfarm.types.RelationException;
-import dev.relayfarm.types.TypeReporter;
+import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.TypeReporter;
 
 /** What the relations of the element-wise and reduction operators share: reading a tensor argument. */
 final class OpTypes {

@@ -5,8 +5,6 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ops.ElementwiseKernels.UnaryFn;
 import dev.relayfarm.ops.ReductionKernels.Fold;
-import dev.relayfarm.types.RelationException;
-import dev.relayfarm.types.TypeRelationFn;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,17 +22,14 @@ import java.util.List;
  * Axes: None or [] reduce every axis; negative axes count from the end; {@code exclude} reduces the
  * axes not listed. All are COMM_REDUCE for fusion.
  */
-final class ReductionOps {
+public final class ReductionOps {
     private ReductionOps() {}
 
-    static void register(OpRegistry.Builder r) {
-        for (OpDef<?> def : defs()) r.add(def);
-    }
 
     private static final List<OpDef<?>> DEFS = build();
 
     /** Every operator of this family, in registration order (also what the coverage test iterates). */
-    static List<OpDef<?>> defs() {
+    public static List<OpDef<?>> defs() {
         return DEFS;
     }
 

@@ -16,7 +16,7 @@ import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Tuple;
 import dev.relayfarm.ir.Var;
 import dev.relayfarm.ops.OpPattern;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.ops.nn.BiasAdd.BiasAddAttrs;
 import dev.relayfarm.ops.nn.Conv2D.Conv2DAttrs;
 import dev.relayfarm.types.InferResult;

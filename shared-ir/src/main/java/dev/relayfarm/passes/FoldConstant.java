@@ -26,7 +26,7 @@ import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.Var;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.ops.transform.ShapeOf;
 import dev.relayfarm.types.InferResult;
 import java.util.ArrayList;

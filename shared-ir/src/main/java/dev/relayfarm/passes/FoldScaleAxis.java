@@ -14,7 +14,7 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.types.InferResult;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

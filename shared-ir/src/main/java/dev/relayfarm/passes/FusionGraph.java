@@ -12,7 +12,7 @@ import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.types.InferResult;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;

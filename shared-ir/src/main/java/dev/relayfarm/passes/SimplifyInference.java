@@ -14,7 +14,7 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.TupleGetItem;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.ops.nn.Normalization;
 import java.util.List;
 

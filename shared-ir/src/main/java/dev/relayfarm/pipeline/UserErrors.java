@@ -6,7 +6,7 @@ import dev.relayfarm.compile.GraphException;
 import dev.relayfarm.frontend.OnnxFormatException;
 import dev.relayfarm.kernel.target.TargetException;
 import dev.relayfarm.text.RelayParseException;
-import dev.relayfarm.types.RelationException;
+import dev.relayfarm.ops.RelationException;
 import dev.relayfarm.types.TypeException;
 
 /**

@@ -46,6 +46,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import dev.relayfarm.ops.RelationException;
 
 /**
  * Constraint generation and the module-level driver of type inference (the algorithm of the Relay

@@ -1,7 +1,7 @@
 package dev.relayfarm.types;
 
 import dev.relayfarm.ops.OpDef;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.Optional;
 
 /**

@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
+import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.TypeReporter;
 
 /**
  * The constraint solver of Relay's type inference: a union-find over type holes

@@ -7,7 +7,7 @@ import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.NoAttrs;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,7 +60,7 @@ final class TestOps {
 
     private void binary(String name, DoubleBinaryOperator f, boolean compare) {
         ops.put(name, new OpDef<>(name, 2, a -> NoAttrs.parse(name, a),
-                (List<Type> types, int n, NoAttrs attrs, dev.relayfarm.types.TypeReporter r) -> true,
+                (List<Type> types, int n, NoAttrs attrs, dev.relayfarm.ops.TypeReporter r) -> true,
                 OpPattern.BROADCAST, (in, attrs) -> {
                     NDArray a = in.get(0);
                     NDArray b = in.get(1);

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Dims;
-import dev.relayfarm.types.RelationException;
+import dev.relayfarm.ops.RelationException;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -34,6 +34,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import dev.relayfarm.ops.registry.OpRegistry;
 
 class ElementwiseOpsTest {
     private static final DType F32 = DType.FLOAT32;

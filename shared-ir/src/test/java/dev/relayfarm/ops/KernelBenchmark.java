@@ -7,6 +7,7 @@ import dev.relayfarm.ir.NDArray;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import dev.relayfarm.ops.registry.OpRegistry;
 
 /**
  * Throughput of the conv2d and dense reference kernels on ResNet-50-sized shapes. Not part of the

@@ -14,6 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import dev.relayfarm.ops.registry.OpRegistry;
+import dev.relayfarm.ops.misc.MiscOps;
 
 /** vision.onnx_non_max_suppression: relation, kernel, and kernel coverage of MiscOps. */
 class MiscOpsTest {

@@ -8,6 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import dev.relayfarm.ops.registry.OpRegistry;
+import dev.relayfarm.ops.image.ImageOps;
+import dev.relayfarm.ops.nn.NnOps;
 
 /**
  * Every operator NnOps and ImageOps register must have a kernel test: this table maps each to the

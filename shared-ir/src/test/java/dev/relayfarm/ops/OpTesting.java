@@ -13,7 +13,7 @@ import dev.relayfarm.ir.IncompleteType;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
-import dev.relayfarm.types.RelationException;
+import dev.relayfarm.ops.RelationException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import dev.relayfarm.ops.registry.OpRegistry;
 
 /** Shorthands for operator tests: types, attributes, arrays and tolerant comparison. */
 final class OpTesting {

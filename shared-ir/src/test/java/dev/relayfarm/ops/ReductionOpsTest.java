@@ -31,6 +31,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import dev.relayfarm.ops.registry.OpRegistry;
 
 class ReductionOpsTest {
     private static final DType F32 = DType.FLOAT32;

@@ -26,6 +26,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import dev.relayfarm.ops.registry.OpRegistry;
+import dev.relayfarm.ops.transform.TransformOps;
 
 /**
  * Reference kernels of the transform operators against hand-computed values. Every case also runs
@@ -195,12 +197,12 @@ class TransformKernelTest {
     void everyTransformOpHasKernelCases() {
         Set<String> covered = cases().map(KernelCase::op).collect(Collectors.toSet());
         Set<String> missing = new TreeSet<>();
-        for (OpDef<?> def : TransformOps.definitions()) if (!covered.contains(def.name())) missing.add(def.name());
+        for (OpDef<?> def : TransformOps.defs()) if (!covered.contains(def.name())) missing.add(def.name());
         assertEquals(Set.of(), missing, "transform operators without a kernel test case");
     }
 
     @Test
     void everyTransformOpIsRegistered() {
-        for (OpDef<?> def : TransformOps.definitions()) assertEquals(def, OpRegistry.get(def.name()));
+        for (OpDef<?> def : TransformOps.defs()) assertEquals(def, OpRegistry.get(def.name()));
     }
 }

@@ -13,7 +13,7 @@ import dev.relayfarm.kernel.te.Placeholder;
 import dev.relayfarm.kernel.te.Tensor;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,15 +1,14 @@
 package dev.relayfarm.kernel.expr;
 
 import dev.relayfarm.ir.DType;
-import dev.relayfarm.kernel.te.Tensor;
 import java.util.List;
 
 /**
- * Reads element {@code indices} of a tensor-expression tensor. Only in compute bodies: lowering
+ * Reads element {@code indices} of a tensor-expression tensor ({@link Producer}). Only in compute bodies: lowering
  * replaces it by a {@link Load} of the buffer chosen for the tensor (or by the tensor's body when it is
  * inlined), so the loop IR never contains one.
  */
-public record TensorLoad(Tensor tensor, List<PrimExpr> indices) implements PrimExpr {
+public record TensorLoad(Producer tensor, List<PrimExpr> indices) implements PrimExpr {
     public TensorLoad {
         indices = List.copyOf(indices);
         if (indices.size() != tensor.shape().size()) {

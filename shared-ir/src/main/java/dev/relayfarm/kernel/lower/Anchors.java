@@ -12,7 +12,7 @@ import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.kernel.template.ScheduleTemplate;
 import dev.relayfarm.kernel.te.Compute;
 import dev.relayfarm.kernel.te.Tensor;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.ops.nn.Conv2D;
 import dev.relayfarm.ops.nn.Conv2DNCHWc;
 import java.util.Optional;

@@ -50,7 +50,7 @@ public record Compute(String name, List<IterVar> axes, PrimExpr body, long id) i
     public List<Tensor> inputs() {
         Map<Long, Tensor> seen = new LinkedHashMap<>();
         PrimExprs.forEach(body, e -> {
-            if (e instanceof TensorLoad l) seen.putIfAbsent(l.tensor().id(), l.tensor());
+            if (e instanceof TensorLoad l && l.tensor() instanceof Tensor t) seen.putIfAbsent(t.id(), t);
         });
         return new ArrayList<>(seen.values());
     }

@@ -1,7 +1,7 @@
 package dev.relayfarm.kernel.te;
 
-import dev.relayfarm.ir.DType;
 import dev.relayfarm.kernel.expr.PrimExpr;
+import dev.relayfarm.kernel.expr.Producer;
 import dev.relayfarm.kernel.expr.TensorLoad;
 import java.util.Arrays;
 import java.util.List;
@@ -10,15 +10,7 @@ import java.util.List;
  * A tensor of the tensor-expression layer: a kernel input ({@link Placeholder}) or the result of a
  * {@link Compute}. Tensors are compared by identity of their {@code id}, names are for printing.
  */
-public sealed interface Tensor permits Placeholder, Compute {
-    String name();
-
-    List<Integer> shape();
-
-    DType dtype();
-
-    long id();
-
+public sealed interface Tensor extends Producer permits Placeholder, Compute {
     /** {@code this(indices...)} inside a compute body. */
     default TensorLoad at(PrimExpr... indices) {
         return new TensorLoad(this, Arrays.asList(indices));

@@ -9,7 +9,7 @@ import dev.relayfarm.ops.NoAttrs;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
 import dev.relayfarm.ops.nn.Rel;
-import dev.relayfarm.types.TypeReporter;
+import dev.relayfarm.ops.TypeReporter;
 import java.util.ArrayList;
 import java.util.List;
 

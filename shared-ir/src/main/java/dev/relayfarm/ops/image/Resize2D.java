@@ -12,8 +12,8 @@ import dev.relayfarm.ops.OpPattern;
 import dev.relayfarm.ops.nn.Arrays2;
 import dev.relayfarm.ops.nn.Layout;
 import dev.relayfarm.ops.nn.Rel;
-import dev.relayfarm.types.RelationException;
-import dev.relayfarm.types.TypeReporter;
+import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.TypeReporter;
 import java.util.List;
 
 /**

@@ -11,10 +11,10 @@ import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.AttrReader;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.transform.LayoutTransform;
 import dev.relayfarm.ops.layout.Layout;
-import dev.relayfarm.types.RelationException;
-import dev.relayfarm.types.TypeReporter;
+import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.TypeReporter;
 import java.util.List;
 
 /**
@@ -148,6 +148,6 @@ public final class Conv2DNCHWc {
     private static NDArray transform(NDArray x, Layout from, Layout to) {
         if (from.equals(to)) return x;
         Attrs attrs = Attrs.of("src_layout", AttrValue.of(from.name())).with("dst_layout", AttrValue.of(to.name()));
-        return OpRegistry.get("layout_transform").compute(List.of(x), attrs).getFirst();
+        return LayoutTransform.DEF.compute(List.of(x), attrs).getFirst();
     }
 }

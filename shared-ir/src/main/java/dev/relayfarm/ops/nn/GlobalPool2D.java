@@ -9,7 +9,7 @@ import dev.relayfarm.ops.AttrReader;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
 import dev.relayfarm.ops.layout.Layout;
-import dev.relayfarm.types.TypeReporter;
+import dev.relayfarm.ops.TypeReporter;
 import java.util.List;
 
 /**

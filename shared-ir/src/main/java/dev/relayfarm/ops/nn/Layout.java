@@ -1,7 +1,7 @@
 package dev.relayfarm.ops.nn;
 
 import dev.relayfarm.ir.Dim;
-import dev.relayfarm.types.RelationException;
+import dev.relayfarm.ops.RelationException;
 import java.util.ArrayList;
 import java.util.List;
 

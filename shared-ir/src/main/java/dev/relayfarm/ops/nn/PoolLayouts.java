@@ -6,9 +6,9 @@ import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.TypeFormat;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.transform.LayoutTransform;
 import dev.relayfarm.ops.layout.Layout;
-import dev.relayfarm.types.RelationException;
+import dev.relayfarm.ops.RelationException;
 import java.util.List;
 
 /**
@@ -66,6 +66,6 @@ final class PoolLayouts {
     static NDArray convert(NDArray x, Layout from, Layout to) {
         if (from.equals(to)) return x;
         Attrs attrs = Attrs.of("src_layout", AttrValue.of(from.name())).with("dst_layout", AttrValue.of(to.name()));
-        return OpRegistry.get("layout_transform").compute(List.of(x), attrs).getFirst();
+        return LayoutTransform.DEF.compute(List.of(x), attrs).getFirst();
     }
 }

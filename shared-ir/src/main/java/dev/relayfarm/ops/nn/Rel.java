@@ -5,7 +5,7 @@ import dev.relayfarm.ir.IncompleteType;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.TypeFormat;
-import dev.relayfarm.types.RelationException;
+import dev.relayfarm.ops.RelationException;
 import java.util.List;
 
 /** Small helpers shared by the nn type relations: tensor checks, axis normalization, shape text. */

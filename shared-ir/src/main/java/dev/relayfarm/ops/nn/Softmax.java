@@ -7,8 +7,8 @@ import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.AttrReader;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
-import dev.relayfarm.types.RelationException;
-import dev.relayfarm.types.TypeReporter;
+import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.TypeReporter;
 import java.util.List;
 
 /**

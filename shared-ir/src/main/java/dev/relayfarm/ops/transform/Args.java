@@ -5,7 +5,7 @@ import dev.relayfarm.ir.IncompleteType;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
-import dev.relayfarm.types.RelationException;
+import dev.relayfarm.ops.RelationException;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -3,7 +3,7 @@ package dev.relayfarm.kernel.compute;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.relayfarm.ops.OpDef;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

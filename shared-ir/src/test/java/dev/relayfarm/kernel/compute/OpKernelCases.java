@@ -23,7 +23,7 @@ import dev.relayfarm.kernel.te.KernelDef;
 import dev.relayfarm.kernel.te.Placeholder;
 import dev.relayfarm.kernel.te.Te;
 import dev.relayfarm.kernel.te.Tensor;
-import dev.relayfarm.ops.OpRegistry;
+import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.runtime.KernelLibrary;
 import dev.relayfarm.runtime.NativeKernel;
 import dev.relayfarm.text.RelayParser;

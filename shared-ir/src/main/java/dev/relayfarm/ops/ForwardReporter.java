@@ -1,4 +1,4 @@
-package dev.relayfarm.types;
+package dev.relayfarm.ops;
 
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.IncompleteType;
@@ -9,6 +9,8 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.TypeReporter;
 
 /**
  * Runs one relation outside the solver, forward only: inputs are known, the output is a fresh hole

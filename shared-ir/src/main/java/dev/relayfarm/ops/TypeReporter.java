@@ -1,4 +1,4 @@
-package dev.relayfarm.types;
+package dev.relayfarm.ops;
 
 import dev.relayfarm.ir.Type;
 

@@ -1,4 +1,4 @@
-package dev.relayfarm.types;
+package dev.relayfarm.ops;
 
 /**
  * A type relation (or attribute parser) found that its arguments cannot satisfy it. The message
