@@ -1,7 +1,7 @@
 package dev.relayfarm.e2e;
 
-import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.conformance.OnnxCheck;
+import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;

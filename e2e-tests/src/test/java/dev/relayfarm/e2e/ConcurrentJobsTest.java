@@ -3,10 +3,10 @@ package dev.relayfarm.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.relayfarm.artifact.ArtifactArchive;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.ir.IRModule;
-import dev.relayfarm.artifact.ArtifactArchive;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
 import java.nio.file.Files;

@@ -9,8 +9,8 @@ import dev.relayfarm.conformance.OnnxCheck;
 import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.services.kit.Stage;
 import java.nio.file.Files;
-import java.time.Duration;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -2,6 +2,8 @@ package dev.relayfarm.infra;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.artifact.ArtifactArchive;
+import dev.relayfarm.artifact.Manifest;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,13 +16,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
-import java.util.List;
-import dev.relayfarm.artifact.ArtifactArchive;
-import dev.relayfarm.artifact.Manifest;
 
 /**
  * The farm's REST API v1 from the outside, with nothing but {@code java.net.http}: submit a model

@@ -1,5 +1,6 @@
 package dev.relayfarm.compile;
 
+import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.Constant;
 import dev.relayfarm.ir.Dim;
@@ -19,7 +20,6 @@ import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.Var;
-import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.TypeInference;
 import java.util.ArrayDeque;

@@ -1,8 +1,8 @@
 package dev.relayfarm.compile;
 
+import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.NDArray;
-import dev.relayfarm.artifact.TensorSpec;
 import java.util.List;
 
 /**

@@ -1,12 +1,12 @@
 package dev.relayfarm.compile;
 
+import dev.relayfarm.artifact.ArtifactLimitException;
 import dev.relayfarm.artifact.TensorSpec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import dev.relayfarm.artifact.ArtifactLimitException;
 
 /**
  * Static memory planning by liveness (TVM's GraphPlanMemory idea): a temp is live from the step that

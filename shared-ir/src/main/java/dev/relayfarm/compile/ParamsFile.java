@@ -1,7 +1,7 @@
 package dev.relayfarm.compile;
 
-import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.artifact.TensorSpec;
+import dev.relayfarm.ir.NDArray;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;

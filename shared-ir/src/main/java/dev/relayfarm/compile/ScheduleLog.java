@@ -2,6 +2,7 @@ package dev.relayfarm.compile;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.artifact.ArtifactException;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,7 +10,6 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import dev.relayfarm.artifact.ArtifactException;
 
 /**
  * Reads schedule configs from a JSON-lines tuning log: one object per line with {@code "workload"}

@@ -4,13 +4,13 @@ import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.IncompleteType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.OpDef;
+import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.TypeReporter;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import dev.relayfarm.ops.RelationException;
-import dev.relayfarm.ops.TypeReporter;
 
 /**
  * Runs one relation outside the solver, forward only: inputs are known, the output is a fresh hole

@@ -10,8 +10,8 @@ import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
-import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.ops.nn.BiasAdd;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.List;
 
 /**

@@ -1,11 +1,8 @@
 package dev.relayfarm.passes;
 
+import dev.relayfarm.ir.Binders;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.ExprTraversal;
-import dev.relayfarm.ir.Function;
-import dev.relayfarm.ir.Let;
-import dev.relayfarm.ir.Match;
-import dev.relayfarm.ir.Pattern;
 import dev.relayfarm.ir.Var;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -24,27 +21,11 @@ final class FreeVars {
     static List<Var> of(Expr e) {
         List<Expr> nodes = ExprTraversal.postOrder(e);
         Set<Var> bound = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Expr n : nodes) {
-            switch (n) {
-                case Let l -> bound.add(l.var());
-                case Function f -> bound.addAll(f.params());
-                case Match m -> m.clauses().forEach(cl -> binders(cl.pattern(), bound));
-                default -> {}
-            }
-        }
+        for (Expr n : nodes) Binders.forEach(n, bound::add);
         List<Var> out = new ArrayList<>();
         for (Expr n : nodes) {
             if (n instanceof Var v && !bound.contains(v)) out.add(v);
         }
         return out;
-    }
-
-    private static void binders(Pattern p, Set<Var> out) {
-        switch (p) {
-            case Pattern.Wildcard w -> {}
-            case Pattern.Bind b -> out.add(b.var());
-            case Pattern.Ctor c -> c.args().forEach(a -> binders(a, out));
-            case Pattern.TuplePattern t -> t.fields().forEach(a -> binders(a, out));
-        }
     }
 }

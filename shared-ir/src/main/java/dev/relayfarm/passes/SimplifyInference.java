@@ -14,8 +14,8 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.TupleGetItem;
-import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.ops.nn.Normalization;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.List;
 
 /**

@@ -1,13 +1,25 @@
 package dev.relayfarm.passes;
 
+import dev.relayfarm.ir.Binders;
+import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.Clause;
+import dev.relayfarm.ir.Constant;
+import dev.relayfarm.ir.Constructor;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.ExprRewriter;
 import dev.relayfarm.ir.ExprTraversal;
 import dev.relayfarm.ir.Function;
+import dev.relayfarm.ir.GlobalVar;
+import dev.relayfarm.ir.If;
 import dev.relayfarm.ir.Let;
 import dev.relayfarm.ir.Match;
+import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.Pattern;
+import dev.relayfarm.ir.RefCreate;
+import dev.relayfarm.ir.RefRead;
+import dev.relayfarm.ir.RefWrite;
+import dev.relayfarm.ir.Tuple;
+import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ir.Var;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -26,14 +38,7 @@ final class Subst {
     /** {@code e} with each free variable in {@code subst} replaced and all its binders fresh. */
     static Expr copy(Expr e, Map<Var, Expr> subst) {
         Map<Var, Expr> map = new IdentityHashMap<>(subst);
-        for (Expr n : ExprTraversal.postOrder(e)) {
-            switch (n) {
-                case Let l -> map.put(l.var(), fresh(l.var()));
-                case Function f -> f.params().forEach(p -> map.put(p, fresh(p)));
-                case Match m -> m.clauses().forEach(cl -> bindersOf(cl.pattern(), map));
-                default -> {}
-            }
-        }
+        for (Expr n : ExprTraversal.postOrder(e)) Binders.forEach(n, v -> map.put(v, fresh(v)));
         return new ExprRewriter() {
             @Override
             protected Expr rewrite(Expr pre, Expr post) {
@@ -47,7 +52,8 @@ final class Subst {
                         for (Clause cl : m.clauses()) clauses.add(new Clause(pattern(cl.pattern(), map), cl.body()));
                         yield new Match(m.data(), clauses, m.complete(), m.span());
                     }
-                    default -> post;
+                    case GlobalVar _, Constant _, Tuple _, TupleGetItem _, If _, Call _, Op _, Constructor _, RefCreate _, RefRead _,
+                         RefWrite _ -> post;
                 };
             }
         }.rewrite(e);
@@ -59,15 +65,6 @@ final class Subst {
 
     private static Var renamed(Var v, Map<Var, Expr> map) {
         return (Var) map.get(v);
-    }
-
-    private static void bindersOf(Pattern p, Map<Var, Expr> map) {
-        switch (p) {
-            case Pattern.Wildcard w -> {}
-            case Pattern.Bind b -> map.put(b.var(), fresh(b.var()));
-            case Pattern.Ctor c -> c.args().forEach(a -> bindersOf(a, map));
-            case Pattern.TuplePattern t -> t.fields().forEach(a -> bindersOf(a, map));
-        }
     }
 
     private static Pattern pattern(Pattern p, Map<Var, Expr> map) {

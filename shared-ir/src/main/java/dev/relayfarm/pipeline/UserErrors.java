@@ -5,8 +5,8 @@ import dev.relayfarm.artifact.ArtifactLimitException;
 import dev.relayfarm.compile.GraphException;
 import dev.relayfarm.frontend.OnnxFormatException;
 import dev.relayfarm.kernel.target.TargetException;
-import dev.relayfarm.text.RelayParseException;
 import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.text.RelayParseException;
 import dev.relayfarm.types.TypeException;
 
 /**

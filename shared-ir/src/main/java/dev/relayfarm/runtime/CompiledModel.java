@@ -1,6 +1,8 @@
 package dev.relayfarm.runtime;
 
 import dev.relayfarm.artifact.ArtifactException;
+import dev.relayfarm.artifact.Manifest;
+import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.interp.Npy;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
@@ -16,8 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import dev.relayfarm.artifact.TensorSpec;
-import dev.relayfarm.artifact.Manifest;
 
 /**
  * A compiled artifact loaded with the Foreign Function & Memory API: lib.so's graph executor

@@ -1,11 +1,11 @@
 package dev.relayfarm.runtime;
 
+import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.ir.NDArray;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
-import dev.relayfarm.artifact.TensorSpec;
 
 /**
  * How {@link NativeKernel} and {@link CompiledModel} hand {@link NDArray}s to native code: arguments

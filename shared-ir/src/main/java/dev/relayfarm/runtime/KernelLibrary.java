@@ -1,5 +1,8 @@
 package dev.relayfarm.runtime;
 
+import dev.relayfarm.artifact.KernelSignature;
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.kernel.codegen.CModule;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -12,9 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import dev.relayfarm.artifact.KernelSignature;
-import dev.relayfarm.kernel.codegen.CCompiler;
-import dev.relayfarm.kernel.codegen.CModule;
 
 /**
  * A loaded kernel library ({@code .so}) and its kernels, through the Foreign Function & Memory API

@@ -1,5 +1,7 @@
 package dev.relayfarm.runtime;
 
+import dev.relayfarm.artifact.KernelSignature;
+import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
 import java.lang.foreign.Arena;
@@ -8,8 +10,6 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.List;
-import dev.relayfarm.artifact.KernelSignature;
-import dev.relayfarm.artifact.TensorSpec;
 
 /**
  * One compiled kernel, callable on {@link NDArray}s: inputs are checked against the signature (count,

@@ -1,5 +1,6 @@
 package dev.relayfarm.types;
 
+import dev.relayfarm.ir.Binders;
 import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.Clause;
 import dev.relayfarm.ir.Constant;
@@ -34,6 +35,7 @@ import dev.relayfarm.ir.TypeData;
 import dev.relayfarm.ir.TypeVar;
 import dev.relayfarm.ir.Var;
 import dev.relayfarm.ops.OpDef;
+import dev.relayfarm.ops.RelationException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -46,7 +48,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
-import dev.relayfarm.ops.RelationException;
 
 /**
  * Constraint generation and the module-level driver of type inference (the algorithm of the Relay
@@ -471,28 +472,13 @@ final class Inferencer {
 
     /** Before the children: bring binders into scope. */
     private void enter(Expr node) {
-        switch (node) {
-            case Function f -> f.params().forEach(this::bind);
-            case Let l -> bind(l.var()); // in scope in the value too: recursive local functions
-            case Match m -> {
-                for (Clause c : m.clauses()) bindPattern(c.pattern());
-            }
-            default -> {}
-        }
+        // a let's variable is in scope in its value too: recursive local functions
+        Binders.forEach(node, this::bind);
     }
 
     private void bind(Var v) {
         varType(v);
         if (bound.add(v)) current.binders.add(v);
-    }
-
-    private void bindPattern(Pattern p) {
-        switch (p) {
-            case Pattern.Wildcard w -> {}
-            case Pattern.Bind b -> bind(b.var());
-            case Pattern.Ctor c -> c.args().forEach(this::bindPattern);
-            case Pattern.TuplePattern t -> t.fields().forEach(this::bindPattern);
-        }
     }
 
     private Type varType(Var v) {

@@ -13,6 +13,8 @@ import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.TypeCall;
 import dev.relayfarm.ir.TypeRelation;
 import dev.relayfarm.ir.TypeVar;
+import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.TypeReporter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,8 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
-import dev.relayfarm.ops.RelationException;
-import dev.relayfarm.ops.TypeReporter;
 
 /**
  * The constraint solver of Relay's type inference: a union-find over type holes

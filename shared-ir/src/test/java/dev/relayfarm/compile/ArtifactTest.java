@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.artifact.ArtifactException;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.interp.TupleValue;
@@ -21,7 +22,6 @@ import java.util.Random;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import dev.relayfarm.artifact.ArtifactException;
 
 /** Artifacts end to end: compile, write, load with FFM, run, compare with the interpreter or ONNX's expected outputs. */
 class ArtifactTest {

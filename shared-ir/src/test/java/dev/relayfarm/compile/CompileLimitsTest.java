@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.relayfarm.artifact.ArtifactLimitException;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import dev.relayfarm.artifact.ArtifactLimitException;
 
 /** Codegen refuses, before lowering or compiling anything, a model over one of its limits, naming the limit and its setting. */
 class CompileLimitsTest {

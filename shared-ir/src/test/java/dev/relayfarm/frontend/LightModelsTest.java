@@ -3,13 +3,13 @@ package dev.relayfarm.frontend;
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.frontend.proto.Onnx.ModelProto;
 import dev.relayfarm.frontend.proto.Onnx.TensorProto;
 import dev.relayfarm.frontend.proto.Onnx.TensorShapeProto;
 import dev.relayfarm.frontend.proto.Onnx.ValueInfoProto;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
+import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.interp.Value;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.GlobalVar;

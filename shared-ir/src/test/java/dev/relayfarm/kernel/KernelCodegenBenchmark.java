@@ -1,31 +1,31 @@
 package dev.relayfarm.kernel;
 
+import dev.relayfarm.artifact.KernelSignature;
+import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.kernel.codegen.CCompiler;
-import dev.relayfarm.kernel.lower.LoweredKernel;
-import dev.relayfarm.kernel.lower.PrimitiveLowering;
-import dev.relayfarm.kernel.target.Target;
-import dev.relayfarm.artifact.TensorSpec;
-import dev.relayfarm.text.RelayParser;
-import java.util.Optional;
 import dev.relayfarm.kernel.codegen.CModule;
 import dev.relayfarm.kernel.compute.Conv2d;
 import dev.relayfarm.kernel.compute.Dense;
 import dev.relayfarm.kernel.loop.LoweredFunc;
+import dev.relayfarm.kernel.lower.LoweredKernel;
+import dev.relayfarm.kernel.lower.PrimitiveLowering;
 import dev.relayfarm.kernel.schedule.Lowering;
+import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.te.KernelDef;
 import dev.relayfarm.kernel.te.Placeholder;
 import dev.relayfarm.kernel.te.Te;
 import dev.relayfarm.runtime.KernelLibrary;
-import dev.relayfarm.artifact.KernelSignature;
 import dev.relayfarm.runtime.NativeKernel;
+import dev.relayfarm.text.RelayParser;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 
 /**

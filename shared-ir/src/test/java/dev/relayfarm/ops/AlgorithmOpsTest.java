@@ -19,6 +19,8 @@ import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.algorithm.AlgorithmOps;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -28,8 +30,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import dev.relayfarm.ops.registry.OpRegistry;
-import dev.relayfarm.ops.algorithm.AlgorithmOps;
 
 /** cumsum/cumprod, topk, einsum, det, argwhere, unique: reference kernels against hand-computed values, and their relations. */
 class AlgorithmOpsTest {

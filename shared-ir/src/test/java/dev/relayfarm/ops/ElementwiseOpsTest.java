@@ -24,6 +24,7 @@ import dev.relayfarm.ir.IncompleteType;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,7 +35,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
-import dev.relayfarm.ops.registry.OpRegistry;
 
 class ElementwiseOpsTest {
     private static final DType F32 = DType.FLOAT32;

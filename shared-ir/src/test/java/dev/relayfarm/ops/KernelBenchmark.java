@@ -4,10 +4,10 @@ import dev.relayfarm.ir.AttrValue;
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import dev.relayfarm.ops.registry.OpRegistry;
 
 /**
  * Throughput of the conv2d and dense reference kernels on ResNet-50-sized shapes. Not part of the

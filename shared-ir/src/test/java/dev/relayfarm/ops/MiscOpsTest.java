@@ -9,13 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ops.misc.MiscOps;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import dev.relayfarm.ops.registry.OpRegistry;
-import dev.relayfarm.ops.misc.MiscOps;
 
 /** vision.onnx_non_max_suppression: relation, kernel, and kernel coverage of MiscOps. */
 class MiscOpsTest {

@@ -3,14 +3,14 @@ package dev.relayfarm.ops;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.relayfarm.ops.image.ImageOps;
+import dev.relayfarm.ops.nn.NnOps;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import dev.relayfarm.ops.registry.OpRegistry;
-import dev.relayfarm.ops.image.ImageOps;
-import dev.relayfarm.ops.nn.NnOps;
 
 /**
  * Every operator NnOps and ImageOps register must have a kernel test: this table maps each to the

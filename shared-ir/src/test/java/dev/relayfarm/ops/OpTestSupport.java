@@ -13,11 +13,11 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import dev.relayfarm.ops.registry.OpRegistry;
 
 /** Small builders and checks shared by the operator tests: arrays, tensor types, attrs, tolerant comparison. */
 final class OpTestSupport {

@@ -14,6 +14,7 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -21,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import dev.relayfarm.ops.registry.OpRegistry;
 
 /** Shorthands for operator tests: types, attributes, arrays and tolerant comparison. */
 final class OpTesting {

@@ -21,6 +21,7 @@ import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.IncompleteType;
 import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,7 +32,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
-import dev.relayfarm.ops.registry.OpRegistry;
 
 class ReductionOpsTest {
     private static final DType F32 = DType.FLOAT32;

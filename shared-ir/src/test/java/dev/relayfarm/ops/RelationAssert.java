@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.TypeFormat;
 import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import dev.relayfarm.ops.registry.OpRegistry;
 
 /** Relation checks written as text: operator, attributes, input types in, output type or error out. */
 final class RelationAssert {

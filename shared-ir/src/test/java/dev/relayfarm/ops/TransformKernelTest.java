@@ -17,6 +17,8 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
+import dev.relayfarm.ops.registry.OpRegistry;
+import dev.relayfarm.ops.transform.TransformOps;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -26,8 +28,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import dev.relayfarm.ops.registry.OpRegistry;
-import dev.relayfarm.ops.transform.TransformOps;
 
 /**
  * Reference kernels of the transform operators against hand-computed values. Every case also runs

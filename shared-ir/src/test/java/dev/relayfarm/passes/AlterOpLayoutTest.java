@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
-import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
+import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Expr;

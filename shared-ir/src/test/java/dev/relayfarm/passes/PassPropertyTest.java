@@ -1,9 +1,9 @@
 package dev.relayfarm.passes;
 
-import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.ir.Call;

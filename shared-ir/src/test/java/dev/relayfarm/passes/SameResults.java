@@ -3,9 +3,9 @@ package dev.relayfarm.passes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
+import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
 import dev.relayfarm.ir.DType;

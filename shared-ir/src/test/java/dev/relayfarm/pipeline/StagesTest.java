@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.artifact.ArtifactArchive;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.frontend.OnnxFormatException;
@@ -29,7 +30,6 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import dev.relayfarm.artifact.ArtifactArchive;
 
 /** The stage functions one by one, and chained with JSON in between exactly as the farm runs them. */
 class StagesTest {

@@ -10,12 +10,12 @@ import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.NoAttrs;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
+import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.TypeReporter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import dev.relayfarm.ops.RelationException;
-import dev.relayfarm.ops.TypeReporter;
 
 /**
  * Test-only operators, injected through {@link OpResolver} so these tests do not depend on (or

@@ -1,9 +1,9 @@
 package dev.relayfarm.bench;
 
+import dev.relayfarm.conformance.OnnxTestCase;
 import dev.relayfarm.frontend.OnnxDTypes;
 import dev.relayfarm.frontend.OnnxModels;
 import dev.relayfarm.frontend.OnnxTensors;
-import dev.relayfarm.conformance.OnnxTestCase;
 import dev.relayfarm.frontend.proto.Onnx.ModelProto;
 import dev.relayfarm.frontend.proto.Onnx.TensorProto;
 import dev.relayfarm.frontend.proto.Onnx.TensorShapeProto;

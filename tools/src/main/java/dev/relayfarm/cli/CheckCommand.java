@@ -1,10 +1,10 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.conformance.CBackend;
 import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.conformance.CBackend;
+import dev.relayfarm.conformance.OnnxCheck;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.kernel.target.Target;
-import dev.relayfarm.conformance.OnnxCheck;
 import dev.relayfarm.passes.OptPipeline;
 import java.nio.file.Files;
 import java.nio.file.Path;

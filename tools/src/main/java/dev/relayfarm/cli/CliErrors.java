@@ -23,8 +23,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Set;
-import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine;
 
 /**
  * The one place {@code relayc} commands report errors, so every command reads the same:

@@ -1,16 +1,16 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.artifact.ArtifactException;
+import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.compile.GraphException;
 import dev.relayfarm.compile.ScheduleLog;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.kernel.template.ScheduleConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,10 +1,10 @@
 package dev.relayfarm.cli;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code relayc}: the RelayFarm command-line compiler driver.

@@ -1,5 +1,7 @@
 package dev.relayfarm.conformance;
 
+import dev.relayfarm.compile.ArtifactCompiler;
+import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.conformance.OnnxCheck;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.interp.TupleValue;
@@ -15,8 +17,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
-import dev.relayfarm.compile.ArtifactCompiler;
-import dev.relayfarm.compile.CompileOptions;
 
 /**
  * The {@code --backend c} of {@code relayc check} and {@code relayc conformance}: the optimized module

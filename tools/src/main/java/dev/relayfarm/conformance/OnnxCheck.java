@@ -3,9 +3,16 @@ package dev.relayfarm.conformance;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.Message;
+import dev.relayfarm.frontend.ImportOptions;
+import dev.relayfarm.frontend.NeedsConstantException;
+import dev.relayfarm.frontend.OnnxDTypes;
+import dev.relayfarm.frontend.OnnxImporter;
+import dev.relayfarm.frontend.OnnxTensors;
+import dev.relayfarm.frontend.UnsupportedOpException;
 import dev.relayfarm.frontend.proto.Onnx.TensorProto;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
+import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
 import dev.relayfarm.ir.IRModule;
@@ -16,13 +23,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import dev.relayfarm.frontend.ImportOptions;
-import dev.relayfarm.interp.Tolerance;
-import dev.relayfarm.frontend.NeedsConstantException;
-import dev.relayfarm.frontend.OnnxDTypes;
-import dev.relayfarm.frontend.OnnxImporter;
-import dev.relayfarm.frontend.OnnxTensors;
-import dev.relayfarm.frontend.UnsupportedOpException;
 
 /**
  * Runs one ONNX test folder end to end — load, import, type-check, evaluate, compare every output

@@ -2,6 +2,8 @@ package dev.relayfarm.conformance;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
+import dev.relayfarm.frontend.OnnxFormatException;
+import dev.relayfarm.frontend.OnnxModels;
 import dev.relayfarm.frontend.proto.Onnx.ModelProto;
 import dev.relayfarm.frontend.proto.Onnx.OptionalProto;
 import dev.relayfarm.frontend.proto.Onnx.SequenceProto;
@@ -16,8 +18,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
-import dev.relayfarm.frontend.OnnxModels;
-import dev.relayfarm.frontend.OnnxFormatException;
 
 /**
  * One ONNX backend test folder: {@code model.onnx} plus {@code test_data_set_K/input_N.pb} and

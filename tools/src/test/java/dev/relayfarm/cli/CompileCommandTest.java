@@ -3,9 +3,9 @@ package dev.relayfarm.cli;
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.relayfarm.interp.Npy;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
-import dev.relayfarm.interp.Npy;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.runtime.CompiledModel;
 import java.nio.file.Files;

@@ -3,15 +3,15 @@ package dev.relayfarm.cli;
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.relayfarm.conformance.OnnxTestCase;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
-import dev.relayfarm.conformance.OnnxTestCase;
 import dev.relayfarm.frontend.OnnxTensors;
 import dev.relayfarm.frontend.OnnxTestData;
-import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.frontend.proto.Onnx.TensorProto;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
+import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
 import dev.relayfarm.ir.IRModule;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.relayfarm.conformance.OnnxTestCase;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
-import dev.relayfarm.conformance.OnnxTestCase;
 import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.frontend.proto.Onnx.TensorProto;
 import dev.relayfarm.frontend.proto.Onnx.ValueInfoProto;

@@ -3,9 +3,10 @@ package dev.relayfarm.conformance;
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.conformance.Conformance;
-import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.conformance.OnnxCheck;
+import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.passes.OptPipeline;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
-import dev.relayfarm.compile.CompileOptions;
 
 /**
  * The ONNX node suite through compiled artifacts ({@code relayc conformance --backend c}: every test

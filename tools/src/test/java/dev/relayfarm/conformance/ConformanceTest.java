@@ -3,13 +3,13 @@ package dev.relayfarm.conformance;
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.relayfarm.frontend.OnnxTestData;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
-import dev.relayfarm.frontend.OnnxTestData;
 import org.junit.jupiter.api.Test;
 
 /**

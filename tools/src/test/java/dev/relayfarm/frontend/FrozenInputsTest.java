@@ -5,6 +5,7 @@ import static dev.relayfarm.frontend.OnnxImporterTest.node;
 import static dev.relayfarm.frontend.OnnxImporterTest.tensor;
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.relayfarm.conformance.OnnxCheck;
 import dev.relayfarm.frontend.proto.Onnx.GraphProto;
 import dev.relayfarm.frontend.proto.Onnx.ModelProto;
 import dev.relayfarm.frontend.proto.Onnx.TensorProto;
@@ -20,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import dev.relayfarm.conformance.OnnxCheck;
 
 /** Graph inputs that an operator needs as constants (axes, shapes) and binding them with ImportOptions.frozenInputs. */
 class FrozenInputsTest {

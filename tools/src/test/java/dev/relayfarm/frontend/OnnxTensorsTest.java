@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
+import dev.relayfarm.conformance.OnnxTestCase;
 import dev.relayfarm.frontend.proto.Onnx.StringStringEntryProto;
 import dev.relayfarm.frontend.proto.Onnx.TensorProto;
 import dev.relayfarm.frontend.proto.Onnx.TypeProto;
@@ -19,7 +20,6 @@ import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import dev.relayfarm.conformance.OnnxTestCase;
 
 class OnnxTensorsTest {
     @Test

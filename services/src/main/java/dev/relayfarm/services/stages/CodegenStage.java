@@ -2,11 +2,11 @@ package dev.relayfarm.services.stages;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.relayfarm.artifact.ArtifactArchive;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
-import dev.relayfarm.artifact.ArtifactArchive;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.services.kit.Envelopes;
 import dev.relayfarm.services.kit.ServiceRole;

@@ -1,9 +1,9 @@
 package dev.relayfarm.kernel.codegen;
 
-import dev.relayfarm.kernel.expr.Buffer;
-import dev.relayfarm.kernel.loop.LoweredFunc;
 import dev.relayfarm.artifact.KernelSignature;
 import dev.relayfarm.artifact.TensorSpec;
+import dev.relayfarm.kernel.expr.Buffer;
+import dev.relayfarm.kernel.loop.LoweredFunc;
 import java.util.ArrayList;
 import java.util.List;
 

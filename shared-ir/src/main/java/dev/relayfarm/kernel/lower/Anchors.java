@@ -2,6 +2,8 @@ package dev.relayfarm.kernel.lower;
 
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.kernel.compute.Conv2d;
+import dev.relayfarm.kernel.te.Compute;
+import dev.relayfarm.kernel.te.Tensor;
 import dev.relayfarm.kernel.template.Conv2dNCHWOcVecTemplate;
 import dev.relayfarm.kernel.template.Conv2dNCHWTemplate;
 import dev.relayfarm.kernel.template.Conv2dNCHWcTemplate;
@@ -10,11 +12,9 @@ import dev.relayfarm.kernel.template.DensePackTemplate;
 import dev.relayfarm.kernel.template.InvalidConfigException;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.kernel.template.ScheduleTemplate;
-import dev.relayfarm.kernel.te.Compute;
-import dev.relayfarm.kernel.te.Tensor;
-import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.ops.nn.Conv2D;
 import dev.relayfarm.ops.nn.Conv2DNCHWc;
+import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.Optional;
 
 /**

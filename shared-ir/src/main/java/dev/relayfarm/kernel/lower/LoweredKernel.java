@@ -1,8 +1,8 @@
 package dev.relayfarm.kernel.lower;
 
+import dev.relayfarm.artifact.KernelSignature;
 import dev.relayfarm.kernel.loop.LoweredFunc;
 import dev.relayfarm.kernel.template.ScheduleConfig;
-import dev.relayfarm.artifact.KernelSignature;
 
 /**
  * One fused Primitive function as one kernel: the loop nest, its C ABI signature (the function's

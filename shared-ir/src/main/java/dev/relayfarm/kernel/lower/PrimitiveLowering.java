@@ -1,5 +1,7 @@
 package dev.relayfarm.kernel.lower;
 
+import dev.relayfarm.artifact.KernelSignature;
+import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.Constant;
 import dev.relayfarm.ir.DType;
@@ -37,8 +39,6 @@ import dev.relayfarm.kernel.template.InvalidConfigException;
 import dev.relayfarm.kernel.template.ReductionTemplate;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.kernel.template.ScheduleTemplate;
-import dev.relayfarm.artifact.KernelSignature;
-import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.OpResolver;
 import dev.relayfarm.types.TypeInference;

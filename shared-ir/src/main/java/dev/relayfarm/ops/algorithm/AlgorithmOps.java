@@ -1,7 +1,7 @@
 package dev.relayfarm.ops.algorithm;
 
-import java.util.List;
 import dev.relayfarm.ops.OpDef;
+import java.util.List;
 
 /**
  * Operators that scan, sort or contract whole axes (TVM's algorithm/scan/einsum operators):

@@ -8,8 +8,8 @@ import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.NoAttrs;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
-import dev.relayfarm.ops.nn.Rel;
 import dev.relayfarm.ops.TypeReporter;
+import dev.relayfarm.ops.nn.Rel;
 import java.util.ArrayList;
 import java.util.List;
 

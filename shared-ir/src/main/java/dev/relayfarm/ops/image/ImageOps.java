@@ -1,7 +1,7 @@
 package dev.relayfarm.ops.image;
 
-import java.util.List;
 import dev.relayfarm.ops.OpDef;
+import java.util.List;
 
 /** Image operators (image.resize2d). */
 public final class ImageOps {

@@ -9,11 +9,11 @@ import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.AttrReader;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
+import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.TypeReporter;
 import dev.relayfarm.ops.nn.Arrays2;
 import dev.relayfarm.ops.nn.Layout;
 import dev.relayfarm.ops.nn.Rel;
-import dev.relayfarm.ops.RelationException;
-import dev.relayfarm.ops.TypeReporter;
 import java.util.List;
 
 /**

@@ -1,7 +1,7 @@
 package dev.relayfarm.ops.misc;
 
-import java.util.List;
 import dev.relayfarm.ops.OpDef;
+import java.util.List;
 
 /**
  * Operators the ONNX importer needs that fit no other family: data-dependent detection ops

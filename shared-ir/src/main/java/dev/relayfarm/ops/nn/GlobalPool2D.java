@@ -8,8 +8,8 @@ import dev.relayfarm.ir.Type;
 import dev.relayfarm.ops.AttrReader;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
-import dev.relayfarm.ops.layout.Layout;
 import dev.relayfarm.ops.TypeReporter;
+import dev.relayfarm.ops.layout.Layout;
 import java.util.List;
 
 /**

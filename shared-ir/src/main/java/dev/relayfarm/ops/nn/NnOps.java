@@ -1,7 +1,7 @@
 package dev.relayfarm.ops.nn;
 
-import java.util.List;
 import dev.relayfarm.ops.OpDef;
+import java.util.List;
 
 /**
  * Neural-network operators (nn.conv2d, nn.dense, pooling, normalization, ...). Each operator lives

@@ -6,9 +6,9 @@ import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.TypeFormat;
-import dev.relayfarm.ops.transform.LayoutTransform;
-import dev.relayfarm.ops.layout.Layout;
 import dev.relayfarm.ops.RelationException;
+import dev.relayfarm.ops.layout.Layout;
+import dev.relayfarm.ops.transform.LayoutTransform;
 import java.util.List;
 
 /**

@@ -1,7 +1,7 @@
 package dev.relayfarm.ops.transform;
 
-import java.util.List;
 import dev.relayfarm.ops.OpDef;
+import java.util.List;
 
 /**
  * Shape and data-movement operators (reshape, transpose, concatenate, take, arange, ...). Each

@@ -2,6 +2,8 @@ package dev.relayfarm.kernel.lower;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.relayfarm.artifact.KernelSignature;
+import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.frontend.OnnxTestData;
@@ -15,9 +17,7 @@ import dev.relayfarm.kernel.codegen.CModule;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.passes.OptPipeline;
 import dev.relayfarm.runtime.KernelLibrary;
-import dev.relayfarm.artifact.KernelSignature;
 import dev.relayfarm.runtime.NativeKernel;
-import dev.relayfarm.artifact.TensorSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
