@@ -262,6 +262,15 @@ public record Target(String kind, Arch arch, String triple, String cpu, Set<Stri
     }
 
     /**
+     * The channel block sizes of blocked layouts (NCHW[x]c), most preferred first: two float32 vectors, then
+     * one, so a block is whole SIMD registers. AVX2: 16, 8; AVX-512: 32, 16; SSE2 and NEON: 8, 4.
+     */
+    public List<Integer> channelBlocks() {
+        int lanes = vectorBits() / 32;
+        return List.of(2 * lanes, lanes);
+    }
+
+    /**
      * The target part of the C compiler's command line: {@code -march=} on x86 ({@code -march=native}
      * for native), {@code -mcpu=} on AArch64, and {@code -m<feature>}/{@code -mno-<feature>} for
      * {@code -mattr} changes on x86. Optimization, OpenMP and linking flags are the compiler's.
