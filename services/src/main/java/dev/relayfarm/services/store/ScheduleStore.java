@@ -44,7 +44,7 @@ public class ScheduleStore {
     }
 
     /** Every readable row for these workload keys and {@code target}, oldest first (the rule's tie-break: the latest). */
-    public List<StoredSchedule> stored(List<String> workloadKeys, String target) {
+    private List<StoredSchedule> stored(List<String> workloadKeys, String target) {
         List<StoredSchedule> out = new ArrayList<>();
         if (workloadKeys.isEmpty()) return out;
         String sql = """
