@@ -65,7 +65,9 @@ import java.util.Set;
  * instructions per register tile, nothing is materialized); other reductions get the reduction
  * template's default at the root. When the output is not an element-wise image of the anchor (a
  * layout change, several outputs) or bound inference cannot place the anchor in the output's tile,
- * the anchor keeps its own tile and the outputs get the injective template.
+ * the anchor keeps its own tile and the outputs get the injective template. {@link #plan} stops after
+ * step (2), which is all a schedule choice needs; {@link #lower(KernelPlan, ScheduleConfig)} runs all three
+ * for one configuration (step (1) again, as the configuration can select the template and shape its stages).
  *
  * <p>Not done here: groups with let bindings, control flow or calls of functions (FuseOps makes none),
  * dynamic shapes, tensor constants larger than {@value #MAX_INLINE_CONSTANT} elements (FuseOps passes
