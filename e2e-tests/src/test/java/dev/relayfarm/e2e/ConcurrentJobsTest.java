@@ -91,7 +91,7 @@ class ConcurrentJobsTest {
             IRModule typed = Stages.inferTypes(Stages.importModel(ModelSource.read(model), ""));
             IRModule optimized = Stages.optimize(typed, 3);
             CompileOptions options = CompileOptions.host(3);
-            Stages.workloads(optimized, options.target());
+            Stages.tasks(optimized, options.target());
             Path dir = out.resolve("run" + i);
             Stages.codegen(optimized, options, dir);
             ArtifactArchive.pack(dir);

@@ -9,6 +9,7 @@ import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.codegen.CEmitter;
 import dev.relayfarm.kernel.codegen.CompileException;
 import dev.relayfarm.kernel.loop.LoweredFunc;
+import dev.relayfarm.kernel.lower.KernelPlan;
 import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.kernel.lower.PrimitiveLowering;
 import dev.relayfarm.kernel.target.Target;
@@ -122,24 +123,24 @@ public final class ArtifactCompiler {
         }
     }
 
+    /**
+     * {@code k} lowered once, with its stored schedule ({@link CompileOptions#schedules()}, by the workload key
+     * its plan derives without lowering) or else its template's default.
+     */
     private static LoweredKernel lower(GraphPlan.Kernel k, CompileOptions options) {
-        LoweredKernel def = lowerWithDefault(k, options.target());
-        ScheduleConfig tuned = options.schedules().get(def.workload());
-        if (tuned == null || tuned.equals(def.config())) return def;
+        KernelPlan plan = plan(k, options.target());
+        ScheduleConfig config = options.schedules().getOrDefault(plan.workload(), plan.defaultConfig());
         try {
-            return PrimitiveLowering.lower(k.primitive(), k.name(), options.target(), Optional.of(tuned));
+            return PrimitiveLowering.lower(plan, config);
         } catch (UnsupportedOperationException e) {
             throw new ArtifactException("kernel " + k.name() + ": " + e.getMessage(), e);
         }
     }
 
-    /**
-     * {@code k} lowered with its template's default configuration: how every kernel is lowered first, to learn
-     * the workload key its schedule is looked up by ({@link CompileOptions#schedules()}).
-     */
-    public static LoweredKernel lowerWithDefault(GraphPlan.Kernel k, Target target) {
+    /** What {@code k} is to schedule for {@code target} ({@link PrimitiveLowering#plan}); an op without a kernel is an {@link ArtifactException}. */
+    public static KernelPlan plan(GraphPlan.Kernel k, Target target) {
         try {
-            return PrimitiveLowering.lower(k.primitive(), k.name(), target, Optional.empty());
+            return PrimitiveLowering.plan(k.primitive(), k.name(), target);
         } catch (UnsupportedOperationException e) {
             throw new ArtifactException("kernel " + k.name() + ": " + e.getMessage(), e);
         }

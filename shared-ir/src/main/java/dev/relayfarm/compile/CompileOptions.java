@@ -7,8 +7,9 @@ import java.util.TreeMap;
 
 /**
  * How to compile an optimized module: the target, the -O level it was optimized at (recorded in
- * the manifest), and schedule configs by workload (from a tuning log; kernels whose workload is not
- * listed use their template's default), and the {@link CompileLimits} that bound the work.
+ * the manifest), and schedule configs by workload key (what the schedule rule chose,
+ * {@code dev.relayfarm.tuning.ScheduleRule}; kernels whose workload is not listed use their template's
+ * default), and the {@link CompileLimits} that bound the work.
  */
 public record CompileOptions(Target target, int optLevel, Map<String, ScheduleConfig> schedules, CompileLimits limits) {
     public CompileOptions {

@@ -18,11 +18,6 @@ public record AlterLayoutHooks(Map<String, AlterLayoutHook> byOp) {
         return new AlterLayoutHooks(Map.of());
     }
 
-    /** The CPU target's hooks (see {@link CpuLayoutHooks}) with their default block sizes. */
-    public static AlterLayoutHooks cpu() {
-        return CpuLayoutHooks.hooks(CpuLayoutHooks.DEFAULT_BLOCKS);
-    }
-
     /** These hooks plus {@code hook} for {@code op}. */
     public AlterLayoutHooks with(String op, AlterLayoutHook hook) {
         if (byOp.containsKey(op)) throw new IllegalArgumentException("two layout hooks for " + op);

@@ -3,14 +3,16 @@ package dev.relayfarm.passes;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.kernel.target.Target;
 
 /**
  * Lets the target choose operator layouts (TVM's {@code AlterOpLayout}): each call whose operator
  * has an {@link AlterLayoutHook} is replaced by what the hook builds, its arguments transformed to
  * the layouts it wants; values stay in the new layout through element-wise ops and into the next
  * altered call, and go back to the original layout before any other consumer (see
- * {@link LayoutRewriter}). The registered instance uses the CPU hooks ({@link CpuLayoutHooks}):
- * NCHW convolutions become {@code nn.contrib_conv2d_NCHWc} on channel blocks.
+ * {@link LayoutRewriter}). The registered instance uses the CPU hooks ({@link CpuLayoutHooks}) of the
+ * target in the pass options: NCHW convolutions become {@code nn.contrib_conv2d_NCHWc} on the target's
+ * channel blocks.
  * <pre>
  * %1 = nn.conv2d(%x, %w1);  %2 = nn.relu(%1);  %3 = nn.conv2d(%2, %w2);  nn.batch_flatten(%3)
  *   ==>  %1 = nn.contrib_conv2d_NCHWc(layout_transform(%x, "NCHW", "NCHW16c"),
@@ -28,10 +30,15 @@ public final class AlterOpLayout extends FunctionPass {
     private static final PassInfo INFO = new PassInfo("alter-op-layout", 3,
             "replaces operators by the target's layout-specific versions (CPU: conv2d -> contrib_conv2d_NCHWc)");
 
-    /** The hooks of the target compiled for. */
-    public record Options(AlterLayoutHooks hooks) {
+    /** The hooks for the target compiled for ({@link PassOptions#target()}). */
+    public record Options(java.util.function.Function<Target, AlterLayoutHooks> hooksFor) {
+        /** These hooks whatever the target. */
+        public Options(AlterLayoutHooks hooks) {
+            this(target -> hooks);
+        }
+
         public static Options defaults() {
-            return new Options(AlterLayoutHooks.cpu());
+            return new Options(CpuLayoutHooks::forTarget);
         }
     }
 
@@ -48,6 +55,6 @@ public final class AlterOpLayout extends FunctionPass {
 
     @Override
     protected Function transform(GlobalVar global, Function function, IRModule module, PassContext context) {
-        return (Function) new LayoutRewriter(options.hooks().byOp(), context.types()).rewrite(function);
+        return (Function) new LayoutRewriter(options.hooksFor().apply(context.options().target()).byOp(), context.types()).rewrite(function);
     }
 }

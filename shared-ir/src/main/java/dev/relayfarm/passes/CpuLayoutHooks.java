@@ -7,6 +7,7 @@ import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
+import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.ops.layout.Layout;
 import java.util.List;
 import java.util.Optional;
@@ -16,7 +17,8 @@ import java.util.Optional;
  * an {@code nn.conv2d} with one group and static shapes becomes {@code nn.contrib_conv2d_NCHWc}
  * with input channels in blocks of {@code ic} and output channels in blocks of {@code oc}, each the
  * first of the preferred block sizes that divides the channel count (the block is the vector lane
- * the kernel will use); a convolution no block size divides keeps its layout.
+ * the kernel will use: the target's {@link Target#channelBlocks()}); a convolution no block size
+ * divides keeps its layout.
  * <pre>
  * nn.conv2d(%x: (1, 32, 8, 8), %w: (16, 32, 3, 3))   blocks [16, 8]
  *   ==> nn.contrib_conv2d_NCHWc(%x as NCHW16c, %w as OIHW16i16o, data_layout="NCHW16c",
@@ -26,11 +28,14 @@ import java.util.Optional;
  * input blocks whenever the channel counts agree, so no transform is needed between them.
  */
 public final class CpuLayoutHooks {
-    /** Preferred block sizes, most preferred first. */
-    public static final List<Integer> DEFAULT_BLOCKS = List.of(16, 8);
-
     private CpuLayoutHooks() {}
 
+    /** The hooks for {@code target}: its channel blocks. */
+    public static AlterLayoutHooks forTarget(Target target) {
+        return hooks(target.channelBlocks());
+    }
+
+    /** The hooks with these block sizes, most preferred first. */
     public static AlterLayoutHooks hooks(List<Integer> blocks) {
         if (blocks.isEmpty() || blocks.stream().anyMatch(b -> b < 1)) throw new IllegalArgumentException("block sizes must be positive, got " + blocks);
         List<Integer> bs = List.copyOf(blocks);

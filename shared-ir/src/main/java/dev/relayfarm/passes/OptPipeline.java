@@ -1,6 +1,7 @@
 package dev.relayfarm.passes;
 
 import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.kernel.target.Target;
 import java.util.List;
 import java.util.Set;
 
@@ -21,9 +22,14 @@ public final class OptPipeline {
         return PassRegistry.sequential("opt-pipeline", ORDER);
     }
 
-    /** {@code module} optimized at {@code -O<level>}: the standard pipeline with default options. */
+    /** {@code module} optimized at {@code -O<level>} for {@code target}: the standard pipeline with default options. */
+    public static IRModule optimize(IRModule module, int level, Target target) {
+        return build().run(module, new PassContext(PassOptions.level(level).withTarget(target))).module();
+    }
+
+    /** {@link #optimize(IRModule, int, Target)} for the machine we run on ({@link Target#host()}). */
     public static IRModule optimize(IRModule module, int level) {
-        return build().run(module, new PassContext(PassOptions.level(level))).module();
+        return optimize(module, level, Target.host());
     }
 
     /** Options for {@code -O<level>} with the named passes disabled. */

@@ -3,30 +3,27 @@ package dev.relayfarm.pipeline;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.compile.ExecutableCheck;
-import dev.relayfarm.compile.GraphBuilder;
-import dev.relayfarm.compile.GraphPlan;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.frontend.OnnxModels;
 import dev.relayfarm.ir.IRModule;
-import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.passes.OptPipeline;
 import dev.relayfarm.text.RelayParser;
+import dev.relayfarm.tuning.TuningTask;
+import dev.relayfarm.tuning.TuningTasks;
 import dev.relayfarm.types.TypeInference;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The compile pipeline's stages as plain functions (ARCHITECTURE.md section 2): import, infer types,
- * optimize, list the workloads to tune, generate the artifact. {@code relayc compile} calls them in one
+ * optimize, list the tuning tasks, generate the artifact. {@code relayc compile} calls them in one
  * process; the farm's stage services call one each, with the IR in between serialized as JSON. No stage
  * logic lives anywhere else.
  *
@@ -98,29 +95,27 @@ public final class Stages {
         ExecutableCheck.check(typed);
     }
 
-    /** The standard pipeline at {@code -O<level>} (0..3); from 1 on, every operator call sits in a Primitive function. */
-    public static IRModule optimize(IRModule module, int optLevel) {
+    /**
+     * The standard pipeline at {@code -O<level>} (0..3) for {@code target} (its layout blocking, see
+     * {@link Target#channelBlocks()}); from 1 on, every operator call sits in a Primitive function.
+     */
+    public static IRModule optimize(IRModule module, int optLevel, Target target) {
         if (optLevel < 0 || optLevel > 3) throw new ModelInputException("opt level must be 0..3, got " + optLevel);
-        return OptPipeline.optimize(module, optLevel);
+        return OptPipeline.optimize(module, optLevel, target);
+    }
+
+    /** {@link #optimize(IRModule, int, Target)} for the machine we run on ({@link Target#host()}). */
+    public static IRModule optimize(IRModule module, int optLevel) {
+        return optimize(module, optLevel, Target.host());
     }
 
     /**
-     * The distinct workloads of an optimized module's kernels for {@code target}, in kernel order: the
-     * keys {@link CompileOptions#schedules()} is looked up by during {@link #codegen}, each with the
-     * template and default configuration the kernel gets when no schedule is stored for it. Each kernel is
-     * lowered once with its default to learn its key, exactly as codegen does first.
+     * The tuning tasks of an optimized module for {@code target} ({@link TuningTasks#extract}), in kernel order: the
+     * workload keys {@link CompileOptions#schedules()} is looked up by during {@link #codegen}, each with its template,
+     * config space and default configuration. Nothing is lowered: codegen lowers each kernel once, with its config.
      */
-    public static List<Workload> workloads(IRModule optimized, Target target) {
-        Map<String, LoweredKernel> byKey = new LinkedHashMap<>();
-        Map<String, List<String>> kernels = new LinkedHashMap<>();
-        for (GraphPlan.Kernel k : GraphBuilder.build(optimized).kernels()) {
-            LoweredKernel lowered = ArtifactCompiler.lowerWithDefault(k, target);
-            byKey.putIfAbsent(lowered.workload(), lowered);
-            kernels.computeIfAbsent(lowered.workload(), w -> new ArrayList<>()).add(k.name());
-        }
-        List<Workload> out = new ArrayList<>();
-        for (LoweredKernel l : byKey.values()) out.add(new Workload(l.workload(), l.config().template(), l.config(), kernels.get(l.workload())));
-        return out;
+    public static List<TuningTask> tasks(IRModule optimized, Target target) {
+        return TuningTasks.extract(optimized, target);
     }
 
     /** The artifact directory ({@link ArtifactCompiler}); pack it with {@link ArtifactArchive#pack} to ship it. */

@@ -23,6 +23,7 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Var;
+import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.types.TypeInference;
 import java.nio.file.Files;
@@ -212,6 +213,22 @@ class AlterOpLayoutTest {
         assertTrue(text.contains("kernel_layout=\"OIHW8i8o\"") && !text.contains("16c"), text);
         assertThrows(IllegalArgumentException.class, () -> eights.with("nn.conv2d", (c, a, r) -> Optional.empty()));
         assertThrows(IllegalArgumentException.class, () -> CpuLayoutHooks.hooks(List.of(0)));
+    }
+
+    @Test
+    void theTargetInThePassOptionsChoosesTheBlocks() {
+        IRModule in = TypeInference.infer(RelayParser.parseModule(CONV_RELU_CONV, "t")).module();
+        Map<String, String> kernelLayouts = Map.of("c -mcpu=x86-64-v3", "OIHW16i16o", "c -mcpu=x86-64-v4", "OIHW16i16o", "c -mcpu=x86-64", "OIHW8i8o",
+                "c -mtriple=aarch64-linux-gnu -mcpu=cortex-a72", "OIHW8i8o");
+        for (var e : kernelLayouts.entrySet()) {
+            Target target = Target.parse(e.getKey());
+            IRModule pass = new Sequential("t", List.of(new AlterOpLayout())).run(in, new PassContext(PassOptions.level(3).withTarget(target))).module();
+            IRModule pipeline = OptPipeline.optimize(in, 3, target);
+            for (IRModule out : List.of(pass, pipeline)) {
+                String text = dev.relayfarm.text.RelayPrinter.print(out);
+                assertTrue(text.contains("kernel_layout=\"" + e.getValue() + "\""), e.getKey() + ": " + text);
+            }
+        }
     }
 
     @Test

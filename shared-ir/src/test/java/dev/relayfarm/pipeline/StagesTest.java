@@ -21,6 +21,7 @@ import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.serde.InMemoryBlobStore;
 import dev.relayfarm.serde.IrJson;
 import dev.relayfarm.text.RelayParseException;
+import dev.relayfarm.tuning.TuningTask;
 import dev.relayfarm.types.TypeException;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -84,14 +85,14 @@ class StagesTest {
     @Test
     void workloadsAreTheKeysCodegenLooksSchedulesUpBy(@TempDir Path tmp) throws Exception {
         IRModule opt = Stages.optimize(Stages.inferTypes(Stages.importModel(ModelSource.read(EXAMPLES.resolve("mlp.relay")), "")), 3);
-        List<Workload> ws = Stages.workloads(opt, Target.host());
+        List<TuningTask> ws = Stages.tasks(opt, Target.host());
         assertFalse(ws.isEmpty());
-        assertEquals(ws.size(), ws.stream().map(Workload::key).distinct().count(), "distinct keys");
+        assertEquals(ws.size(), ws.stream().map(TuningTask::key).distinct().count(), "distinct keys");
         ArtifactCompiler.Artifact a = Stages.codegen(opt, new CompileOptions(Target.host(), 3, Map.of()), tmp.resolve("art"));
         // every kernel's workload is listed, with the default config codegen used for it
         JsonNode manifest = JSON.readTree(tmp.resolve("art/manifest.json").toFile());
         for (JsonNode k : manifest.get("kernels")) {
-            Workload w = ws.stream().filter(x -> x.key().equals(k.get("workload").asText())).findFirst().orElseThrow(() -> new AssertionError("missing " + k));
+            TuningTask w = ws.stream().filter(x -> x.key().equals(k.get("workload").asText())).findFirst().orElseThrow(() -> new AssertionError("missing " + k));
             assertEquals(ScheduleConfig.fromJson(k.get("config").toString()), w.defaultConfig());
             assertEquals(w.template(), w.defaultConfig().template());
             assertTrue(w.kernels().contains(k.get("name").asText()), w + " vs " + k);
@@ -102,8 +103,8 @@ class StagesTest {
     @Test
     void aStoredScheduleForAWorkloadChangesTheArtifact(@TempDir Path tmp) throws Exception {
         IRModule opt = Stages.optimize(Stages.importModel(ModelSource.read(EXAMPLES.resolve("mlp.relay")), ""), 3);
-        List<Workload> ws = Stages.workloads(opt, Target.host());
-        Workload dense = ws.stream().filter(w -> w.template().startsWith("dense")).findFirst().orElseThrow(() -> new AssertionError("no dense workload in " + ws));
+        List<TuningTask> ws = Stages.tasks(opt, Target.host());
+        TuningTask dense = ws.stream().filter(w -> w.template().startsWith("dense")).findFirst().orElseThrow(() -> new AssertionError("no dense workload in " + ws));
         // another valid point of the dense template's space: the same knobs with one changed to a smaller divisor
         ScheduleConfig other = null;
         for (var e : dense.defaultConfig().knobs().entrySet()) {
@@ -141,7 +142,13 @@ class StagesTest {
         var a1 = Stages.codegen(direct, new CompileOptions(Target.host(), 3, Map.of()), tmp.resolve("x"));
         var a2 = Stages.codegen(optimized, new CompileOptions(Target.host(), 3, Map.of()), tmp.resolve("y"));
         assertEquals(a1.contentHash(), a2.contentHash());
-        assertEquals(Stages.workloads(direct, Target.host()), Stages.workloads(optimized, Target.host()));
+        List<TuningTask> directTasks = Stages.tasks(direct, Target.host()), hopTasks = Stages.tasks(optimized, Target.host());
+        assertEquals(directTasks.size(), hopTasks.size());
+        for (int i = 0; i < directTasks.size(); i++) {
+            TuningTask d = directTasks.get(i), h = hopTasks.get(i);
+            assertEquals(List.of(d.key(), d.template(), d.space(), d.defaultConfig(), d.kernels()), List.of(h.key(), h.template(), h.space(), h.defaultConfig(), h.kernels()));
+            assertTrue(StructuralEquality.equal(d.primitive(), h.primitive()), d.key());
+        }
     }
 
     private static IRModule hop(IRModule m, InMemoryBlobStore blobs) {

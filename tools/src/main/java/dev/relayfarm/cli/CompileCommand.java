@@ -4,13 +4,14 @@ import dev.relayfarm.artifact.ArtifactException;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.compile.GraphException;
-import dev.relayfarm.compile.ScheduleLog;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.tuning.ScheduleLog;
+import dev.relayfarm.tuning.ScheduleRule;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -40,7 +41,8 @@ public final class CompileCommand implements Callable<Integer> {
     @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224")
     List<String> shapes = List.of();
 
-    @Option(names = "--schedules", paramLabel = "FILE.jsonl", description = "schedule configs by workload (a tuning log); others use template defaults")
+    @Option(names = "--schedules", paramLabel = "FILE.jsonl", description = {"stored schedules, JSON lines (workload, config; optional status, target, cost_us, default_cost_us):",
+            "the farm's rule picks per workload (pinned, else approved and not slower than the default); others use template defaults"})
     Path schedules;
 
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "DIR", description = "the artifact directory (created)")
@@ -56,12 +58,13 @@ public final class CompileCommand implements Callable<Integer> {
         }
         try {
             Target t = Target.parse(target);
-            Map<String, ScheduleConfig> configs = schedules == null ? Map.of() : ScheduleLog.read(schedules);
             long t0 = System.nanoTime();
             // the farm's stage functions, in one process: import, infer types and check executability, optimize, codegen
             IRModule module = Stages.inferTypes(Stages.importModel(ModelSource.read(file), InputShapes.of(shapes)));
             Stages.checkExecutable(module);
-            IRModule optimized = Stages.optimize(module, optLevel);
+            IRModule optimized = Stages.optimize(module, optLevel, t);
+            // the autotuner stage's choice: the rule over the file's schedules, for the module's tasks
+            Map<String, ScheduleConfig> configs = schedules == null ? Map.of() : ScheduleRule.configs(Stages.tasks(optimized, t), ScheduleLog.read(schedules, t));
             long t1 = System.nanoTime();
             ArtifactCompiler.Artifact a = Stages.codegen(optimized, new CompileOptions(t, optLevel, configs), out);
             long t2 = System.nanoTime();

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.pipeline.Workload;
 import dev.relayfarm.services.kit.Envelopes;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
@@ -13,17 +12,19 @@ import dev.relayfarm.services.kit.StageInput;
 import dev.relayfarm.services.kit.StageOutput;
 import dev.relayfarm.services.store.IrStore;
 import dev.relayfarm.services.store.ScheduleStore;
-import dev.relayfarm.services.store.ScheduleStore.StoredSchedule;
+import dev.relayfarm.tuning.ScheduleRule;
+import dev.relayfarm.tuning.StoredSchedule;
+import dev.relayfarm.tuning.TuningTask;
 import java.util.List;
 import java.util.Map;
 import org.springframework.stereotype.Component;
 
 /**
- * ir.optimized → ir.tuned: picks a schedule for every workload of the module ({@link Stages#workloads}):
- * the best reviewed one stored for (workload, target) ({@link ScheduleStore#best}), else the template's
- * default. Until the tuning farm runs this stage measures nothing; it applies what the farm has stored.
- * A stored config for another template than the kernel's (the template changed since) is not applied.
- * The IR passes through unchanged.
+ * ir.optimized → ir.tuned: picks a schedule for every tuning task of the module ({@link Stages#tasks}, which
+ * lowers nothing): the stored one {@link ScheduleStore#choose} picks by the library's {@link ScheduleRule}
+ * (pinned, else approved and not slower than the default; same template), else the template's default.
+ * Until the tuning farm runs this stage measures nothing; it applies what the farm has stored. The IR passes
+ * through unchanged.
  */
 @Component
 @ServiceRole("autotuner")
@@ -44,13 +45,13 @@ public class AutotunerStage implements StageHandler {
     @Override
     public StageOutput run(StageInput in) {
         Target target = Target.parse(in.options().path("target").asText("c -mcpu=native"));
-        List<Workload> workloads = Stages.workloads(ir.read(in.irRef()), target);
-        Map<String, StoredSchedule> stored = schedules.best(workloads.stream().map(Workload::key).toList(), target.toString());
+        List<TuningTask> tasks = Stages.tasks(ir.read(in.irRef()), target);
+        Map<String, StoredSchedule> stored = schedules.choose(tasks, target);
         ObjectNode payload = in.forwardPayload();
         ArrayNode list = payload.putArray("schedules");
-        for (Workload w : workloads) {
+        for (TuningTask w : tasks) {
             StoredSchedule s = stored.get(w.key());
-            boolean use = s != null && s.config().template().equals(w.template());
+            boolean use = s != null;
             ObjectNode n = list.addObject();
             n.put("workload", w.key());
             n.put("template", w.template());

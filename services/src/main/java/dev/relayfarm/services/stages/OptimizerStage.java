@@ -1,5 +1,6 @@
 package dev.relayfarm.services.stages;
 
+import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
@@ -9,7 +10,7 @@ import dev.relayfarm.services.kit.StageOutput;
 import dev.relayfarm.services.store.IrStore;
 import org.springframework.stereotype.Component;
 
-/** ir.typed → ir.optimized: {@link Stages#optimize} at the job's opt level (fused Primitive functions from -O1 on). */
+/** ir.typed → ir.optimized: {@link Stages#optimize} at the job's opt level for its target (fused Primitive functions from -O1 on). */
 @Component
 @ServiceRole("optimizer")
 public class OptimizerStage implements StageHandler {
@@ -27,6 +28,7 @@ public class OptimizerStage implements StageHandler {
     @Override
     public StageOutput run(StageInput in) {
         int level = in.options().path("optLevel").asInt(3);
-        return StageOutput.of(ir.write(Stages.optimize(ir.read(in.irRef()), level)), in.forwardPayload());
+        Target target = Target.parse(in.options().path("target").asText("c -mcpu=native"));
+        return StageOutput.of(ir.write(Stages.optimize(ir.read(in.irRef()), level, target)), in.forwardPayload());
     }
 }

@@ -1,20 +1,30 @@
 package dev.relayfarm.services.store;
 
+import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.tuning.ScheduleRule;
+import dev.relayfarm.tuning.ScheduleStatus;
+import dev.relayfarm.tuning.StoredSchedule;
+import dev.relayfarm.tuning.TuningTask;
 import java.sql.Array;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
- * The reviewed schedules codegen may apply (table {@code schedules}, ARCHITECTURE.md section 5): per
- * (workload, target) the row a reviewer PINNED, else an APPROVED one that is not slower than the template
- * default measured on the same device (when both costs are known). Pending and rejected rows never apply.
- * {@code config} holds a {@link ScheduleConfig} as JSON ({@code {"template": ..., "knobs": {...}}}).
+ * The stored schedules codegen may apply (table {@code schedules}, ARCHITECTURE.md section 5): reads the rows
+ * stored for a job's workloads and target, and leaves the choice to the library's {@link ScheduleRule} (pinned,
+ * else approved and not measured slower than the template default on the same device; the template must
+ * match) — the rule {@code relayc compile --schedules} applies to a file. {@code config} holds a
+ * {@link ScheduleConfig} as JSON ({@code {"template": ..., "knobs": {...}}}).
  */
 @Component
 public class ScheduleStore {
@@ -25,20 +35,23 @@ public class ScheduleStore {
         this.jdbc = jdbc;
     }
 
-    /** A stored schedule chosen for a workload. */
-    public record StoredSchedule(long id, String workloadKey, String template, ScheduleConfig config) {}
-
-    /** The best applicable schedule per workload key for {@code target}; keys without one are absent. */
-    public Map<String, StoredSchedule> best(List<String> workloadKeys, String target) {
+    /** The schedule {@link ScheduleRule} chooses per task's workload key for {@code target}; keys without one are absent. */
+    public Map<String, StoredSchedule> choose(List<TuningTask> tasks, Target target) {
+        List<StoredSchedule> rows = stored(tasks.stream().map(TuningTask::key).distinct().toList(), target.toString());
         Map<String, StoredSchedule> out = new HashMap<>();
+        for (TuningTask t : tasks) ScheduleRule.choose(t, rows).ifPresent(s -> out.put(t.key(), s));
+        return out;
+    }
+
+    /** Every readable row for these workload keys and {@code target}, oldest first (the rule's tie-break: the latest). */
+    private List<StoredSchedule> stored(List<String> workloadKeys, String target) {
+        List<StoredSchedule> out = new ArrayList<>();
         if (workloadKeys.isEmpty()) return out;
         String sql = """
-                SELECT DISTINCT ON (workload_key) id, workload_key, template, config::text
+                SELECT id, workload_key, target, config::text, status, cost_us, default_cost_us
                 FROM schedules
                 WHERE workload_key = ANY (?) AND target = ?
-                  AND (status = 'PINNED'
-                       OR (status = 'APPROVED' AND (cost_us IS NULL OR default_cost_us IS NULL OR cost_us <= default_cost_us)))
-                ORDER BY workload_key, (status = 'PINNED') DESC, cost_us ASC NULLS LAST, updated_at DESC
+                ORDER BY updated_at, id
                 """;
         jdbc.query(con -> {
             var ps = con.prepareStatement(sql);
@@ -49,12 +62,18 @@ public class ScheduleStore {
         }, rs -> {
             try {
                 ScheduleConfig config = ScheduleConfig.fromJson(rs.getString(4));
-                out.put(rs.getString(2), new StoredSchedule(rs.getLong(1), rs.getString(2), rs.getString(3), config));
+                out.add(new StoredSchedule(rs.getLong(1), rs.getString(2), rs.getString(3), config, ScheduleStatus.valueOf(rs.getString(5)),
+                        cost(rs, 6), cost(rs, 7)));
             } catch (IllegalArgumentException e) {
                 // one unreadable row must not fail every job with that workload: the template default applies
                 LOG.warn("schedules row {} ({}) has an unreadable config, ignored: {}", rs.getLong(1), rs.getString(2), e.getMessage());
             }
         });
         return out;
+    }
+
+    private static OptionalDouble cost(ResultSet rs, int column) throws SQLException {
+        double v = rs.getDouble(column);
+        return rs.wasNull() ? OptionalDouble.empty() : OptionalDouble.of(v);
     }
 }

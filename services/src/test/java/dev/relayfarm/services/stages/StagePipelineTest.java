@@ -15,7 +15,6 @@ import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.pipeline.Workload;
 import dev.relayfarm.services.FarmTestInfra;
 import dev.relayfarm.services.RelayFarmServices;
 import dev.relayfarm.services.TestJobs;
@@ -29,6 +28,7 @@ import dev.relayfarm.services.store.JobEvent;
 import dev.relayfarm.services.store.JobRow;
 import dev.relayfarm.services.store.JobStore;
 import dev.relayfarm.services.store.PgBlobStore;
+import dev.relayfarm.tuning.TuningTask;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.propagation.ContextPropagators;
@@ -337,9 +337,9 @@ class StagePipelineTest {
 
     @Test
     void theAutotunerAppliesTheBestReviewedStoredSchedule() throws Exception {
-        List<Workload> ws = Stages.workloads(Stages.optimize(Stages.importModel(ModelSource.read(EXAMPLES.resolve("mlp.relay")), ""), 3), Target.parse("c -mcpu=native"));
-        Workload dense = ws.stream().filter(w -> w.template().startsWith("dense")).findFirst().orElseThrow();
-        Workload other = ws.stream().filter(w -> w != dense).findFirst().orElseThrow();
+        List<TuningTask> ws = Stages.tasks(Stages.optimize(Stages.importModel(ModelSource.read(EXAMPLES.resolve("mlp.relay")), ""), 3), Target.parse("c -mcpu=native"));
+        TuningTask dense = ws.stream().filter(w -> w.template().startsWith("dense")).findFirst().orElseThrow();
+        TuningTask other = ws.stream().filter(w -> w != dense).findFirst().orElseThrow();
         String target = Target.parse("c -mcpu=native").toString();
         ScheduleConfig tuned = null;
         for (var e : dense.defaultConfig().knobs().entrySet()) {

@@ -65,7 +65,9 @@ import java.util.Set;
  * instructions per register tile, nothing is materialized); other reductions get the reduction
  * template's default at the root. When the output is not an element-wise image of the anchor (a
  * layout change, several outputs) or bound inference cannot place the anchor in the output's tile,
- * the anchor keeps its own tile and the outputs get the injective template.
+ * the anchor keeps its own tile and the outputs get the injective template. {@link #plan} stops after
+ * step (2), which is all a schedule choice needs; {@link #lower(KernelPlan, ScheduleConfig)} runs all three
+ * for one configuration (step (1) again, as the configuration can select the template and shape its stages).
  *
  * <p>Not done here: groups with let bindings, control flow or calls of functions (FuseOps makes none),
  * dynamic shapes, tensor constants larger than {@value #MAX_INLINE_CONSTANT} elements (FuseOps passes
@@ -88,20 +90,44 @@ public final class PrimitiveLowering {
     }
 
     /**
-     * The kernel of {@code primitive} named {@code name} (a C identifier), scheduled with
-     * {@code config} (the anchor template's default when empty). Unsupported operators and forms are
-     * {@link UnsupportedOperationException}s naming the op and the group; a config that does not fit
-     * is an {@link InvalidConfigException}.
+     * What lowering {@code primitive} as the kernel {@code name} (a C identifier) would schedule, without
+     * lowering it: the anchor's workload key, template, configuration space and default configuration.
+     * Only the group's tensor expressions are built (no schedule, no loop nest); the key is the one
+     * {@link #lower(KernelPlan, ScheduleConfig)} reports for any configuration, because it is computed
+     * from the operators, shapes and attributes alone. Unsupported operators and forms are
+     * {@link UnsupportedOperationException}s naming the op and the group.
      */
+    public static KernelPlan plan(Function primitive, String name, Target target) {
+        PrimitiveLowering p = new PrimitiveLowering(name, Optional.empty());
+        ScheduleTemplate anchor = p.anchor(p.build(primitive));
+        return new KernelPlan(name, primitive, target, anchor.workload(), anchor.name(), anchor.space(), anchor.defaultConfig());
+    }
+
+    /**
+     * The kernel of {@code plan} scheduled with {@code config}, reported to the {@link LoweringObserver}
+     * bound in this scope. A config that does not fit is an {@link InvalidConfigException}; a form the
+     * loop lowering does not cover an {@link UnsupportedOperationException}.
+     */
+    public static LoweredKernel lower(KernelPlan plan, ScheduleConfig config) {
+        PrimitiveLowering p = new PrimitiveLowering(plan.name(), Optional.of(config));
+        List<Compute> outputs = p.build(plan.primitive());
+        LoweredKernel k = p.schedule(outputs, p.anchor(outputs), config);
+        LoweringObserver.current().lowered(plan, config);
+        return k;
+    }
+
+    /** {@link #plan} then {@link #lower(KernelPlan, ScheduleConfig)} with {@code config}, the default when empty. */
     public static LoweredKernel lower(Function primitive, String name, Target target, Optional<ScheduleConfig> config) {
-        return new PrimitiveLowering(name, config).run(primitive, target);
+        KernelPlan plan = plan(primitive, name, target);
+        return lower(plan, config.orElse(plan.defaultConfig()));
     }
 
     private UnsupportedOperationException unsupported(String what) {
         return new UnsupportedOperationException("group " + name + ": " + what);
     }
 
-    private LoweredKernel run(Function primitive, Target target) {
+    /** The group's tensor expressions: its output computes, the inputs and templates recorded on the way. */
+    private List<Compute> build(Function primitive) {
         InferResult types = TypeInference.inferExpr(primitive, OpResolver.REGISTRY);
         Function fn = types.module().main().orElseThrow();
         Map<Expr, GroupValue> values = new IdentityHashMap<>();
@@ -124,8 +150,7 @@ public final class PrimitiveLowering {
                 default -> throw unsupported(e.getClass().getSimpleName() + " nodes are not supported in a fused group (only operator calls, tuples, projections, constants)");
             });
         }
-        List<Compute> outputs = outputs(values.get(fn.body()).flatten());
-        return schedule(outputs, target);
+        return outputs(values.get(fn.body()).flatten());
     }
 
     private GroupValue placeholders(String base, Type t) {
@@ -237,14 +262,16 @@ public final class PrimitiveLowering {
 
     // ---- scheduling ----------------------------------------------------------------------------
 
-    private LoweredKernel schedule(List<Compute> outputs, Target target) {
+    /** The template that schedules the group: the templated op, else the last reduction, else the first output's injective one. */
+    private ScheduleTemplate anchor(List<Compute> outputs) {
+        if (!templates.isEmpty()) return templates.getFirst();
+        if (!reductions.isEmpty()) return new ReductionTemplate(reductions.getLast(), workload("reduction", reductions.getLast()));
+        return new InjectiveTemplate(outputs.getFirst(), workload("injective", outputs.getFirst()));
+    }
+
+    private LoweredKernel schedule(List<Compute> outputs, ScheduleTemplate anchor, ScheduleConfig cfg) {
         KernelDef def = new KernelDef(name, inputs, outputs);
         List<Compute> all = allComputes(outputs);
-        ScheduleTemplate anchor;
-        if (!templates.isEmpty()) anchor = templates.getFirst();
-        else if (!reductions.isEmpty()) anchor = new ReductionTemplate(reductions.getLast(), workload("reduction", reductions.getLast()));
-        else anchor = new InjectiveTemplate(outputs.getFirst(), workload("injective", outputs.getFirst()));
-        ScheduleConfig cfg = config.orElseGet(anchor::defaultConfig);
         anchor.validate(cfg);
         Set<Long> own = new HashSet<>();
         for (Compute s : anchor.stages()) own.add(s.id());

@@ -262,6 +262,26 @@ public record Target(String kind, Arch arch, String triple, String cpu, Set<Stri
     }
 
     /**
+     * The vector width the schedule templates tile registers for, in bits: the target's, at most 256. The
+     * templates budget AVX2's register file (16 registers of 8 floats, {@code kernel/template}), so an AVX-512
+     * target is scheduled as AVX2 until templates with a 512-bit budget exist (its C compiler still sees
+     * {@code -march}); SSE2 and NEON get 128.
+     */
+    public int scheduleVectorBits() {
+        return Math.min(vectorBits(), 256);
+    }
+
+    /**
+     * The channel block sizes of blocked layouts (NCHW[x]c), most preferred first: two float32 vectors of
+     * {@link #scheduleVectorBits()}, then one, so a block is whole SIMD registers of the kernels' tiles.
+     * AVX2 and AVX-512: 16, 8; SSE2 and NEON: 8, 4.
+     */
+    public List<Integer> channelBlocks() {
+        int lanes = scheduleVectorBits() / 32;
+        return List.of(2 * lanes, lanes);
+    }
+
+    /**
      * The target part of the C compiler's command line: {@code -march=} on x86 ({@code -march=native}
      * for native), {@code -mcpu=} on AArch64, and {@code -m<feature>}/{@code -mno-<feature>} for
      * {@code -mattr} changes on x86. Optimization, OpenMP and linking flags are the compiler's.

@@ -26,6 +26,11 @@ class TargetTest {
         assertEquals("c -mcpu=x86-64-v3", t.toString());
         assertEquals(512, Target.parse("c -mcpu=x86-64-v4").vectorBits());
         assertEquals(128, Target.parse("c -mcpu=x86-64").vectorBits());
+        // layout blocks: two vectors of float32, then one
+        assertEquals(List.of(16, 8), t.channelBlocks());
+        assertEquals(List.of(16, 8), Target.parse("c -mcpu=x86-64-v4").channelBlocks(), "the templates' register budget is AVX2's");
+        assertEquals(List.of(8, 4), Target.parse("c -mcpu=x86-64").channelBlocks());
+        assertEquals(List.of(8, 4), Target.parse("c -mtriple=aarch64-linux-gnu -mcpu=cortex-a72").channelBlocks());
     }
 
     @Test

@@ -1,0 +1,78 @@
+package dev.relayfarm.tuning;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.artifact.ArtifactException;
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.ScheduleConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalDouble;
+
+/**
+ * Reads a schedules file ({@code relayc compile --schedules}): JSON lines, one stored schedule each, with what
+ * a row of the farm's {@code schedules} table says, so {@link ScheduleRule} decides for both alike:
+ * <pre>
+ * {"workload": "dense(...)", "config": {"template": "dense_pack.x86", "knobs": {...}},
+ *  "status": "approved", "target": "c -mcpu=x86-64-v3", "cost_us": 41.5, "default_cost_us": 52.0}
+ * </pre>
+ * {@code workload} and {@code config} are required. {@code status} (pending, approved, rejected, pinned) defaults
+ * to approved: a line of a tuning log someone passes is theirs to apply. {@code target} (the target the schedule
+ * was tuned and measured for) defaults to the target compiled for. {@code cost_us} is the schedule's measured cost,
+ * {@code default_cost_us} its template default's on the same device; the older {@code cost} (seconds) still reads
+ * as the schedule's cost. Blank lines and lines starting with {@code #} are skipped; a malformed line is an
+ * {@link ArtifactException} naming file:line.
+ */
+public final class ScheduleLog {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private ScheduleLog() {}
+
+    /** The file's schedules in line order (each line's number as its id); lines without a target are for {@code target}. */
+    public static List<StoredSchedule> read(Path file, Target target) throws IOException {
+        List<String> lines = Files.readAllLines(file);
+        List<StoredSchedule> out = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i).trim();
+            if (line.isEmpty() || line.startsWith("#")) continue;
+            String where = file + ":" + (i + 1);
+            try {
+                out.add(line(JSON.readTree(line), i + 1, target));
+            } catch (IOException e) {
+                throw new ArtifactException(where + ": not JSON: " + e.getMessage());
+            } catch (IllegalArgumentException e) { // a bad config, status or target (TargetException)
+                throw new ArtifactException(where + ": " + e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    private static StoredSchedule line(JsonNode n, int number, Target target) {
+        if (!n.hasNonNull("workload") || !n.hasNonNull("config")) throw new IllegalArgumentException("a schedule line needs \"workload\" and \"config\"");
+        ScheduleConfig config = ScheduleConfig.fromJson(n.get("config").toString());
+        ScheduleStatus status = ScheduleStatus.APPROVED;
+        if (n.hasNonNull("status")) {
+            String s = n.get("status").asText();
+            try {
+                status = ScheduleStatus.valueOf(s.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("status must be pending, approved, rejected or pinned, got \"" + s + "\"");
+            }
+        }
+        String lineTarget = n.hasNonNull("target") ? Target.parse(n.get("target").asText()).toString() : target.toString();
+        if (n.hasNonNull("cost") && n.hasNonNull("cost_us")) throw new IllegalArgumentException("give \"cost_us\" or the older \"cost\" (seconds), not both");
+        OptionalDouble cost = n.hasNonNull("cost_us") ? number(n, "cost_us", 1)
+                : n.hasNonNull("cost") ? number(n, "cost", 1e6) : OptionalDouble.empty();
+        OptionalDouble defaultCost = n.hasNonNull("default_cost_us") ? number(n, "default_cost_us", 1) : OptionalDouble.empty();
+        return new StoredSchedule(number, n.get("workload").asText(), lineTarget, config, status, cost, defaultCost);
+    }
+
+    private static OptionalDouble number(JsonNode n, String field, double toMicroseconds) {
+        if (!n.get(field).isNumber()) throw new IllegalArgumentException("\"" + field + "\" must be a number, got " + n.get(field));
+        return OptionalDouble.of(n.get(field).asDouble() * toMicroseconds);
+    }
+}
