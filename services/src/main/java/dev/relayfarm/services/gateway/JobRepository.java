@@ -32,7 +32,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * itself and the read-side joins for the API are the gateway's own. Stages own every other write.
  */
 @Repository
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 public class JobRepository {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;

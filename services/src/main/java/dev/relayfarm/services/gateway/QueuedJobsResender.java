@@ -34,7 +34,7 @@ import org.springframework.stereotype.Component;
  * broker refused ({@link CompileRequests.SendFailed}) is not counted: a broker outage must not use up the copies.
  */
 @Component
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 public class QueuedJobsResender implements InitializingBean, DisposableBean {
     private static final Logger LOG = LoggerFactory.getLogger(QueuedJobsResender.class);
     private static final int BATCH = 100;

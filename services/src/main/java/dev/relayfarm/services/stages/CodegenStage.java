@@ -24,7 +24,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
@@ -41,10 +40,10 @@ public class CodegenStage implements StageHandler {
     private final Path workDir;
     private final LimitsProperties limits;
 
-    public CodegenStage(IrStore ir, PgBlobStore blobs, @Value("${relayfarm.work-dir:${java.io.tmpdir}/relayfarm}") Path workDir, LimitsProperties limits) {
+    public CodegenStage(IrStore ir, PgBlobStore blobs, WorkDirProperties files, LimitsProperties limits) {
         this.ir = ir;
         this.blobs = blobs;
-        this.workDir = workDir;
+        this.workDir = files.workDir();
         this.limits = limits;
     }
 

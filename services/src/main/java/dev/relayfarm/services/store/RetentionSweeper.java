@@ -1,6 +1,7 @@
 package dev.relayfarm.services.store;
 
 import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,7 +28,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Several gateways may sweep at once: a batch takes its jobs with {@code SKIP LOCKED}, and deleting is idempotent.
  */
 @Component
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 @EnableConfigurationProperties(RetentionProperties.class)
 public class RetentionSweeper implements InitializingBean, DisposableBean {
     private static final Logger LOG = LoggerFactory.getLogger(RetentionSweeper.class);

@@ -43,7 +43,7 @@ class EnvelopesTest {
 
     @Test
     void everyTopicIsDeclared() {
-        var names = TopicsConfig.names();
+        var names = Stage.topicNames();
         for (Stage s : Stage.values()) {
             assertTrue(names.contains(s.inputTopic) && names.contains(s.outputTopic) && names.contains(s.dlqTopic()), s.toString());
         }
