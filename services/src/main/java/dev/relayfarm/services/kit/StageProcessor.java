@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.pipeline.UserErrors;
 import dev.relayfarm.services.store.ArtifactStore;
 import dev.relayfarm.services.store.BlobRefs;
+import dev.relayfarm.services.store.IllegalJobTransition;
 import dev.relayfarm.services.store.JobEvent;
 import dev.relayfarm.services.store.JobRow;
 import dev.relayfarm.services.store.JobStore;
@@ -150,8 +151,15 @@ final class StageProcessor {
         }
         jobs.traceId(job.id(), span.getSpanContext().getTraceId());
         Instant started = Instant.now();
-        JobEvent startedEvent = tx.execute(s -> jobs.advance(job.id(), stage.status)
-                ? events.insert(job.id(), stage.wireName, "STARTED", stage.status, null, null) : null);
+        JobEvent startedEvent;
+        try {
+            startedEvent = tx.execute(s -> jobs.advance(job.id(), stage.status)
+                    ? events.insert(job.id(), stage.wireName, "STARTED", stage.status, null, null) : null);
+        } catch (IllegalJobTransition e) {
+            // the job is past this stage, yet the stage has no result for it: a message no run of the pipeline sends
+            deadLetter(rec, e.getMessage(), 1);
+            return Outcome.DONE;
+        }
         if (startedEvent == null) return Outcome.DONE; // cancelled or failed since we read it
         events.publish(startedEvent);
 

@@ -28,6 +28,7 @@ import dev.relayfarm.services.store.ArtifactStore;
 import dev.relayfarm.services.store.JobEvent;
 import dev.relayfarm.services.store.JobRow;
 import dev.relayfarm.services.store.JobStore;
+import dev.relayfarm.services.store.NewJob;
 import dev.relayfarm.services.store.PgBlobStore;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
@@ -119,7 +120,7 @@ class StagePipelineTest {
 
     @BeforeAll
     void setUp() throws Exception {
-        submit = new TestJobs(jdbc, blobs, jobs, kafka, otel);
+        submit = new TestJobs(blobs, jobs, kafka, otel);
         mlp = Files.readAllBytes(EXAMPLES.resolve("mlp.relay"));
     }
 
@@ -296,8 +297,7 @@ class StagePipelineTest {
         // a job whose message names a model blob that does not exist: not the user's fault, so retried, then dead-lettered
         UUID id = UUID.randomUUID();
         String modelSha = real.request().payload().get("model").get("sha256").asText();
-        jdbc.update("INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level) VALUES (?, 'QUEUED', 'x.relay', 'relay', ?, 'c', 3)",
-                id, modelSha);
+        jobs.create(new NewJob(id, "x.relay", "relay", modelSha, "c", 3, null, null, null, 0));
         var payload = real.request().payload().deepCopy();
         ((com.fasterxml.jackson.databind.node.ObjectNode) payload.get("model")).put("sha256", "0".repeat(64));
         Envelope poison = new Envelope(id, "gateway", 1, Envelope.SCHEMA_VERSION, null, payload, null, java.time.Instant.now());
@@ -322,8 +322,8 @@ class StagePipelineTest {
     void aCancelledJobIsSkipped() throws Exception {
         UUID id = UUID.randomUUID();
         String sha = blobs.put(mlp);
-        jdbc.update("INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level) VALUES (?, 'CANCELLED', 'mlp.relay', 'relay', ?, 'c', 3)",
-                id, sha);
+        jobs.create(new NewJob(id, "mlp.relay", "relay", sha, "c", 3, null, null, null, 0));
+        jobs.cancel(id);
         TestJobs.Submitted later = relayJob(mlp);
         Envelope env = new Envelope(id, "gateway", 1, Envelope.SCHEMA_VERSION, null, later.request().payload(), null, java.time.Instant.now());
         submit.send(Stage.IMPORTER.inputTopic, env);
