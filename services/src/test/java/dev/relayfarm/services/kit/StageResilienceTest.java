@@ -275,7 +275,7 @@ class StageResilienceTest {
         // as after three deliveries that each took the importer's process down mid-handler (the counter is in PostgreSQL)
         String sha = blobs.put(("poison " + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8));
         UUID id = UUID.randomUUID();
-        jobs.create(new NewJob(id, "ok.relay", "relay", sha, "c", 3, null, null, null, 0));
+        jobs.create(new NewJob(id, "ok.relay", "relay", sha, "c", 3, "", null, null, 0));
         jdbc.update("INSERT INTO stage_attempts (job_id, stage, attempts) VALUES (?, 'import', 3)", id);
         submit.send(Stage.IMPORTER.inputTopic, Envelopes.compileRequested(id, sha, "ok.relay", "relay", "c", 3, "", null));
         assertEquals(JobStatus.FAILED, submit.awaitTerminal(id, TIMEOUT));
@@ -293,7 +293,7 @@ class StageResilienceTest {
         UUID id = UUID.randomUUID();
         KillingInterceptor.KILL.add(id.toString());
         String sha = blobs.put(("kill " + id).getBytes(StandardCharsets.UTF_8));
-        jobs.create(new NewJob(id, "ok.relay", "relay", sha, "c", 3, null, null, null, 0));
+        jobs.create(new NewJob(id, "ok.relay", "relay", sha, "c", 3, "", null, null, 0));
         int restartsBefore = runners.health().getFirst().restarts();
         submit.send(Stage.IMPORTER.inputTopic, Envelopes.compileRequested(id, sha, "ok.relay", "relay", "c", 3, "", null));
         // the thread died in poll; the watchdog's fresh consumer reads the uncommitted record again

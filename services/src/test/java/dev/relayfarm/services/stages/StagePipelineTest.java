@@ -297,7 +297,7 @@ class StagePipelineTest {
         // a job whose message names a model blob that does not exist: not the user's fault, so retried, then dead-lettered
         UUID id = UUID.randomUUID();
         String modelSha = real.request().payload().get("model").get("sha256").asText();
-        jobs.create(new NewJob(id, "x.relay", "relay", modelSha, "c", 3, null, null, null, 0));
+        jobs.create(new NewJob(id, "x.relay", "relay", modelSha, "c", 3, "", null, null, 0));
         var payload = real.request().payload().deepCopy();
         ((com.fasterxml.jackson.databind.node.ObjectNode) payload.get("model")).put("sha256", "0".repeat(64));
         Envelope poison = new Envelope(id, "gateway", 1, Envelope.SCHEMA_VERSION, null, payload, null, java.time.Instant.now());
@@ -322,7 +322,7 @@ class StagePipelineTest {
     void aCancelledJobIsSkipped() throws Exception {
         UUID id = UUID.randomUUID();
         String sha = blobs.put(mlp);
-        jobs.create(new NewJob(id, "mlp.relay", "relay", sha, "c", 3, null, null, null, 0));
+        jobs.create(new NewJob(id, "mlp.relay", "relay", sha, "c", 3, "", null, null, 0));
         jobs.cancel(id);
         TestJobs.Submitted later = relayJob(mlp);
         Envelope env = new Envelope(id, "gateway", 1, Envelope.SCHEMA_VERSION, null, later.request().payload(), null, java.time.Instant.now());
