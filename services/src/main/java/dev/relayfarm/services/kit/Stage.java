@@ -52,6 +52,15 @@ public enum Stage {
         };
     }
 
+    /** The payload record of this stage's output messages (the next stage's input). */
+    public Class<? extends Payload> outputPayload() {
+        return switch (this) {
+            case IMPORTER, TYPE_INFERENCE, OPTIMIZER -> JobPayload.class;
+            case AUTOTUNER -> TunedPayload.class;
+            case CODEGEN -> ArtifactPayload.class;
+        };
+    }
+
     public String consumerGroup() {
         return "relayfarm-" + serviceName();
     }

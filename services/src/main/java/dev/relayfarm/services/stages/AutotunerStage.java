@@ -1,19 +1,19 @@
 package dev.relayfarm.services.stages;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.pipeline.Workload;
-import dev.relayfarm.services.kit.Envelopes;
+import dev.relayfarm.services.kit.ChosenSchedule;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.kit.StageHandler;
 import dev.relayfarm.services.kit.StageInput;
 import dev.relayfarm.services.kit.StageOutput;
+import dev.relayfarm.services.kit.TunedPayload;
 import dev.relayfarm.services.store.IrStore;
 import dev.relayfarm.services.store.ScheduleStore;
 import dev.relayfarm.services.store.ScheduleStore.StoredSchedule;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.springframework.stereotype.Component;
@@ -43,22 +43,16 @@ public class AutotunerStage implements StageHandler {
 
     @Override
     public StageOutput run(StageInput in) {
-        Target target = Target.parse(in.options().path("target").asText("c -mcpu=native"));
+        Target target = Target.parse(in.options().target());
         List<Workload> workloads = Stages.workloads(ir.read(in.irRef()), target);
         Map<String, StoredSchedule> stored = schedules.best(workloads.stream().map(Workload::key).toList(), target.toString());
-        ObjectNode payload = in.forwardPayload();
-        ArrayNode list = payload.putArray("schedules");
+        List<ChosenSchedule> chosen = new ArrayList<>();
         for (Workload w : workloads) {
             StoredSchedule s = stored.get(w.key());
             boolean use = s != null && s.config().template().equals(w.template());
-            ObjectNode n = list.addObject();
-            n.put("workload", w.key());
-            n.put("template", w.template());
-            n.set("config", Envelopes.MAPPER.valueToTree(use ? s.config() : w.defaultConfig()));
-            n.put("source", use ? "stored" : "default");
-            if (use) n.put("scheduleId", s.id());
-            else n.putNull("scheduleId");
+            chosen.add(use ? new ChosenSchedule(w.key(), w.template(), s.config(), ChosenSchedule.Source.STORED, s.id())
+                    : new ChosenSchedule(w.key(), w.template(), w.defaultConfig(), ChosenSchedule.Source.DEFAULT, null));
         }
-        return StageOutput.of(in.irRef(), payload);
+        return StageOutput.of(in.irRef(), new TunedPayload(in.model(), in.options(), chosen));
     }
 }

@@ -26,7 +26,7 @@ public class OptimizerStage implements StageHandler {
 
     @Override
     public StageOutput run(StageInput in) {
-        int level = in.options().path("optLevel").asInt(3);
+        int level = in.options().optLevel();
         return StageOutput.of(ir.write(Stages.optimize(ir.read(in.irRef()), level)), in.forwardPayload());
     }
 }
