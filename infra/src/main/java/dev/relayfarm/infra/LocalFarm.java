@@ -1,6 +1,7 @@
 package dev.relayfarm.infra;
 
 import dev.relayfarm.services.RelayFarmServices;
+import dev.relayfarm.services.kit.Stage;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -99,7 +100,7 @@ public final class LocalFarm implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topics", e);
         }
-        log.info("Topics: {} ({} created, {} partitions each pipeline topic) in {}", Topics.names().size(), created, config.partitions(), seconds(t));
+        log.info("Topics: {} ({} created, {} partitions each pipeline topic) in {}", Stage.topicNames().size(), created, config.partitions(), seconds(t));
 
         writeToken(work.resolve("token"), config.token());
         t = System.nanoTime();
@@ -230,7 +231,7 @@ public final class LocalFarm implements AutoCloseable {
         } else {
             out.println("  token        from RELAYFARM_TOKEN");
         }
-        out.println("  Kafka        " + bootstrapServers() + "   (KRaft broker+controller; topics: " + String.join(", ", Topics.names()) + ")");
+        out.println("  Kafka        " + bootstrapServers() + "   (KRaft broker+controller; topics: " + String.join(", ", Stage.topicNames()) + ")");
         out.println("  PostgreSQL   " + jdbcUrl() + "   (user " + Postgres.USER + ", no password)");
         out.println("  services     " + config.roles());
         out.println("  work folder  " + config.workDir().toAbsolutePath());

@@ -2,7 +2,6 @@ package dev.relayfarm.infra;
 
 import dev.relayfarm.services.kit.Stage;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,24 +13,12 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
- * The farm's topics, taken from {@link Stage} (each stage's input and output, its dead-letter topic) plus
- * {@link Stage#JOB_EVENTS_TOPIC}. Created up front so no service depends on broker-side auto-creation and a
+ * Creates the farm's topics ({@link Stage#topicNames}: each stage's input and output, its dead-letter topic, and
+ * {@link Stage#JOB_EVENTS_TOPIC}) up front so no service depends on broker-side auto-creation and a
  * consumer that starts before the first producer still finds its topic.
  */
 public final class Topics {
     private Topics() {}
-
-    /** Every topic name, pipeline order first. */
-    public static List<String> names() {
-        Set<String> names = new LinkedHashSet<>();
-        for (Stage s : Stage.values()) {
-            names.add(s.inputTopic);
-            names.add(s.outputTopic);
-        }
-        names.add(Stage.JOB_EVENTS_TOPIC);
-        for (Stage s : Stage.values()) names.add(s.dlqTopic());
-        return List.copyOf(names);
-    }
 
     /**
      * Creates the topics that do not exist yet; returns how many it created. Pipeline topics get
@@ -43,9 +30,9 @@ public final class Topics {
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000))) {
             Set<String> existing = admin.listTopics().names().get(60, TimeUnit.SECONDS);
             List<NewTopic> missing = new ArrayList<>();
-            for (String name : names()) {
+            for (String name : Stage.topicNames()) {
                 if (existing.contains(name)) continue;
-                missing.add(new NewTopic(name, name.endsWith(".dlq") ? 1 : partitions, (short) 1));
+                missing.add(new NewTopic(name, Stage.partitions(name, partitions), (short) 1));
             }
             if (!missing.isEmpty()) admin.createTopics(missing).all().get(60, TimeUnit.SECONDS);
             return missing.size();

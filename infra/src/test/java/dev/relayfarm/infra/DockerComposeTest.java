@@ -2,6 +2,7 @@ package dev.relayfarm.infra;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.relayfarm.services.kit.Stage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -18,7 +19,7 @@ class DockerComposeTest {
     @Test
     void composeFileMatchesTheTopicsAndRoles() throws Exception {
         String compose = Files.readString(Path.of("../docker-compose.yml"));
-        for (String topic : Topics.names()) {
+        for (String topic : Stage.topicNames()) {
             assertTrue(compose.matches("(?s).*[ \"]" + topic.replace(".", "\\.") + "[ \";].*"), "docker-compose.yml does not create topic " + topic);
         }
         for (String role : ROLES) {

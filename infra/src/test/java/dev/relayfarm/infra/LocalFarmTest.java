@@ -47,7 +47,7 @@ class LocalFarmTest {
         try (LocalFarm farm = LocalFarm.start(config)) {
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, farm.bootstrapServers()))) {
                 Set<String> topics = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-                assertTrue(topics.containsAll(Topics.names()), "missing topics: " + Topics.names() + " vs " + topics);
+                assertTrue(topics.containsAll(Stage.topicNames()), "missing topics: " + Stage.topicNames() + " vs " + topics);
                 assertTrue(topics.contains(Stage.CODEGEN.dlqTopic()), topics.toString());
                 assertEquals(FarmConfig.PARTITIONS, admin.describeTopics(Set.of(Stage.IMPORTER.inputTopic)).allTopicNames()
                         .get(30, TimeUnit.SECONDS).get(Stage.IMPORTER.inputTopic).partitions().size());

@@ -6,6 +6,7 @@ import dev.relayfarm.services.kit.JobStatus;
 import dev.relayfarm.services.kit.KafkaTraceContext;
 import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.store.JobStore;
+import dev.relayfarm.services.store.NewJob;
 import dev.relayfarm.services.store.PgBlobStore;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -14,19 +15,16 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.core.KafkaTemplate;
 
 /** Submits jobs the way the gateway does (blob, jobs row, QUEUED event, compile.requested), for stage tests. */
 public final class TestJobs {
-    private final JdbcTemplate jdbc;
     private final PgBlobStore blobs;
     private final JobStore jobs;
     private final KafkaTemplate<String, String> kafka;
     private final OpenTelemetry otel;
 
-    public TestJobs(JdbcTemplate jdbc, PgBlobStore blobs, JobStore jobs, KafkaTemplate<String, String> kafka, OpenTelemetry otel) {
-        this.jdbc = jdbc;
+    public TestJobs(PgBlobStore blobs, JobStore jobs, KafkaTemplate<String, String> kafka, OpenTelemetry otel) {
         this.blobs = blobs;
         this.jobs = jobs;
         this.kafka = kafka;
@@ -39,8 +37,7 @@ public final class TestJobs {
     public Submitted submit(String name, String format, byte[] model, String target, int optLevel, String shapes) throws Exception {
         String sha = blobs.put(model);
         UUID id = UUID.randomUUID();
-        jdbc.update("INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level, shapes) VALUES (?, 'QUEUED', ?, ?, ?, ?, ?, ?)",
-                id, name, format, sha, target, optLevel, shapes);
+        jobs.create(new NewJob(id, name, format, sha, target, optLevel, shapes, null, null, model.length));
         jobs.event(id, null, "QUEUED", JobStatus.QUEUED, null, null);
         Span root = otel.getTracer("test-gateway").spanBuilder("POST /api/v1/jobs").startSpan();
         try {

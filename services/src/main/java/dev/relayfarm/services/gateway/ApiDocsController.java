@@ -1,6 +1,7 @@
 package dev.relayfarm.services.gateway;
 
 import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
 import java.io.IOException;
 import java.io.InputStream;
 import org.springframework.core.io.ClassPathResource;
@@ -15,7 +16,7 @@ import org.springframework.web.bind.annotation.RestController;
  * inline script (no CDN: farm machines are often offline). Both are public (no bearer token needed).
  */
 @RestController
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 public class ApiDocsController {
     private final byte[] openApi;
     private final byte[] docs;

@@ -2,6 +2,7 @@ package dev.relayfarm.services.gateway;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -22,7 +23,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * (and before the multipart body is read), so an unauthenticated upload is refused without being stored.
  */
 @Component
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 @Order(Ordered.HIGHEST_PRECEDENCE + 20)
 public class BearerTokenFilter extends OncePerRequestFilter {
     /** The request attribute holding the caller's token id ({@link GatewayToken#id}). */

@@ -21,7 +21,7 @@ import org.springframework.stereotype.Component;
  * {@link QueuedJobsResender}.
  */
 @Component
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 public class CompileRequests {
     private final KafkaTemplate<String, String> kafka;
     private final GatewayProperties props;

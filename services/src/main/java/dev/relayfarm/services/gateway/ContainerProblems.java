@@ -2,6 +2,7 @@ package dev.relayfarm.services.gateway;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
@@ -58,7 +59,7 @@ public final class ContainerProblems {
 
     /** Installs {@link Valve} as the host's error report valve (Tomcat creates it by class name when the host starts). */
     @Component
-    @ServiceRole("gateway")
+    @ServiceRole(Stage.GATEWAY)
     public static class TomcatCustomizer implements WebServerFactoryCustomizer<TomcatServletWebServerFactory> {
         @Override
         public void customize(TomcatServletWebServerFactory factory) {
@@ -112,7 +113,7 @@ public final class ContainerProblems {
 
     /** {@code /error} (Spring Boot's error path) as problem+json. */
     @RestController
-    @ServiceRole("gateway")
+    @ServiceRole(Stage.GATEWAY)
     public static class Controller implements ErrorController {
         @RequestMapping("${server.error.path:${error.path:/error}}")
         ResponseEntity<ProblemDetail> error(HttpServletRequest request) {

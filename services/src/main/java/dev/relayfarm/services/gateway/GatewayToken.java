@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
 
 /**
  * The bearer token every {@code /api/v1} call must present. Read from {@code relayfarm.token} (Spring's relaxed
@@ -22,7 +23,7 @@ import dev.relayfarm.services.kit.ServiceRole;
  * same application are unaffected).
  */
 @Component
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 public class GatewayToken {
     private static final Logger log = LoggerFactory.getLogger(GatewayToken.class);
 

@@ -1,6 +1,7 @@
 package dev.relayfarm.services.gateway;
 
 import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -40,7 +41,7 @@ import org.springframework.web.servlet.HandlerMapping;
  * For the event stream the span covers the call up to the start of streaming, not the stream's lifetime.
  */
 @Component
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 @Order(Ordered.HIGHEST_PRECEDENCE + 10)
 public class GatewayTracing extends OncePerRequestFilter {
     static final AttributeKey<String> JOB_ID = AttributeKey.stringKey("relayfarm.job.id");

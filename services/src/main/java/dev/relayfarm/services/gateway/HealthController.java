@@ -26,7 +26,7 @@ import org.springframework.web.bind.annotation.RestController;
  * and no error); each consumer thread's details (busy job, last error, restarts) need a valid bearer token.
  */
 @RestController
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 public class HealthController {
     private final StageConsumers consumers;
     private final Duration recent;

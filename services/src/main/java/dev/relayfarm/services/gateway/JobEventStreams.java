@@ -2,6 +2,7 @@ package dev.relayfarm.services.gateway;
 
 import dev.relayfarm.services.kit.JobStatus;
 import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
 import java.io.IOException;
 import java.util.HashSet;
 import java.util.Optional;
@@ -31,7 +32,7 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
  * terminal, the client goes away (a failed send), or {@code relayfarm.gateway.event-stream-limit} passes.
  */
 @Component
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 public class JobEventStreams {
     private static final Logger log = LoggerFactory.getLogger(JobEventStreams.class);
     /** A comment line now and then lets a dead client surface as a failed write even while the job is quiet. */

@@ -6,8 +6,8 @@ import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.store.BlobRefs;
 import dev.relayfarm.services.store.JobEvent;
-import dev.relayfarm.services.store.JobRow;
 import dev.relayfarm.services.store.JobStore;
+import dev.relayfarm.services.store.NewJob;
 import dev.relayfarm.services.store.PgBlobStore;
 import dev.relayfarm.services.store.RetentionProperties;
 import java.sql.ResultSet;
@@ -26,13 +26,13 @@ import org.springframework.stereotype.Repository;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The gateway's reads and writes of the farm tables (schemas/sql/V1__farm.sql): creating and cancelling jobs,
- * and the views the REST API shows. Blobs and events go through the service kit's store ({@link PgBlobStore},
- * {@link JobEvents}: every event row is also published to job.events, after its transaction commits); the job row
- * itself and the read-side joins for the API are the gateway's own. Stages own every other write.
+ * The gateway's use of the farm tables (schemas/sql/V1__farm.sql): creating and cancelling jobs with their events, the
+ * quota checks, and the views the REST API shows. The job row is {@link JobStore}'s (the one owner of the jobs table
+ * and its status changes), blobs are {@link PgBlobStore}'s, and events go through {@link JobEvents} (every event row
+ * is also published to job.events, after its transaction commits).
  */
 @Repository
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 public class JobRepository {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
@@ -55,49 +55,6 @@ public class JobRepository {
         this.retention = retention;
     }
 
-    /** A job still QUEUED whose next compile.requested copy is due: how many copies it got, since when it waits. */
-    record StaleJob(JobRow job, int resends, Instant createdAt) {}
-
-    /**
-     * Jobs still QUEUED whose last send (the submit's, or the last re-send) is older than {@code after} times 2 to
-     * the number of re-sends so far, oldest first (at most {@code limit}).
-     */
-    List<StaleJob> dueForResend(Duration after, int limit) {
-        return jdbc.query("""
-                SELECT id, model_name, model_format, model_sha256, target, opt_level, shapes, resend_count, created_at
-                FROM jobs WHERE status = 'QUEUED'
-                  AND coalesce(last_sent_at, created_at) + (? * power(2, least(resend_count, 30))) * interval '1 millisecond' < now()
-                ORDER BY created_at LIMIT ?""",
-                (rs, i) -> new StaleJob(new JobRow(rs.getObject("id", UUID.class), JobStatus.QUEUED, rs.getString("model_name"), rs.getString("model_format"),
-                        rs.getString("model_sha256").trim(), rs.getString("target"), rs.getInt("opt_level"), rs.getString("shapes"), null, null),
-                        rs.getInt("resend_count"), instant(rs, "created_at")),
-                after.toMillis(), limit);
-    }
-
-    /**
-     * Counts a re-send before it happens; false when the job is no longer QUEUED or another gateway counted this one
-     * first (its resend_count moved), so two gateways never both send the same copy.
-     */
-    boolean claimResend(UUID id, int resendsSeen) {
-        return jdbc.update("UPDATE jobs SET resend_count = resend_count + 1, last_sent_at = now(), updated_at = now() WHERE id = ? AND status = 'QUEUED' AND resend_count = ?",
-                id, resendsSeen) == 1;
-    }
-
-    /** Takes back a claimed re-send whose send failed; last_sent_at stays, so the next try waits the same backoff. */
-    void unclaimResend(UUID id, int resendsSeen) {
-        jdbc.update("UPDATE jobs SET resend_count = resend_count - 1, updated_at = now() WHERE id = ? AND status = 'QUEUED' AND resend_count = ?",
-                id, resendsSeen + 1);
-    }
-
-    /**
-     * A job out of copies whose importer is alive waits one more last backoff before it is looked at again (last_sent_at
-     * moves, resend_count does not); false when it is no longer QUEUED or another gateway postponed it first.
-     */
-    boolean postponeResend(UUID id, int resendsSeen) {
-        return jdbc.update("""
-                UPDATE jobs SET last_sent_at = now(), updated_at = now() WHERE id = ? AND status = 'QUEUED' AND resend_count = ?""", id, resendsSeen) == 1;
-    }
-
     /** {@link #create(UUID, JobSubmission, String, String)} for no token (no quota applies). */
     void create(UUID id, JobSubmission s, String traceId) {
         create(id, s, traceId, null);
@@ -112,10 +69,8 @@ public class JobRepository {
         JobEvent queued = tx.execute(status -> {
             if (tokenId != null) checkQuotas(tokenId, s);
             blobs.put(s.modelSha256(), s.model());
-            jdbc.update("""
-                    INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level, shapes, trace_id, token_id, model_size_bytes)
-                    VALUES (?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                    id, s.modelName(), s.format().wireName, s.modelSha256(), s.target(), s.optLevel(), s.shapes(), traceId, tokenId, (long) s.model().length);
+            store.create(new NewJob(id, s.modelName(), s.format().wireName, s.modelSha256(), s.target(), s.optLevel(), s.shapes(), traceId, tokenId,
+                    s.model().length));
             refs.record(id, List.of(s.modelSha256()));
             return events.insert(id, null, "QUEUED", JobStatus.QUEUED, "submitted " + s.modelName() + " for " + s.target() + " -O" + s.optLevel(), null);
         });
@@ -124,21 +79,16 @@ public class JobRepository {
 
     private void checkQuotas(String tokenId, JobSubmission s) {
         jdbc.queryForList("SELECT pg_advisory_xact_lock(hashtext(?))::text", String.class, "relayfarm-quota-" + tokenId);
-        int active = jdbc.queryForObject("SELECT count(*) FROM jobs WHERE token_id = ? AND status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')",
-                Integer.class, tokenId);
+        int active = store.activeJobs(tokenId);
         if (active >= quotas.maxActiveJobs()) {
             throw new ApiProblem(ProblemType.QUOTA_EXCEEDED, "quota max-active-jobs (relayfarm.gateway.quota.max-active-jobs): this token has " + active
                     + " jobs queued or running, the limit is " + quotas.maxActiveJobs() + "; wait for one to finish or cancel one",
                     Map.of("quota", "max-active-jobs", "limit", quotas.maxActiveJobs(), "current", active));
         }
         // distinct models of the token's jobs whose bytes are still kept: the same model twice is stored once
-        record Stored(long bytes, boolean hasThis) {}
-        Stored stored = jdbc.queryForObject("""
-                SELECT coalesce(sum(size), 0), coalesce(bool_or(sha = ?), false) FROM (
-                    SELECT DISTINCT model_sha256 AS sha, coalesce(model_size_bytes, 0) AS size FROM jobs WHERE token_id = ? AND expired_at IS NULL) m""",
-                (rs, i) -> new Stored(rs.getLong(1), rs.getBoolean(2)), s.modelSha256(), tokenId);
+        JobStore.StoredUploads stored = store.storedUploads(tokenId, s.modelSha256());
         long limit = quotas.maxStoredUploads().toBytes();
-        if (!stored.hasThis() && stored.bytes() + s.model().length > limit) {
+        if (!stored.includesModel() && stored.bytes() + s.model().length > limit) {
             throw new ApiProblem(ProblemType.QUOTA_EXCEEDED, "quota max-stored-uploads (relayfarm.gateway.quota.max-stored-uploads): this token's kept uploads take "
                     + stored.bytes() + " bytes, this upload of " + s.model().length + " bytes would make " + (stored.bytes() + s.model().length)
                     + ", the limit is " + limit + " bytes; uploads are deleted " + retention.finishedJobs().toDays() + " days after their job finished"
@@ -162,48 +112,43 @@ public class JobRepository {
      * error_stage is {@code gateway}; its event, like every gateway event, has no stage (job.events schema).
      */
     void failUnqueued(UUID id, String message) {
-        JobEvent failed = tx.execute(status -> {
-            int n = jdbc.update("""
-                    UPDATE jobs SET status = 'FAILED', error_stage = 'gateway', error_message = ?, updated_at = now(), finished_at = now()
-                    WHERE id = ? AND status = 'QUEUED'""", message, id);
-            return n == 1 ? events.insert(id, null, "FAILED", JobStatus.FAILED, message, null) : null;
-        });
+        JobEvent failed = tx.execute(status -> store.failQueued(id, Stage.GATEWAY, message)
+                ? events.insert(id, null, "FAILED", JobStatus.FAILED, message, null) : null);
         events.publish(failed);
     }
 
-    /** What a cancel did: the job's status before, and whether this call changed it. */
-    record CancelOutcome(JobStatus before, boolean cancelled) {}
-
     /**
-     * Cancels a job unless it is terminal. The row lock makes check and update one step, and the stages' own status
-     * updates only apply to non-terminal jobs, so a cancel racing with codegen's SUCCEEDED either wins (the job is
+     * Cancels a job unless it is terminal. {@link JobStore} changes a status only from the one it read (compare and set),
+     * and never out of a terminal one, so a cancel racing with codegen's SUCCEEDED either wins (the job is
      * CANCELLED, codegen's update changes nothing) or sees the terminal status and answers 409.
      */
-    Optional<CancelOutcome> cancel(UUID id) {
-        record Done(Optional<CancelOutcome> outcome, JobEvent event) {}
+    Optional<JobStore.Cancel> cancel(UUID id) {
+        record Done(Optional<JobStore.Cancel> outcome, JobEvent event) {}
         Done done = tx.execute(status -> {
-            List<String> before = jdbc.queryForList("SELECT status FROM jobs WHERE id = ? FOR UPDATE", String.class, id);
-            if (before.isEmpty()) return new Done(Optional.empty(), null);
-            JobStatus was = JobStatus.valueOf(before.getFirst());
-            if (was.terminal()) return new Done(Optional.of(new CancelOutcome(was, false)), null);
-            jdbc.update("UPDATE jobs SET status = 'CANCELLED', updated_at = now(), finished_at = now() WHERE id = ?", id);
-            JobEvent e = events.insert(id, null, "CANCELLED", JobStatus.CANCELLED, "cancelled by request while " + was, null);
-            return new Done(Optional.of(new CancelOutcome(was, true)), e);
+            Optional<JobStore.Cancel> outcome = store.cancel(id);
+            JobEvent e = outcome.filter(JobStore.Cancel::cancelled)
+                    .map(c -> events.insert(id, null, "CANCELLED", JobStatus.CANCELLED, "cancelled by request while " + c.before(), null)).orElse(null);
+            return new Done(outcome, e);
         });
         events.publish(done.event());
         return done.outcome();
     }
 
     Optional<JobView> find(UUID id) {
-        List<JobView> rows = jdbc.query("""
-                SELECT j.*, coalesce(j.model_size_bytes, b.size_bytes, 0) AS model_size, a.content_hash, a.tar_sha256, a.size_bytes AS artifact_size,
-                       a.created_at AS artifact_created, a.expired_at AS artifact_expired
-                FROM jobs j LEFT JOIN blobs b ON b.sha256 = j.model_sha256 LEFT JOIN artifacts a ON a.job_id = j.id
-                WHERE j.id = ?""", (rs, i) -> detail(rs), id);
-        if (rows.isEmpty()) return Optional.empty();
-        JobView j = rows.getFirst();
-        return Optional.of(new JobView(j.id(), j.status(), j.model(), j.target(), j.optLevel(), j.shapes(), j.createdAt(),
-                j.updatedAt(), j.finishedAt(), j.traceId(), stages(id, j.status()), j.error(), j.artifact(), j.links()));
+        return store.find(id).map(j -> {
+            var model = new JobView.Model(j.modelName(), j.modelFormat(), j.modelSha256(), j.modelSizeBytes());
+            JobView.JobError error = j.status() == JobStatus.FAILED ? new JobView.JobError(j.errorStage(), j.errorMessage()) : null;
+            JobView.Artifact artifact = j.status() == JobStatus.SUCCEEDED ? keptArtifact(id).orElse(null) : null;
+            return new JobView(id, j.status(), model, j.target(), j.optLevel(), j.shapes(), j.createdAt(), j.updatedAt(), j.finishedAt(), j.traceId(),
+                    stages(id, j.status()), error, artifact, JobLinks.of(id, j.status()));
+        });
+    }
+
+    /** The job's artifact, unless there is none or retention deleted it. */
+    private Optional<JobView.Artifact> keptArtifact(UUID id) {
+        return jdbc.query("SELECT content_hash, tar_sha256, size_bytes, created_at FROM artifacts WHERE job_id = ? AND expired_at IS NULL",
+                (rs, i) -> new JobView.Artifact(rs.getString("content_hash"), rs.getString("tar_sha256"), rs.getLong("size_bytes"),
+                        instant(rs, "created_at"), JobLinks.artifact(id)), id).stream().findFirst();
     }
 
     Optional<JobStatus> status(UUID id) {
@@ -212,15 +157,8 @@ public class JobRepository {
 
     /** Newest first. */
     List<JobSummary> list(Optional<JobStatus> status, int limit) {
-        String sql = "SELECT id, status, model_name, model_format, target, opt_level, created_at, updated_at, finished_at, error_stage FROM jobs"
-                + (status.isPresent() ? " WHERE status = ?" : "") + " ORDER BY created_at DESC, id LIMIT ?";
-        Object[] args = status.isPresent() ? new Object[] {status.get().name(), limit} : new Object[] {limit};
-        return jdbc.query(sql, (rs, i) -> {
-            UUID id = rs.getObject("id", UUID.class);
-            return new JobSummary(id, JobStatus.valueOf(rs.getString("status")), rs.getString("model_name"), rs.getString("model_format"),
-                    rs.getString("target"), rs.getInt("opt_level"), instant(rs, "created_at"), instant(rs, "updated_at"),
-                    instant(rs, "finished_at"), rs.getString("error_stage"), JobLinks.self(id));
-        }, args);
+        return store.list(status, limit).stream().map(j -> new JobSummary(j.id(), j.status(), j.modelName(), j.modelFormat(), j.target(), j.optLevel(),
+                j.createdAt(), j.updatedAt(), j.finishedAt(), j.errorStage(), JobLinks.self(j.id()))).toList();
     }
 
     /** Events after {@code afterId}, oldest first. */
@@ -233,20 +171,6 @@ public class JobRepository {
     Optional<byte[]> artifactTar(UUID id) {
         return jdbc.query("SELECT b.bytes FROM artifacts a JOIN blobs b ON b.sha256 = a.tar_sha256 WHERE a.job_id = ?",
                 (rs, i) -> rs.getBytes(1), id).stream().findFirst();
-    }
-
-    private static JobView detail(ResultSet rs) throws SQLException {
-        UUID id = rs.getObject("id", UUID.class);
-        JobStatus status = JobStatus.valueOf(rs.getString("status"));
-        var model = new JobView.Model(rs.getString("model_name"), rs.getString("model_format"), rs.getString("model_sha256"), rs.getLong("model_size"));
-        JobView.JobError error = status == JobStatus.FAILED ? new JobView.JobError(rs.getString("error_stage"), rs.getString("error_message")) : null;
-        String tar = rs.getString("tar_sha256");
-        JobView.Artifact artifact = status == JobStatus.SUCCEEDED && tar != null && rs.getTimestamp("artifact_expired") == null
-                ? new JobView.Artifact(rs.getString("content_hash"), tar, rs.getLong("artifact_size"), instant(rs, "artifact_created"), JobLinks.artifact(id))
-                : null;
-        return new JobView(id, status, model, rs.getString("target"), rs.getInt("opt_level"), rs.getString("shapes"),
-                instant(rs, "created_at"), instant(rs, "updated_at"), instant(rs, "finished_at"), rs.getString("trace_id"),
-                List.of(), error, artifact, JobLinks.of(id, status));
     }
 
     /**

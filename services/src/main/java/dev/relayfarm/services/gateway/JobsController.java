@@ -6,6 +6,7 @@ import dev.relayfarm.pipeline.ModelFormat;
 import dev.relayfarm.serde.Sha256;
 import dev.relayfarm.services.kit.JobStatus;
 import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
 import io.opentelemetry.api.trace.Span;
 import java.io.IOException;
 import java.net.URI;
@@ -40,7 +41,7 @@ import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
  * then asks {@link JobRepository}, {@link CompileRequests} or {@link JobEventStreams}.
  */
 @RestController
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 @RequestMapping("/api/v1/jobs")
 public class JobsController {
     private static final Logger log = LoggerFactory.getLogger(JobsController.class);

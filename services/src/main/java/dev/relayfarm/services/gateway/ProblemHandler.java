@@ -1,6 +1,7 @@
 package dev.relayfarm.services.gateway;
 
 import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
 import java.net.URI;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +26,7 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  * detail names the exception (the stack trace goes to the log, not to the client).
  */
 @RestControllerAdvice
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 public class ProblemHandler extends ResponseEntityExceptionHandler {
     private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);
     private final GatewayProperties props;

@@ -5,6 +5,7 @@ import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.kit.StageSettings;
 import dev.relayfarm.services.store.StageConsumers;
 import dev.relayfarm.services.store.JobRow;
+import dev.relayfarm.services.store.JobStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,20 +35,23 @@ import org.springframework.stereotype.Component;
  * broker refused ({@link CompileRequests.SendFailed}) is not counted: a broker outage must not use up the copies.
  */
 @Component
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 public class QueuedJobsResender implements InitializingBean, DisposableBean {
     private static final Logger LOG = LoggerFactory.getLogger(QueuedJobsResender.class);
     private static final int BATCH = 100;
 
-    private final JobRepository jobs;
+    private final JobStore jobs;
+    private final JobRepository repository;
     private final CompileRequests requests;
     private final GatewayProperties props;
     private final StageConsumers consumers;
     private final Duration recent;
     private ScheduledExecutorService timer;
 
-    public QueuedJobsResender(JobRepository jobs, CompileRequests requests, GatewayProperties props, StageConsumers consumers, StageSettings settings) {
+    public QueuedJobsResender(JobStore jobs, JobRepository repository, CompileRequests requests, GatewayProperties props, StageConsumers consumers,
+                              StageSettings settings) {
         this.jobs = jobs;
+        this.repository = repository;
         this.requests = requests;
         this.props = props;
         this.consumers = consumers;
@@ -86,7 +90,7 @@ public class QueuedJobsResender implements InitializingBean, DisposableBean {
     List<UUID> resendStale() {
         List<UUID> sent = new ArrayList<>();
         Boolean importerAlive = null; // read once per round, only when a job is out of copies
-        for (JobRepository.StaleJob stale : jobs.dueForResend(props.requeueAfter(), BATCH)) {
+        for (JobStore.StaleJob stale : jobs.dueForResend(props.requeueAfter(), BATCH)) {
             JobRow job = stale.job();
             Duration waiting = Duration.between(stale.createdAt(), Instant.now());
             if (stale.resends() >= props.requeueMaxResends()) {
@@ -102,7 +106,7 @@ public class QueuedJobsResender implements InitializingBean, DisposableBean {
                 String reason = "compile.requested was sent " + (stale.resends() + 1) + " times over " + human(waiting)
                         + " and never picked up \u2014 is the importer running?";
                 LOG.warn("job {}: {}", job.id(), reason);
-                jobs.failUnqueued(job.id(), reason);
+                repository.failUnqueued(job.id(), reason);
                 continue;
             }
             if (!jobs.claimResend(job.id(), stale.resends())) continue;

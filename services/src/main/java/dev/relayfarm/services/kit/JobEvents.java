@@ -1,6 +1,6 @@
 package dev.relayfarm.services.kit;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.relayfarm.services.store.JobEvent;
 import dev.relayfarm.services.store.JobStore;
 import java.util.UUID;
@@ -47,18 +47,12 @@ public class JobEvents {
         }
     }
 
-    /** The message form (schema {@code schemas/messages/job.events.schema.json}). */
+    /** The message form (schema {@code schemas/messages/job.events.schema.json}): the record's fields as they are. */
     public static String toJson(JobEvent e) {
-        ObjectNode n = Envelopes.MAPPER.createObjectNode();
-        n.put("id", e.id());
-        n.put("jobId", e.jobId().toString());
-        n.put("stage", e.stage());
-        n.put("kind", e.kind());
-        n.put("status", e.status());
-        n.put("message", e.message());
-        if (e.durationMs() == null) n.putNull("durationMs");
-        else n.put("durationMs", e.durationMs());
-        n.put("at", e.at().toString());
-        return n.toString();
+        try {
+            return Envelopes.MAPPER.writeValueAsString(e);
+        } catch (JsonProcessingException ex) {
+            throw new IllegalStateException("an event is plain data and always serializes", ex);
+        }
     }
 }

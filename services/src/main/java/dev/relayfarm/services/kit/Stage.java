@@ -1,8 +1,15 @@
 package dev.relayfarm.services.kit;
 
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
 /**
  * The pipeline's stages in order, each one Kafka consumer group reading {@link #inputTopic} and writing
  * {@link #outputTopic} (ARCHITECTURE.md sections 2 and 4). A message that keeps failing goes to {@link #dlqTopic}.
+ * The farm's topology — every topic name and every service role — is derived from here and nowhere else
+ * ({@link #topicNames}, {@link #roles}).
  */
 public enum Stage {
     IMPORTER("import", "compile.requested", "ir.imported", JobStatus.IMPORTING),
@@ -13,6 +20,12 @@ public enum Stage {
 
     /** Status events of every job, for the gateway's event stream. */
     public static final String JOB_EVENTS_TOPIC = "job.events";
+
+    /**
+     * The service that takes jobs in: its role name, and the producer ({@link Envelope#stage}) of compile.requested,
+     * the first message of a job. A constant, so {@code @ServiceRole(Stage.GATEWAY)} can name it.
+     */
+    public static final String GATEWAY = "gateway";
 
     /** The name stored in {@code stage_results.stage}, {@code job_events.stage}, {@code jobs.error_stage} and envelopes. */
     public final String wireName;
@@ -39,11 +52,48 @@ public enum Stage {
         };
     }
 
+    /** The payload record of this stage's output messages (the next stage's input). */
+    public Class<? extends Payload> outputPayload() {
+        return switch (this) {
+            case IMPORTER, TYPE_INFERENCE, OPTIMIZER -> JobPayload.class;
+            case AUTOTUNER -> TunedPayload.class;
+            case CODEGEN -> ArtifactPayload.class;
+        };
+    }
+
     public String consumerGroup() {
         return "relayfarm-" + serviceName();
     }
 
     public String dlqTopic() {
         return inputTopic + "." + serviceName() + ".dlq";
+    }
+
+    /** Every topic name the farm uses: the pipeline's in order, then {@link #JOB_EVENTS_TOPIC}, then the dead letters. */
+    public static List<String> topicNames() {
+        Set<String> names = new LinkedHashSet<>();
+        for (Stage s : values()) {
+            names.add(s.inputTopic);
+            names.add(s.outputTopic);
+        }
+        names.add(JOB_EVENTS_TOPIC);
+        for (Stage s : values()) names.add(s.dlqTopic());
+        return List.copyOf(names);
+    }
+
+    /** How many partitions {@code topic} gets: dead letters are rare and read by people, one; the rest {@code pipelinePartitions}. */
+    public static int partitions(String topic, int pipelinePartitions) {
+        for (Stage s : values()) {
+            if (s.dlqTopic().equals(topic)) return 1;
+        }
+        return pipelinePartitions;
+    }
+
+    /** Every role a process can run ({@code relayfarm.roles}): the gateway, then each stage's service. */
+    public static List<String> roles() {
+        List<String> roles = new ArrayList<>();
+        roles.add(GATEWAY);
+        for (Stage s : values()) roles.add(s.serviceName());
+        return List.copyOf(roles);
     }
 }

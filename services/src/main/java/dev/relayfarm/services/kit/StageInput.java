@@ -1,7 +1,5 @@
 package dev.relayfarm.services.kit;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.services.store.JobRow;
 
 /**
@@ -9,22 +7,40 @@ import dev.relayfarm.services.store.JobRow;
  * this message (1 first).
  */
 public record StageInput(Envelope envelope, JobRow job, int attempt) {
-    /** The job's options as the gateway sent them ({@code target}, {@code optLevel}, {@code shapes}). */
-    public JsonNode options() {
-        return required("options");
+    /** The job's options as the gateway sent them. */
+    public JobOptions options() {
+        return switch (envelope.payload()) {
+            case JobPayload p -> p.options();
+            case TunedPayload p -> p.options();
+            case ArtifactPayload p -> throw noJob();
+        };
     }
 
-    /** The model's description ({@code sha256}, {@code name}, {@code format}). */
-    public JsonNode model() {
-        return required("model");
+    /** The model's description. */
+    public JobModel model() {
+        return switch (envelope.payload()) {
+            case JobPayload p -> p.model();
+            case TunedPayload p -> p.model();
+            case ArtifactPayload p -> throw noJob();
+        };
     }
 
-    /** A new payload that carries {@code model} and {@code options} forward (every stage's output does). */
-    public ObjectNode forwardPayload() {
-        ObjectNode p = Envelopes.MAPPER.createObjectNode();
-        p.set("model", model().deepCopy());
-        p.set("options", options().deepCopy());
-        return p;
+    private IllegalArgumentException noJob() {
+        return new IllegalArgumentException("an artifact.built message (from stage " + envelope.stage() + ") carries no model and options");
+    }
+
+    /** The message's payload as {@code type}: what this stage's input topic carries. */
+    public <P extends Payload> P payload(Class<P> type) {
+        if (!type.isInstance(envelope.payload())) {
+            throw new IllegalArgumentException("expected a " + type.getSimpleName() + " payload, got " + envelope.payload().getClass().getSimpleName()
+                    + " (from stage " + envelope.stage() + ")");
+        }
+        return type.cast(envelope.payload());
+    }
+
+    /** A payload that carries {@code model} and {@code options} forward (every stage's output before codegen does). */
+    public JobPayload forwardPayload() {
+        return new JobPayload(model(), options());
     }
 
     /** The input's IR (the previous stage's output), a blob key. */
@@ -32,11 +48,5 @@ public record StageInput(Envelope envelope, JobRow job, int attempt) {
         String ref = envelope.irRef();
         if (ref == null) throw new IllegalArgumentException("message from " + envelope.stage() + " has no irRef");
         return ref;
-    }
-
-    private JsonNode required(String field) {
-        JsonNode n = envelope.payload().get(field);
-        if (n == null || !n.isObject()) throw new IllegalArgumentException("payload has no \"" + field + "\" object (from stage " + envelope.stage() + ")");
-        return n;
     }
 }

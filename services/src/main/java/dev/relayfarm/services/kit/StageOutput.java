@@ -1,25 +1,38 @@
 package dev.relayfarm.services.kit;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
- * A stage's result: the IR it produced (a blob key) and the payload of its output message. The last
- * stage also hands over the artifact; the kit stores it with the stage result in one transaction, adds
- * its id to the payload ({@code artifactId}) and marks the job SUCCEEDED.
+ * A stage's result: the IR it produced (a blob key) and what its output message carries. The last stage hands over
+ * the artifact instead of a payload; the kit stores it with the stage result in one transaction, sends its
+ * {@link ArtifactPayload} (with the artifacts row's id) and marks the job SUCCEEDED.
  */
-public record StageOutput(String irRef, ObjectNode payload, Optional<BuiltArtifact> artifact) {
-    public StageOutput {
-        Objects.requireNonNull(payload, "payload");
-        Objects.requireNonNull(artifact, "artifact");
+public sealed interface StageOutput {
+    String irRef();
+
+    /** The job goes on to the next stage with {@code payload}. */
+    record Forward(String irRef, Payload payload) implements StageOutput {
+        public Forward {
+            Objects.requireNonNull(payload, "payload");
+        }
     }
 
-    public static StageOutput of(String irRef, ObjectNode payload) {
-        return new StageOutput(irRef, payload, Optional.empty());
+    /** The job's artifact is built: the pipeline's end. */
+    record Built(String irRef, BuiltArtifact artifact) implements StageOutput {
+        public Built {
+            Objects.requireNonNull(artifact, "artifact");
+        }
+    }
+
+    static StageOutput of(String irRef, Payload payload) {
+        return new Forward(irRef, payload);
+    }
+
+    static StageOutput built(String irRef, BuiltArtifact artifact) {
+        return new Built(irRef, artifact);
     }
 
     /** An artifact archive already in the blob store, with the facts the artifacts row keeps. */
-    public record BuiltArtifact(String contentHash, String tarSha256, long sizeBytes, JsonNode manifest) {}
+    record BuiltArtifact(String contentHash, String tarSha256, long sizeBytes, JsonNode manifest) {}
 }

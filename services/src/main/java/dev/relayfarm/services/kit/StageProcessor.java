@@ -1,10 +1,10 @@
 package dev.relayfarm.services.kit;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.pipeline.UserErrors;
 import dev.relayfarm.services.store.ArtifactStore;
 import dev.relayfarm.services.store.BlobRefs;
+import dev.relayfarm.services.store.IllegalJobTransition;
 import dev.relayfarm.services.store.JobEvent;
 import dev.relayfarm.services.store.JobRow;
 import dev.relayfarm.services.store.JobStore;
@@ -150,8 +150,15 @@ final class StageProcessor {
         }
         jobs.traceId(job.id(), span.getSpanContext().getTraceId());
         Instant started = Instant.now();
-        JobEvent startedEvent = tx.execute(s -> jobs.advance(job.id(), stage.status)
-                ? events.insert(job.id(), stage.wireName, "STARTED", stage.status, null, null) : null);
+        JobEvent startedEvent;
+        try {
+            startedEvent = tx.execute(s -> jobs.advance(job.id(), stage.status)
+                    ? events.insert(job.id(), stage.wireName, "STARTED", stage.status, null, null) : null);
+        } catch (IllegalJobTransition e) {
+            // the job is past this stage, yet the stage has no result for it: a message no run of the pipeline sends
+            deadLetter(rec, e.getMessage(), 1);
+            return Outcome.DONE;
+        }
         if (startedEvent == null) return Outcome.DONE; // cancelled or failed since we read it
         events.publish(startedEvent);
 
@@ -372,17 +379,20 @@ final class StageProcessor {
 
     private Outcome finish(JobRow job, StageOutput out, int attempts, Instant started) throws Exception {
         long durationMs = Duration.between(started, Instant.now()).toMillis();
-        ObjectNode payload = out.payload().deepCopy();
+        Optional<StageOutput.BuiltArtifact> artifact = out instanceof StageOutput.Built b ? Optional.of(b.artifact()) : Optional.empty();
         List<JobEvent> done = new ArrayList<>();
         Map<String, String> trace = KafkaTraceContext.inject(otel, Context.current());
         Envelope produced = tx.execute(s -> {
             JobStatus status = jobs.status(job.id()).orElse(JobStatus.CANCELLED);
             if (status == JobStatus.CANCELLED || status == JobStatus.FAILED) return null; // cancelled while we worked: drop the output
-            if (out.artifact().isPresent()) {
-                StageOutput.BuiltArtifact a = out.artifact().get();
-                long id = artifacts.insert(job.id(), a.contentHash(), a.tarSha256(), a.sizeBytes(), a.manifest());
-                payload.put("artifactId", id);
-            }
+            Payload payload = switch (out) {
+                case StageOutput.Forward f -> f.payload();
+                case StageOutput.Built b -> {
+                    StageOutput.BuiltArtifact a = b.artifact();
+                    long id = artifacts.insert(job.id(), a.contentHash(), a.tarSha256(), a.sizeBytes(), a.manifest());
+                    yield new ArtifactPayload(a.contentHash(), a.tarSha256(), a.sizeBytes(), id);
+                }
+            };
             Envelope env = new Envelope(job.id(), stage.wireName, 1, Envelope.SCHEMA_VERSION, out.irRef(), payload, trace.get(KafkaTraceContext.TRACEPARENT),
                     Instant.now());
             boolean mine = jobs.storeStageResult(job.id(), stage.wireName, Envelopes.MAPPER.valueToTree(env), attempts, started, durationMs);
@@ -392,9 +402,9 @@ final class StageProcessor {
             }
             // what retention must keep while this job is kept (the IR, the tensors it names, the artifact)
             if (out.irRef() != null) refs.recordIr(job.id(), out.irRef());
-            out.artifact().ifPresent(a -> refs.record(job.id(), List.of(a.tarSha256())));
+            artifact.ifPresent(a -> refs.record(job.id(), List.of(a.tarSha256())));
             done.add(events.insert(job.id(), stage.wireName, "FINISHED", status, null, durationMs));
-            if (out.artifact().isPresent() && jobs.succeed(job.id())) {
+            if (artifact.isPresent() && jobs.succeed(job.id())) {
                 done.add(events.insert(job.id(), stage.wireName, "SUCCEEDED", JobStatus.SUCCEEDED, null, null));
             }
             return env;

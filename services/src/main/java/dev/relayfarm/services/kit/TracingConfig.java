@@ -12,8 +12,8 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -23,15 +23,16 @@ import org.springframework.context.annotation.Configuration;
  * collector (e.g. {@code http://localhost:4318}); locally nothing leaves the process by default.
  */
 @Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(OtelProperties.class)
 public class TracingConfig {
     private static final Logger LOG = LoggerFactory.getLogger(TracingConfig.class);
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(OpenTelemetry.class)
-    public OpenTelemetrySdk openTelemetry(@Value("${relayfarm.otel.endpoint:}") String endpoint,
-                                          @Value("${relayfarm.otel.service-name:relayfarm}") String serviceName) {
+    public OpenTelemetrySdk openTelemetry(OtelProperties props) {
+        String endpoint = props.endpoint();
         var tracer = SdkTracerProvider.builder()
-                .setResource(Resource.getDefault().merge(Resource.create(Attributes.of(AttributeKey.stringKey("service.name"), serviceName))));
+                .setResource(Resource.getDefault().merge(Resource.create(Attributes.of(AttributeKey.stringKey("service.name"), props.serviceName()))));
         if (!endpoint.isBlank()) {
             String url = endpoint.endsWith("/v1/traces") ? endpoint : endpoint.replaceAll("/+$", "") + "/v1/traces";
             tracer.addSpanProcessor(BatchSpanProcessor.builder(OtlpHttpSpanExporter.builder().setEndpoint(url).build()).build());

@@ -1,20 +1,20 @@
 package dev.relayfarm.services.stages;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.services.kit.Envelopes;
+import dev.relayfarm.services.kit.ChosenSchedule;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.kit.StageHandler;
 import dev.relayfarm.services.kit.StageInput;
 import dev.relayfarm.services.kit.StageOutput;
+import dev.relayfarm.services.kit.TunedPayload;
 import dev.relayfarm.services.store.IrStore;
 import dev.relayfarm.services.store.ScheduleStore;
 import dev.relayfarm.tuning.ScheduleRule;
 import dev.relayfarm.tuning.StoredSchedule;
 import dev.relayfarm.tuning.TuningTask;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.springframework.stereotype.Component;
@@ -44,22 +44,15 @@ public class AutotunerStage implements StageHandler {
 
     @Override
     public StageOutput run(StageInput in) {
-        Target target = Target.parse(in.options().path("target").asText("c -mcpu=native"));
+        Target target = Target.parse(in.options().target());
         List<TuningTask> tasks = Stages.tasks(ir.read(in.irRef()), target);
         Map<String, StoredSchedule> stored = schedules.choose(tasks, target);
-        ObjectNode payload = in.forwardPayload();
-        ArrayNode list = payload.putArray("schedules");
-        for (TuningTask w : tasks) {
-            StoredSchedule s = stored.get(w.key());
-            boolean use = s != null;
-            ObjectNode n = list.addObject();
-            n.put("workload", w.key());
-            n.put("template", w.template());
-            n.set("config", Envelopes.MAPPER.valueToTree(use ? s.config() : w.defaultConfig()));
-            n.put("source", use ? "stored" : "default");
-            if (use) n.put("scheduleId", s.id());
-            else n.putNull("scheduleId");
+        List<ChosenSchedule> chosen = new ArrayList<>();
+        for (TuningTask t : tasks) {
+            StoredSchedule s = stored.get(t.key());
+            chosen.add(s != null ? new ChosenSchedule(t.key(), t.template(), s.config(), ChosenSchedule.Source.STORED, s.id())
+                    : new ChosenSchedule(t.key(), t.template(), t.defaultConfig(), ChosenSchedule.Source.DEFAULT, null));
         }
-        return StageOutput.of(in.irRef(), payload);
+        return StageOutput.of(in.irRef(), new TunedPayload(in.model(), in.options(), chosen));
     }
 }

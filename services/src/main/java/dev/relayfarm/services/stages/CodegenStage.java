@@ -1,19 +1,21 @@
 package dev.relayfarm.services.stages;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.artifact.ArtifactArchive;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.services.kit.ChosenSchedule;
 import dev.relayfarm.services.kit.Envelopes;
+import dev.relayfarm.services.kit.JobOptions;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.kit.StageHandler;
 import dev.relayfarm.services.kit.StageInput;
 import dev.relayfarm.services.kit.StageOutput;
+import dev.relayfarm.services.kit.TunedPayload;
 import dev.relayfarm.services.store.IrStore;
 import dev.relayfarm.services.store.PgBlobStore;
 import java.io.IOException;
@@ -22,9 +24,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Stream;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
@@ -41,10 +41,10 @@ public class CodegenStage implements StageHandler {
     private final Path workDir;
     private final LimitsProperties limits;
 
-    public CodegenStage(IrStore ir, PgBlobStore blobs, @Value("${relayfarm.work-dir:${java.io.tmpdir}/relayfarm}") Path workDir, LimitsProperties limits) {
+    public CodegenStage(IrStore ir, PgBlobStore blobs, WorkDirProperties files, LimitsProperties limits) {
         this.ir = ir;
         this.blobs = blobs;
-        this.workDir = workDir;
+        this.workDir = files.workDir();
         this.limits = limits;
     }
 
@@ -55,24 +55,20 @@ public class CodegenStage implements StageHandler {
 
     @Override
     public StageOutput run(StageInput in) throws IOException {
-        JsonNode options = in.options();
-        Target target = Target.parse(options.path("target").asText("c -mcpu=native"));
+        JobOptions options = in.options();
+        Target target = Target.parse(options.target());
         Map<String, ScheduleConfig> configs = new HashMap<>();
-        for (JsonNode s : in.envelope().payload().path("schedules")) {
+        for (ChosenSchedule s : in.payload(TunedPayload.class).schedules()) {
             // defaults need no entry: codegen falls back to them by itself
-            if ("stored".equals(s.path("source").asText())) configs.put(s.path("workload").asText(), ScheduleConfig.fromJson(s.path("config").toString()));
+            if (s.source() == ChosenSchedule.Source.STORED) configs.put(s.workload(), s.config());
         }
         Path dir = workDir.resolve("artifacts").resolve(in.job().id().toString());
         clean(dir); // a retry or redelivery starts from an empty directory
-        ArtifactCompiler.Artifact a = Stages.codegen(ir.read(in.irRef()), new CompileOptions(target, options.path("optLevel").asInt(3), configs, limits.compileLimits()), dir);
+        ArtifactCompiler.Artifact a = Stages.codegen(ir.read(in.irRef()), new CompileOptions(target, options.optLevel(), configs, limits.compileLimits()), dir);
         byte[] tar = ArtifactArchive.pack(dir);
         String tarSha = blobs.put(tar);
         JsonNode manifest = Envelopes.MAPPER.readTree(dir.resolve("manifest.json").toFile());
-        ObjectNode payload = Envelopes.MAPPER.createObjectNode();
-        payload.put("contentHash", a.contentHash());
-        payload.put("tarSha256", tarSha);
-        payload.put("sizeBytes", (long) tar.length);
-        return new StageOutput(in.irRef(), payload, Optional.of(new StageOutput.BuiltArtifact(a.contentHash(), tarSha, tar.length, manifest)));
+        return StageOutput.built(in.irRef(), new StageOutput.BuiltArtifact(a.contentHash(), tarSha, tar.length, manifest));
     }
 
     private static void clean(Path dir) throws IOException {

@@ -1,10 +1,10 @@
 package dev.relayfarm.services.stages;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.ModelFormat;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.services.kit.JobModel;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.kit.StageHandler;
@@ -38,10 +38,9 @@ public class ImporterStage implements StageHandler {
 
     @Override
     public StageOutput run(StageInput in) {
-        JsonNode model = in.model();
-        ModelSource source = ModelSource.of(model.path("name").asText("model"), ModelFormat.of(model.path("format").asText()),
-                blobs.get(model.path("sha256").asText()));
-        IRModule module = Stages.importModel(source, in.options().path("shapes").asText(""), limits.importLimits());
+        JobModel model = in.model();
+        ModelSource source = ModelSource.of(model.name(), ModelFormat.of(model.format()), blobs.get(model.sha256()));
+        IRModule module = Stages.importModel(source, in.options().shapes(), limits.importLimits());
         return StageOutput.of(ir.write(module), in.forwardPayload());
     }
 }

@@ -27,8 +27,8 @@ public class OptimizerStage implements StageHandler {
 
     @Override
     public StageOutput run(StageInput in) {
-        int level = in.options().path("optLevel").asInt(3);
-        Target target = Target.parse(in.options().path("target").asText("c -mcpu=native"));
+        int level = in.options().optLevel();
+        Target target = Target.parse(in.options().target());
         return StageOutput.of(ir.write(Stages.optimize(ir.read(in.irRef()), level, target)), in.forwardPayload());
     }
 }

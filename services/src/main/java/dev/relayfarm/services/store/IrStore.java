@@ -4,7 +4,7 @@ import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.serde.IrJson;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.stereotype.Component;
 
 /**
@@ -14,13 +14,14 @@ import org.springframework.stereotype.Component;
  * pass them on.
  */
 @Component
+@EnableConfigurationProperties(IrProperties.class)
 public class IrStore {
     private final PgBlobStore blobs;
     private final IrJson.Options options;
 
-    public IrStore(PgBlobStore blobs, @Value("${relayfarm.ir.inline-limit-bytes:1024}") long inlineLimitBytes) {
+    public IrStore(PgBlobStore blobs, IrProperties props) {
         this.blobs = blobs;
-        this.options = IrJson.Options.DEFAULT.withInlineLimit(inlineLimitBytes);
+        this.options = IrJson.Options.DEFAULT.withInlineLimit(props.inlineLimitBytes());
     }
 
     /** Stores the module; returns its irRef (the sha256 of the document). */

@@ -1,8 +1,15 @@
 package dev.relayfarm.services.store;
 
 import dev.relayfarm.services.kit.JobStatus;
+import java.time.Instant;
 import java.util.UUID;
 
-/** The fields of a {@code jobs} row the stages read. */
-public record JobRow(UUID id, JobStatus status, String modelName, String modelFormat, String modelSha256, String target, int optLevel,
-                     String shapes, String errorStage, String errorMessage) {}
+/**
+ * A {@code jobs} row as the stages and the gateway read it.
+ *
+ * @param modelSizeBytes the upload's size (for rows from before that column: its blob's, 0 once the blob is gone)
+ * @param finishedAt     null until the job is terminal
+ */
+public record JobRow(UUID id, JobStatus status, String modelName, String modelFormat, String modelSha256, long modelSizeBytes, String target,
+                     int optLevel, String shapes, String errorStage, String errorMessage, String traceId, Instant createdAt, Instant updatedAt,
+                     Instant finishedAt) {}

@@ -1,6 +1,7 @@
 package dev.relayfarm.services.store;
 
 import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,7 +28,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Several gateways may sweep at once: a batch takes its jobs with {@code SKIP LOCKED}, and deleting is idempotent.
  */
 @Component
-@ServiceRole("gateway")
+@ServiceRole(Stage.GATEWAY)
 @EnableConfigurationProperties(RetentionProperties.class)
 public class RetentionSweeper implements InitializingBean, DisposableBean {
     private static final Logger LOG = LoggerFactory.getLogger(RetentionSweeper.class);
@@ -37,12 +38,14 @@ public class RetentionSweeper implements InitializingBean, DisposableBean {
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
+    private final JobStore jobs;
     private final RetentionProperties props;
     private ScheduledExecutorService timer;
 
-    public RetentionSweeper(JdbcTemplate jdbc, TransactionTemplate tx, RetentionProperties props) {
+    public RetentionSweeper(JdbcTemplate jdbc, TransactionTemplate tx, JobStore jobs, RetentionProperties props) {
         this.jdbc = jdbc;
         this.tx = tx;
+        this.jobs = jobs;
         this.props = props;
     }
 
@@ -72,25 +75,14 @@ public class RetentionSweeper implements InitializingBean, DisposableBean {
 
     /** Expires every job due, batch by batch, then deletes the blobs no job that is not expired uses any more. */
     public Swept sweep() {
-        int jobs = 0;
+        int expired = 0;
         while (true) {
-            int batch = tx.execute(s -> expireBatch());
-            jobs += batch;
+            int batch = tx.execute(s -> jobs.expireFinished(props.finishedJobs(), BATCH));
+            expired += batch;
             if (batch < BATCH) break;
         }
         long[] deleted = tx.execute(s -> deleteUnused());
-        return new Swept(jobs, (int) deleted[0], deleted[1]);
-    }
-
-    private int expireBatch() {
-        // now() is the transaction's start time: the jobs this batch expires are those with expired_at = now()
-        int expired = jdbc.update("""
-                UPDATE jobs SET expired_at = now() WHERE id IN (
-                    SELECT id FROM jobs WHERE status IN ('SUCCEEDED', 'FAILED', 'CANCELLED') AND expired_at IS NULL
-                      AND finished_at < now() - (? * interval '1 millisecond')
-                    ORDER BY finished_at LIMIT ? FOR UPDATE SKIP LOCKED)""", props.finishedJobs().toMillis(), BATCH);
-        if (expired > 0) jdbc.update("UPDATE artifacts SET expired_at = now() WHERE job_id IN (SELECT id FROM jobs WHERE expired_at = now())");
-        return expired;
+        return new Swept(expired, (int) deleted[0], deleted[1]);
     }
 
     /**

@@ -14,7 +14,7 @@ import org.springframework.util.unit.DataSize;
 class EnvelopesTest {
     @Test
     void roundTripsAndRejectsWhatItCannotRead() {
-        var payload = Envelopes.MAPPER.createObjectNode().put("x", 1);
+        var payload = new JobPayload(new JobModel("b".repeat(64), "m.relay", "relay"), new JobOptions("c", 3, ""));
         Envelope e = new Envelope(UUID.randomUUID(), "import", 2, Envelope.SCHEMA_VERSION, "a".repeat(64), payload,
                 "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", Instant.parse("2026-11-21T12:00:00.123Z"));
         String json = Envelopes.write(e);
@@ -43,7 +43,7 @@ class EnvelopesTest {
 
     @Test
     void everyTopicIsDeclared() {
-        var names = TopicsConfig.names();
+        var names = Stage.topicNames();
         for (Stage s : Stage.values()) {
             assertTrue(names.contains(s.inputTopic) && names.contains(s.outputTopic) && names.contains(s.dlqTopic()), s.toString());
         }

@@ -11,6 +11,7 @@ import dev.relayfarm.services.TestJobs;
 import dev.relayfarm.services.TopicReader;
 import dev.relayfarm.services.store.JobRow;
 import dev.relayfarm.services.store.JobStore;
+import dev.relayfarm.services.store.NewJob;
 import dev.relayfarm.services.store.PgBlobStore;
 import io.opentelemetry.api.OpenTelemetry;
 import java.net.URI;
@@ -172,7 +173,7 @@ class StageResilienceTest {
 
     @BeforeAll
     void setUp() {
-        submit = new TestJobs(jdbc, blobs, jobs, kafka, otel);
+        submit = new TestJobs(blobs, jobs, kafka, otel);
         RUNNERS = runners;
     }
 
@@ -274,8 +275,7 @@ class StageResilienceTest {
         // as after three deliveries that each took the importer's process down mid-handler (the counter is in PostgreSQL)
         String sha = blobs.put(("poison " + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8));
         UUID id = UUID.randomUUID();
-        jdbc.update("INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level) VALUES (?, 'QUEUED', 'ok.relay', 'relay', ?, 'c', 3)",
-                id, sha);
+        jobs.create(new NewJob(id, "ok.relay", "relay", sha, "c", 3, "", null, null, 0));
         jdbc.update("INSERT INTO stage_attempts (job_id, stage, attempts) VALUES (?, 'import', 3)", id);
         submit.send(Stage.IMPORTER.inputTopic, Envelopes.compileRequested(id, sha, "ok.relay", "relay", "c", 3, "", null));
         assertEquals(JobStatus.FAILED, submit.awaitTerminal(id, TIMEOUT));
@@ -293,8 +293,7 @@ class StageResilienceTest {
         UUID id = UUID.randomUUID();
         KillingInterceptor.KILL.add(id.toString());
         String sha = blobs.put(("kill " + id).getBytes(StandardCharsets.UTF_8));
-        jdbc.update("INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level) VALUES (?, 'QUEUED', 'ok.relay', 'relay', ?, 'c', 3)",
-                id, sha);
+        jobs.create(new NewJob(id, "ok.relay", "relay", sha, "c", 3, "", null, null, 0));
         int restartsBefore = runners.health().getFirst().restarts();
         submit.send(Stage.IMPORTER.inputTopic, Envelopes.compileRequested(id, sha, "ok.relay", "relay", "c", 3, "", null));
         // the thread died in poll; the watchdog's fresh consumer reads the uncommitted record again

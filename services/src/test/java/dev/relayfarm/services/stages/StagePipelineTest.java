@@ -19,14 +19,18 @@ import dev.relayfarm.services.FarmTestInfra;
 import dev.relayfarm.services.RelayFarmServices;
 import dev.relayfarm.services.TestJobs;
 import dev.relayfarm.services.TopicReader;
+import dev.relayfarm.services.kit.ArtifactPayload;
 import dev.relayfarm.services.kit.Envelope;
 import dev.relayfarm.services.kit.Envelopes;
+import dev.relayfarm.services.kit.JobModel;
+import dev.relayfarm.services.kit.JobPayload;
 import dev.relayfarm.services.kit.JobStatus;
 import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.store.ArtifactStore;
 import dev.relayfarm.services.store.JobEvent;
 import dev.relayfarm.services.store.JobRow;
 import dev.relayfarm.services.store.JobStore;
+import dev.relayfarm.services.store.NewJob;
 import dev.relayfarm.services.store.PgBlobStore;
 import dev.relayfarm.tuning.TuningTask;
 import io.opentelemetry.api.OpenTelemetry;
@@ -119,7 +123,7 @@ class StagePipelineTest {
 
     @BeforeAll
     void setUp() throws Exception {
-        submit = new TestJobs(jdbc, blobs, jobs, kafka, otel);
+        submit = new TestJobs(blobs, jobs, kafka, otel);
         mlp = Files.readAllBytes(EXAMPLES.resolve("mlp.relay"));
     }
 
@@ -151,8 +155,8 @@ class StagePipelineTest {
         List<ConsumerRecord<String, String>> built = TopicReader.readJob(Stage.CODEGEN.outputTopic, job.id());
         assertEquals(1, built.size());
         Envelope out = Envelopes.read(built.getFirst().value());
-        assertEquals(artifact.id(), out.payload().get("artifactId").asLong());
-        assertEquals(artifact.tarSha256(), out.payload().get("tarSha256").asText());
+        assertEquals(artifact.id(), ((ArtifactPayload) out.payload()).artifactId());
+        assertEquals(artifact.tarSha256(), ((ArtifactPayload) out.payload()).tarSha256());
 
         // the IR travelled by reference: every envelope is small, the IR documents are blobs
         for (Stage s : Stage.values()) {
@@ -295,11 +299,10 @@ class StagePipelineTest {
         submit.awaitTerminal(real.id(), JOB_TIMEOUT);
         // a job whose message names a model blob that does not exist: not the user's fault, so retried, then dead-lettered
         UUID id = UUID.randomUUID();
-        String modelSha = real.request().payload().get("model").get("sha256").asText();
-        jdbc.update("INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level) VALUES (?, 'QUEUED', 'x.relay', 'relay', ?, 'c', 3)",
-                id, modelSha);
-        var payload = real.request().payload().deepCopy();
-        ((com.fasterxml.jackson.databind.node.ObjectNode) payload.get("model")).put("sha256", "0".repeat(64));
+        String modelSha = ((JobPayload) real.request().payload()).model().sha256();
+        jobs.create(new NewJob(id, "x.relay", "relay", modelSha, "c", 3, "", null, null, 0));
+        JobPayload original = (JobPayload) real.request().payload();
+        var payload = new JobPayload(new JobModel("0".repeat(64), original.model().name(), original.model().format()), original.options());
         Envelope poison = new Envelope(id, "gateway", 1, Envelope.SCHEMA_VERSION, null, payload, null, java.time.Instant.now());
         submit.send(Stage.IMPORTER.inputTopic, poison);
         assertEquals(JobStatus.FAILED, submit.awaitTerminal(id, JOB_TIMEOUT));
@@ -322,8 +325,8 @@ class StagePipelineTest {
     void aCancelledJobIsSkipped() throws Exception {
         UUID id = UUID.randomUUID();
         String sha = blobs.put(mlp);
-        jdbc.update("INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level) VALUES (?, 'CANCELLED', 'mlp.relay', 'relay', ?, 'c', 3)",
-                id, sha);
+        jobs.create(new NewJob(id, "mlp.relay", "relay", sha, "c", 3, "", null, null, 0));
+        jobs.cancel(id);
         TestJobs.Submitted later = relayJob(mlp);
         Envelope env = new Envelope(id, "gateway", 1, Envelope.SCHEMA_VERSION, null, later.request().payload(), null, java.time.Instant.now());
         submit.send(Stage.IMPORTER.inputTopic, env);
@@ -360,7 +363,7 @@ class StagePipelineTest {
             assertEquals(JobStatus.SUCCEEDED, submit.awaitTerminal(job.id(), JOB_TIMEOUT));
             Envelope t = Envelopes.read(TopicReader.readJob(Stage.AUTOTUNER.outputTopic, job.id()).getFirst().value());
             Map<String, JsonNode> byKey = new java.util.HashMap<>();
-            for (JsonNode s : t.payload().get("schedules")) byKey.put(s.get("workload").asText(), s);
+            for (JsonNode s : Envelopes.MAPPER.valueToTree(t.payload()).get("schedules")) byKey.put(s.get("workload").asText(), s);
             assertEquals(ws.size(), byKey.size());
             assertEquals("stored", byKey.get(dense.key()).get("source").asText());
             assertEquals(approved, byKey.get(dense.key()).get("scheduleId").asLong());
@@ -378,7 +381,7 @@ class StagePipelineTest {
             TestJobs.Submitted slower = relayJob(mlp);
             assertEquals(JobStatus.SUCCEEDED, submit.awaitTerminal(slower.id(), JOB_TIMEOUT));
             Envelope t2 = Envelopes.read(TopicReader.readJob(Stage.AUTOTUNER.outputTopic, slower.id()).getFirst().value());
-            for (JsonNode s : t2.payload().get("schedules")) assertEquals("default", s.get("source").asText(), s.toString());
+            for (JsonNode s : Envelopes.MAPPER.valueToTree(t2.payload()).get("schedules")) assertEquals("default", s.get("source").asText(), s.toString());
         } finally {
             jdbc.update("DELETE FROM schedules WHERE workload_key IN (?, ?) AND target = ?", dense.key(), other.key(), target);
         }
