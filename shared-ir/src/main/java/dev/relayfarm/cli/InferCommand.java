@@ -6,7 +6,7 @@ import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.TypeFormat;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.text.RelayPrinter;
-import dev.relayfarm.types.Diagnostic;
+import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.TypeInference;
 import java.io.PrintWriter;

@@ -1,5 +1,7 @@
 package dev.relayfarm.cli;
 
+import dev.relayfarm.pipeline.ModelInputException;
+import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.Expr;
@@ -16,7 +18,7 @@ import dev.relayfarm.passes.PassRegistry;
 import dev.relayfarm.passes.Sequential;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.text.RelayPrinter;
-import dev.relayfarm.types.Diagnostic;
+import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.types.TypeException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -94,9 +96,9 @@ public final class OptCommand implements Callable<Integer> {
                 out.flush();
                 return 0;
             }
-            if (file == null) throw new UserError("missing FILE (a .relay file or an .onnx model)");
+            if (file == null) throw new ModelInputException("missing FILE (a .relay file or an .onnx model)");
             Optional<String> badLevel = CommonOptions.optLevelError(level);
-            if (badLevel.isPresent()) throw new UserError(badLevel.get());
+            if (badLevel.isPresent()) throw new ModelInputException(badLevel.get());
             IRModule module = load();
             Sequential pipeline = passes.isEmpty() ? OptPipeline.build() : PassRegistry.sequential("passes", passes);
             Set<String> known = new HashSet<>(pipeline.passes().stream().map(Pass::name).toList());
@@ -133,17 +135,11 @@ public final class OptCommand implements Callable<Integer> {
     }
 
     private IRModule load() {
-        if (!Files.isRegularFile(file)) throw new UserError("no such file: " + file);
+        if (!Files.isRegularFile(file)) throw new ModelInputException("no-such-file", "no such file: " + file);
         if (file.toString().endsWith(".onnx")) {
-            Map<String, List<Long>> bound;
-            try {
-                bound = CommonOptions.inputShapes(shapes);
-            } catch (IllegalArgumentException e) {
-                throw new UserError(e.getMessage());
-            }
-            return OnnxImporter.importModel(file, ImportOptions.DEFAULT.withInputShapes(bound));
+            return OnnxImporter.importModel(file, ImportOptions.DEFAULT.withInputShapes(InputShapes.of(shapes)));
         }
-        if (!shapes.isEmpty()) throw new UserError("--shape applies to ONNX models only");
+        if (!shapes.isEmpty()) throw new ModelInputException("shapes-not-applicable", "--shape applies to ONNX models only");
         return RelayParser.parseModule(CliErrors.readText(file), file.toString());
     }
 

@@ -133,7 +133,7 @@ public final class ArtifactCompiler {
         try {
             return PrimitiveLowering.lower(k.primitive(), k.name(), options.target(), Optional.of(tuned));
         } catch (UnsupportedOperationException e) {
-            throw new ArtifactException("kernel " + k.name() + ": " + e.getMessage(), e);
+            throw new UnsupportedKernelException(k.name(), e);
         }
     }
 
@@ -145,7 +145,7 @@ public final class ArtifactCompiler {
         try {
             return PrimitiveLowering.lower(k.primitive(), k.name(), target, Optional.empty());
         } catch (UnsupportedOperationException e) {
-            throw new ArtifactException("kernel " + k.name() + ": " + e.getMessage(), e);
+            throw new UnsupportedKernelException(k.name(), e);
         }
     }
 

@@ -11,6 +11,7 @@ import dev.relayfarm.frontend.OnnxModels;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.passes.OptLevels;
 import dev.relayfarm.passes.OptPipeline;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.types.TypeInference;
@@ -31,7 +32,7 @@ import java.util.Map;
  * logic lives anywhere else.
  *
  * <p>User errors (a bad model, an unsupported operator, a type error, bad options) are the shared-ir
- * exceptions {@link UserErrors#isUserError} recognizes; anything else is a compiler or environment fault.
+ * {@link dev.relayfarm.diagnostic.CompileError}s; anything else is a compiler or environment fault.
  */
 public final class Stages {
     private Stages() {}
@@ -44,6 +45,11 @@ public final class Stages {
     /** Import with a job's {@code shapes} field and the farm's limits; errors about the shapes name the {@code shapes} field. */
     public static IRModule importModel(ModelSource model, String shapes, ImportLimits limits) {
         return importModel(model, InputShapes.parse(shapes), limits, InputShapes.JOB);
+    }
+
+    /** Import what {@code relayc compile} was asked for ({@link #importModel(ModelSource, Map)} with its model and shapes). */
+    public static IRModule importModel(CompileRequest request) {
+        return importModel(request.model(), request.shapes());
     }
 
     /** Import with the CLI's {@code --shape} bindings and the default limits. */
@@ -68,7 +74,7 @@ public final class Stages {
             case ONNX -> OnnxImporter.importModel(OnnxModels.parse(model.bytes(), model.name()), model.name(), model.baseDir(),
                     ImportOptions.DEFAULT.withInputShapes(shapes));
             case RELAY -> {
-                if (!shapes.isEmpty()) throw new ModelInputException(model.name() + ": " + shapesSource + " apply to ONNX models only, got " + InputShapes.format(shapes));
+                if (!shapes.isEmpty()) throw new ModelInputException("shapes-not-applicable", model.name() + ": " + shapesSource + " apply to ONNX models only, got " + InputShapes.format(shapes));
                 yield RelayParser.parseModule(utf8(model), model.name());
             }
         };
@@ -79,7 +85,7 @@ public final class Stages {
             return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(model.bytes())).toString();
         } catch (CharacterCodingException e) {
-            throw new ModelInputException(model.name() + ": a Relay text model must be UTF-8 text (" + e.getMessage() + ")");
+            throw new ModelInputException("not-utf8", model.name() + ": a Relay text model must be UTF-8 text (" + e.getMessage() + ")");
         }
     }
 
@@ -98,9 +104,12 @@ public final class Stages {
         ExecutableCheck.check(typed);
     }
 
-    /** The standard pipeline at {@code -O<level>} (0..3); from 1 on, every operator call sits in a Primitive function. */
+    /**
+     * The standard pipeline at {@code -O<level>}, any level in {@link OptLevels#PIPELINE}; from {@link OptLevels#FUSED}
+     * on, every operator call sits in a Primitive function (what {@link #codegen} needs).
+     */
     public static IRModule optimize(IRModule module, int optLevel) {
-        if (optLevel < 0 || optLevel > 3) throw new ModelInputException("opt level must be 0..3, got " + optLevel);
+        if (!OptLevels.PIPELINE.contains(optLevel)) throw new ModelInputException(CompileRequest.INVALID_OPT_LEVEL, "opt level must be " + OptLevels.PIPELINE + ", got " + optLevel);
         return OptPipeline.optimize(module, optLevel);
     }
 

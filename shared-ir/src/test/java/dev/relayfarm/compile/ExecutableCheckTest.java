@@ -16,7 +16,7 @@ import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.pipeline.ModelFormat;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.pipeline.UserErrors;
+import dev.relayfarm.diagnostic.CompileError;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +48,7 @@ class ExecutableCheckTest {
     static String rejected(String text) {
         IRModule m = typed(text);
         GraphException e = assertThrows(GraphException.class, () -> Stages.checkExecutable(m));
-        assertTrue(UserErrors.isUserError(e));
+        assertTrue(e instanceof CompileError);
         return e.getMessage();
     }
 

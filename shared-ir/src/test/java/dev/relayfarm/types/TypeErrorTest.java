@@ -1,5 +1,6 @@
 package dev.relayfarm.types;
 
+import dev.relayfarm.diagnostic.Diagnostic;
 import static dev.relayfarm.types.Ir.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -3,6 +3,7 @@ package dev.relayfarm.services.stages;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.pipeline.Workload;
 import dev.relayfarm.services.kit.Envelopes;
@@ -43,7 +44,7 @@ public class AutotunerStage implements StageHandler {
 
     @Override
     public StageOutput run(StageInput in) {
-        Target target = Target.parse(in.options().path("target").asText("c -mcpu=native"));
+        Target target = Target.parse(in.options().path("target").asText(CompileRequest.DEFAULT_TARGET));
         List<Workload> workloads = Stages.workloads(ir.read(in.irRef()), target);
         Map<String, StoredSchedule> stored = schedules.best(workloads.stream().map(Workload::key).toList(), target.toString());
         ObjectNode payload = in.forwardPayload();

@@ -6,6 +6,7 @@ import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.ArtifactArchive;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.services.kit.Envelopes;
@@ -56,7 +57,7 @@ public class CodegenStage implements StageHandler {
     @Override
     public StageOutput run(StageInput in) throws IOException {
         JsonNode options = in.options();
-        Target target = Target.parse(options.path("target").asText("c -mcpu=native"));
+        Target target = Target.parse(options.path("target").asText(CompileRequest.DEFAULT_TARGET));
         Map<String, ScheduleConfig> configs = new HashMap<>();
         for (JsonNode s : in.envelope().payload().path("schedules")) {
             // defaults need no entry: codegen falls back to them by itself
@@ -64,7 +65,7 @@ public class CodegenStage implements StageHandler {
         }
         Path dir = workDir.resolve("artifacts").resolve(in.job().id().toString());
         clean(dir); // a retry or redelivery starts from an empty directory
-        ArtifactCompiler.Artifact a = Stages.codegen(ir.read(in.irRef()), new CompileOptions(target, options.path("optLevel").asInt(3), configs, limits.compileLimits()), dir);
+        ArtifactCompiler.Artifact a = Stages.codegen(ir.read(in.irRef()), new CompileOptions(target, options.path("optLevel").asInt(CompileRequest.DEFAULT_OPT_LEVEL), configs, limits.compileLimits()), dir);
         byte[] tar = ArtifactArchive.pack(dir);
         String tarSha = blobs.put(tar);
         JsonNode manifest = Envelopes.MAPPER.readTree(dir.resolve("manifest.json").toFile());

@@ -1,5 +1,6 @@
 package dev.relayfarm.services.stages;
 
+import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
@@ -26,7 +27,7 @@ public class OptimizerStage implements StageHandler {
 
     @Override
     public StageOutput run(StageInput in) {
-        int level = in.options().path("optLevel").asInt(3);
+        int level = in.options().path("optLevel").asInt(CompileRequest.DEFAULT_OPT_LEVEL);
         return StageOutput.of(ir.write(Stages.optimize(ir.read(in.irRef()), level)), in.forwardPayload());
     }
 }
