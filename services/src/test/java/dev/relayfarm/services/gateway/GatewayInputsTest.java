@@ -28,6 +28,15 @@ class GatewayInputsTest {
     }
 
     @Test
+    void libraryRejectionsKeepTheirDiagnosticCode() {
+        assertEquals("invalid-shapes", assertThrows(ApiProblem.class, () -> SubmitFields.shapes("x=1x3,x=2")).toProblem().getProperties().get("code"));
+        assertEquals("shapes: entry 'x=1x3' names input 'x' a second time (expected NAME=D0xD1x..., entries separated by commas, e.g. x=1x3x224x224)",
+                assertThrows(ApiProblem.class, () -> SubmitFields.shapes("x=2,x=1x3")).getMessage());
+        assertEquals("invalid-target", assertThrows(ApiProblem.class, () -> SubmitFields.target("c -mcpu=pentium9")).toProblem().getProperties().get("code"));
+        assertEquals("unknown-format", assertThrows(ApiProblem.class, () -> SubmitFields.format("tflite")).toProblem().getProperties().get("code"));
+    }
+
+    @Test
     void modelFormatByNameThenContent() {
         byte[] text = "def @main() { 1f }".getBytes(StandardCharsets.UTF_8);
         assertEquals(ModelFormat.ONNX, SubmitFields.detectFormat("Model.ONNX", text), "the name wins over the content");
