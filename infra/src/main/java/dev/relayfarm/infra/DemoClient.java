@@ -1,12 +1,12 @@
 package dev.relayfarm.infra;
 
-import dev.relayfarm.pipeline.CompileRequest;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relayfarm.bench.CompiledRunner;
 import dev.relayfarm.bench.OrtRunner;
 import dev.relayfarm.bench.SideBySide;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.runtime.CompiledModel;
 import java.awt.Color;
 import java.awt.Font;

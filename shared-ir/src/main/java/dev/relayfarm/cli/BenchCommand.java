@@ -1,7 +1,5 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.pipeline.InputShapes;
-import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.bench.BenchInputs;
 import dev.relayfarm.bench.CompiledRunner;
 import dev.relayfarm.bench.InterpreterRunner;
@@ -15,6 +13,8 @@ import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.passes.OptPipeline;
+import dev.relayfarm.pipeline.CompileRequest;
+import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.runtime.CompiledModel;
 import java.io.IOException;
 import java.io.PrintWriter;

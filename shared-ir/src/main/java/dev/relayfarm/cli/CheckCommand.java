@@ -1,13 +1,13 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.pipeline.InputShapes;
-import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.compile.CBackend;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.frontend.ImportOptions;
-import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.frontend.OnnxCheck;
+import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.passes.OptPipeline;
+import dev.relayfarm.pipeline.CompileRequest;
+import dev.relayfarm.pipeline.InputShapes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,14 +1,14 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.pipeline.ModelInputException;
 import dev.relayfarm.compile.ArtifactException;
+import dev.relayfarm.diagnostic.CompileError;
+import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.interp.InterpreterException;
 import dev.relayfarm.interp.Npy;
 import dev.relayfarm.passes.PassException;
+import dev.relayfarm.pipeline.ModelInputException;
 import dev.relayfarm.serde.BlobStoreException;
 import dev.relayfarm.serde.IrJsonException;
-import dev.relayfarm.diagnostic.CompileError;
-import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.types.TypeException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -22,8 +22,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Set;
-import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine;
 
 /**
  * The one place {@code relayc} commands report errors, so every command reads the same:

@@ -1,11 +1,11 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.pipeline.InputShapes;
+import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.text.RelayPrinter;
-import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.types.TypeException;
 import dev.relayfarm.types.TypeInference;
 import java.io.IOException;

@@ -1,7 +1,6 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.pipeline.ModelInputException;
-import dev.relayfarm.pipeline.InputShapes;
+import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.Expr;
@@ -16,9 +15,10 @@ import dev.relayfarm.passes.PassOptions;
 import dev.relayfarm.passes.PassRecord;
 import dev.relayfarm.passes.PassRegistry;
 import dev.relayfarm.passes.Sequential;
+import dev.relayfarm.pipeline.InputShapes;
+import dev.relayfarm.pipeline.ModelInputException;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.text.RelayPrinter;
-import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.types.TypeException;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,7 +1,7 @@
 package dev.relayfarm.cli;
 
 import dev.relayfarm.diagnostic.CompileError;
-import dev.relayfarm.pipeline.ModelInputException;
+import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.InterpreterOptions;
 import dev.relayfarm.interp.Npy;
@@ -13,9 +13,9 @@ import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.pipeline.ModelInputException;
 import dev.relayfarm.runtime.CompiledModel;
 import dev.relayfarm.text.RelayParser;
-import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.TypeInference;
 import java.io.IOException;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.frontend.proto.Onnx.AttributeProto;
 import dev.relayfarm.frontend.proto.Onnx.GraphProto;
@@ -16,7 +17,6 @@ import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.ModelFormat;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.diagnostic.CompileError;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

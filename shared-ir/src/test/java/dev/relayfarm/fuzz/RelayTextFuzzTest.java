@@ -2,12 +2,12 @@ package dev.relayfarm.fuzz;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.gen.RandomModules;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.ModelFormat;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.text.RelayParseException;
 import dev.relayfarm.text.RelayPrinter;
 import java.io.IOException;

@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.frontend.OnnxFormatException;
 import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.ir.IRModule;
