@@ -6,6 +6,7 @@ import dev.relayfarm.bench.OrtRunner;
 import dev.relayfarm.bench.SideBySide;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.runtime.CompiledModel;
 import java.awt.Color;
 import java.awt.Font;
@@ -52,10 +53,10 @@ public final class DemoClient {
     /** Runs the demo; 0 when the job succeeded and its artifact agrees with ONNX Runtime, 1 otherwise. */
     public int run() throws IOException, InterruptedException {
         Path model = extractModel(dir);
-        out.printf("demo: submitting %s (%d KiB, PaddleOCR text-direction classifier) with target \"c -mcpu=native\", -O3, %s%n",
-                model.getFileName(), Files.size(model) / 1024, SHAPES);
+        out.printf("demo: submitting %s (%d KiB, PaddleOCR text-direction classifier) with target \"%s\", -O%d, %s%n",
+                model.getFileName(), Files.size(model) / 1024, CompileRequest.DEFAULT_TARGET, CompileRequest.DEFAULT_OPT_LEVEL, SHAPES);
         long t0 = System.nanoTime();
-        String id = client.submit(model, Map.of("target", "c -mcpu=native", "opt_level", "3", "shapes", SHAPES));
+        String id = client.submit(model, Map.of("target", CompileRequest.DEFAULT_TARGET, "opt_level", String.valueOf(CompileRequest.DEFAULT_OPT_LEVEL), "shapes", SHAPES));
         out.println("demo: job " + id);
         // Each stage as it happens, from the job's event stream (server-sent events).
         JsonNode job = client.follow(id, e -> out.printf(Locale.ROOT, "  %7.2f s  %-8s %-9s %s%s%n", (System.nanoTime() - t0) / 1e9,

@@ -133,16 +133,16 @@ public final class ArtifactCompiler {
         try {
             return PrimitiveLowering.lower(plan, config);
         } catch (UnsupportedOperationException e) {
-            throw new ArtifactException("kernel " + k.name() + ": " + e.getMessage(), e);
+            throw new UnsupportedKernelException(k.name(), e);
         }
     }
 
-    /** What {@code k} is to schedule for {@code target} ({@link PrimitiveLowering#plan}); an op without a kernel is an {@link ArtifactException}. */
+    /** What {@code k} is to schedule for {@code target} ({@link PrimitiveLowering#plan}); an op without a kernel is an {@link UnsupportedKernelException}. */
     public static KernelPlan plan(GraphPlan.Kernel k, Target target) {
         try {
             return PrimitiveLowering.plan(k.primitive(), k.name(), target);
         } catch (UnsupportedOperationException e) {
-            throw new ArtifactException("kernel " + k.name() + ": " + e.getMessage(), e);
+            throw new UnsupportedKernelException(k.name(), e);
         }
     }
 

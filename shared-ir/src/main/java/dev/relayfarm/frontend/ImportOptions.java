@@ -8,7 +8,7 @@ import java.util.Map;
  * How to import an ONNX model.
  *
  * @param inputShapes shapes that bind graph inputs' dynamic dims, by input name (from
- *     {@code --shape x=1x3x224x224}); a dim left dynamic becomes {@code Any}
+ *     {@code --shape x=1x3x224x224}, read by {@code pipeline.InputShapes}); a dim left dynamic becomes {@code Any}
  * @param foldConstants evaluate nodes whose inputs are all constants at import time (shape
  *     subgraphs, weight transforms), so the program stays static where the model is
  * @param foldLimitBytes largest folded result kept as a constant
@@ -32,18 +32,5 @@ public record ImportOptions(Map<String, List<Long>> inputShapes, boolean foldCon
 
     public ImportOptions withFrozenInputs(Map<String, NDArray> frozen) {
         return new ImportOptions(inputShapes, foldConstants, foldLimitBytes, frozen);
-    }
-
-    /** Parses {@code name=1x3x224x224}; throws naming the text when malformed. */
-    public static Map.Entry<String, List<Long>> parseShape(String spec) {
-        int eq = spec.lastIndexOf('=');
-        if (eq <= 0) throw new IllegalArgumentException("--shape expects NAME=D0xD1x..., got '" + spec + "'");
-        String dims = spec.substring(eq + 1).trim();
-        try {
-            List<Long> shape = dims.isEmpty() ? List.of() : java.util.Arrays.stream(dims.split("[x,]")).map(String::trim).map(Long::parseLong).toList();
-            return Map.entry(spec.substring(0, eq).trim(), shape);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--shape expects NAME=D0xD1x..., got '" + spec + "'");
-        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.relayfarm.frontend;
 
+import dev.relayfarm.diagnostic.Diagnostic;
 import java.util.List;
 
 /**
@@ -17,6 +18,11 @@ public final class NeedsConstantException extends OnnxFormatException {
         super(message);
         this.value = value;
         this.graphInputs = List.copyOf(graphInputs);
+    }
+
+    @Override
+    public Diagnostic diagnostic() {
+        return Diagnostic.error("onnx-needs-constant", getMessage());
     }
 
     /** The ONNX value name (a node input) that must be constant. */

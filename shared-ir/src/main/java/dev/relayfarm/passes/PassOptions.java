@@ -15,7 +15,7 @@ import java.util.Set;
 public record PassOptions(int optLevel, Set<String> disabled, Set<String> forced, Set<String> dumpBefore,
         Set<String> dumpAfter, boolean validate, Target target) {
     public PassOptions {
-        if (optLevel < 0 || optLevel > 3) throw new IllegalArgumentException("opt level must be 0..3, got " + optLevel);
+        if (!OptLevels.PIPELINE.contains(optLevel)) throw new IllegalArgumentException("opt level must be " + OptLevels.PIPELINE + ", got " + optLevel);
         disabled = Set.copyOf(disabled);
         forced = Set.copyOf(forced);
         dumpBefore = Set.copyOf(dumpBefore);

@@ -29,6 +29,8 @@ import java.util.Map;
  */
 public record ImportLimits(long maxTensorBytes, long maxTotalBytes) {
     public static final ImportLimits DEFAULT = new ImportLimits(4 * CompileLimits.GIB, 16 * CompileLimits.GIB);
+    /** The diagnostic code of a model over these limits. */
+    public static final String IMPORT_LIMIT = "import-limit";
 
     public ImportLimits {
         if (maxTensorBytes < 0) throw new IllegalArgumentException("maxTensorBytes must be >= 0, got " + maxTensorBytes);
@@ -65,7 +67,7 @@ public record ImportLimits(long maxTensorBytes, long maxTotalBytes) {
             }
         }
         if (total > maxTotalBytes) {
-            throw new ModelInputException(modelName + ": inputs (" + String.join(", ", parts) + ") and constants need " + CompileLimits.bytes(total)
+            throw new ModelInputException(IMPORT_LIMIT, modelName + ": inputs (" + String.join(", ", parts) + ") and constants need " + CompileLimits.bytes(total)
                     + " together, the limit is " + CompileLimits.bytes(maxTotalBytes) + " (relayfarm.limits.max-total-bytes)");
         }
     }
@@ -82,11 +84,11 @@ public record ImportLimits(long maxTensorBytes, long maxTotalBytes) {
             try {
                 n = Math.multiplyExact(n, d);
             } catch (ArithmeticException e) {
-                throw new ModelInputException(where + ": its element count overflows a 64-bit count");
+                throw new ModelInputException(IMPORT_LIMIT, where + ": its element count overflows a 64-bit count");
             }
         }
         if (n > maxTensorBytes) {
-            throw new ModelInputException(where + " " + dtype + " needs " + CompileLimits.bytes(n) + ", the limit is " + CompileLimits.bytes(maxTensorBytes)
+            throw new ModelInputException(IMPORT_LIMIT, where + " " + dtype + " needs " + CompileLimits.bytes(n) + ", the limit is " + CompileLimits.bytes(maxTensorBytes)
                     + " per tensor (relayfarm.limits.max-tensor-bytes)");
         }
         return n;
@@ -96,7 +98,7 @@ public record ImportLimits(long maxTensorBytes, long maxTotalBytes) {
         try {
             return Math.addExact(total, bytes);
         } catch (ArithmeticException e) {
-            throw new ModelInputException(modelName + ": inputs and constants overflow a 64-bit byte count");
+            throw new ModelInputException(IMPORT_LIMIT, modelName + ": inputs and constants overflow a 64-bit byte count");
         }
     }
 }

@@ -1,16 +1,20 @@
 package dev.relayfarm.pipeline;
 
-import dev.relayfarm.frontend.ImportOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Shapes that bind a model's dynamic input dims: {@code x=1x3x224x224}, one per input. The CLI takes one
- * {@code --shape} per input; jobs carry them joined by commas in their {@code shapes} field
- * ({@code "x=1x3x224x224,y=1x10"}). Errors name where the shapes came from ({@link #CLI} or {@link #JOB}), so a
- * farm user is not told about a flag they never typed.
+ * The one parser of the shapes that bind a model's dynamic input dims: {@code x=1x3x224x224}, one per input. The CLI
+ * takes one {@code --shape} per input; jobs carry them joined by commas in their {@code shapes} field
+ * ({@code "x=1x3x224x224,y=1x10"}), which the gateway checks with this class before it queues the job. Errors are
+ * {@link InputShapeException}s naming where the shapes came from ({@link #CLI} or {@link #JOB}), so a farm user is not
+ * told about a flag they never typed.
+ *
+ * <p>The rules ({@link ShapeProblem}): {@code NAME=DIMS} with a name and at least one dim, dims separated by {@code x}
+ * (or by commas, as {@code --shape x=1,3,224,224} allows), every dim at least 1, an element count that fits a 64-bit
+ * count, each input bound once.
  */
 public final class InputShapes {
     /** How the CLI spells the shapes in messages. */
@@ -25,46 +29,57 @@ public final class InputShapes {
         return of(specs, CLI);
     }
 
-    /**
-     * The bindings in the order given (a name given twice keeps its last dims). Throws a
-     * {@link ModelInputException}, starting with {@code source}, naming a malformed entry, a dim that is not
-     * positive, or an element count that overflows a 64-bit count.
-     */
+    /** The bindings {@code specs} give, one per spec, in the order given; errors start with {@code source}. */
     public static Map<String, List<Long>> of(List<String> specs, String source) {
         Map<String, List<Long>> bound = new LinkedHashMap<>();
-        for (String s : specs) {
-            Map.Entry<String, List<Long>> e;
-            try {
-                e = ImportOptions.parseShape(s);
-            } catch (IllegalArgumentException ex) {
-                throw new ModelInputException(source + " expects NAME=D0xD1x..., got '" + s + "'");
-            }
-            if (e.getKey().isEmpty()) throw new ModelInputException(source + ": shape '" + s + "' names no input");
-            String text = e.getKey() + "=" + dims(e.getValue());
-            for (int i = 0; i < e.getValue().size(); i++) {
-                // a bound dim is the size of a real buffer: 0 or -1 ("dynamic" in ONNX) would only fail later and obscurely
-                if (e.getValue().get(i) < 1) throw new ModelInputException(source + ": " + text + ": dim " + i + " is " + e.getValue().get(i) + ", dims must be positive");
-            }
-            elementCount(e.getKey(), e.getValue(), source);
-            bound.put(e.getKey(), e.getValue());
-        }
+        for (String s : specs) bind(bound, s, source);
         return bound;
     }
 
     /**
-     * The element count of {@code dims}; a {@link ModelInputException} when it overflows a long (which a
-     * wrapping product would turn into a small or negative count, reported later as a "dynamic shape").
+     * A job's {@code shapes} field, the comma-joined form, e.g. {@code "x=1x3x224x224,y=1x10"}; blank means none. Dims
+     * may themselves be comma-separated ({@code x=1,3,224,224}): a piece without {@code =} continues the dims of the
+     * entry before it.
      */
-    static long elementCount(String name, List<Long> dims, String source) {
+    public static Map<String, List<Long>> parse(String joined) {
+        if (joined == null || joined.isBlank()) return Map.of();
+        List<String> entries = new ArrayList<>();
+        for (String piece : joined.split(",", -1)) {
+            String p = piece.trim();
+            if (p.isEmpty()) throw new InputShapeException(new ShapeProblem.Empty(), JOB);
+            if (p.contains("=") || entries.isEmpty()) entries.add(p);
+            else entries.set(entries.size() - 1, entries.getLast() + "," + p);
+        }
+        return of(entries, JOB);
+    }
+
+    private static void bind(Map<String, List<Long>> bound, String spec, String source) {
+        int eq = spec.lastIndexOf('=');
+        if (eq < 0) throw new InputShapeException(new ShapeProblem.Malformed(spec), source);
+        String name = spec.substring(0, eq).trim();
+        String text = spec.substring(eq + 1).trim();
+        if (name.isEmpty()) throw new InputShapeException(new ShapeProblem.Unnamed(spec), source);
+        if (text.isEmpty()) throw new InputShapeException(new ShapeProblem.Undimensioned(spec), source);
+        List<Long> dims = new ArrayList<>();
+        for (String d : text.split("[x,]", -1)) {
+            try {
+                dims.add(Long.parseLong(d.trim()));
+            } catch (NumberFormatException e) {
+                throw new InputShapeException(new ShapeProblem.Malformed(spec), source);
+            }
+        }
+        for (int i = 0; i < dims.size(); i++) {
+            if (dims.get(i) < 1) throw new InputShapeException(new ShapeProblem.NotPositive(spec, name, List.copyOf(dims), i), source);
+        }
         long n = 1;
         for (long d : dims) {
             try {
                 n = Math.multiplyExact(n, d);
             } catch (ArithmeticException e) {
-                throw new ModelInputException(source + ": element count of " + name + " (" + dims(dims) + ") overflows a 64-bit count");
+                throw new InputShapeException(new ShapeProblem.Overflow(spec, name, List.copyOf(dims)), source);
             }
         }
-        return n;
+        if (bound.put(name, List.copyOf(dims)) != null) throw new InputShapeException(new ShapeProblem.Duplicate(spec, name), source);
     }
 
     /** {@code 1x3x224x224}. */
@@ -72,24 +87,10 @@ public final class InputShapes {
         return String.join("x", dims.stream().map(String::valueOf).toList());
     }
 
-    /**
-     * A job's {@code shapes} field, the comma-joined form, e.g. {@code "x=1x3x224x224,y=1x10"}; blank means none. Dims may themselves
-     * be comma-separated ({@code x=1,3,224,224}, as {@code --shape} allows), so an entry starts only at
-     * a comma followed by {@code NAME=}.
-     */
-    public static Map<String, List<Long>> parse(String joined) {
-        if (joined == null || joined.isBlank()) return Map.of();
-        List<String> specs = new ArrayList<>();
-        for (String s : joined.split(",(?=[^,=]*=)")) specs.add(s.trim());
-        return of(specs, JOB);
-    }
-
     /** The comma-joined form of {@code shapes} ({@link #parse} reads it back). */
     public static String format(Map<String, List<Long>> shapes) {
         List<String> out = new ArrayList<>();
-        for (var e : shapes.entrySet()) {
-            out.add(e.getKey() + "=" + String.join("x", e.getValue().stream().map(String::valueOf).toList()));
-        }
+        for (var e : shapes.entrySet()) out.add(e.getKey() + "=" + dims(e.getValue()));
         return String.join(",", out);
     }
 }

@@ -24,10 +24,14 @@ public record ModelSource(String name, ModelFormat format, byte[] bytes, Path ba
         return new ModelSource(name, format, bytes, null);
     }
 
-    /** A model file; the format follows its name ({@link ModelFormat#ofFileName}). */
+    /**
+     * A model file; its format is {@link ModelFormat#detect detected} from its name, else its content. A file that
+     * tells neither is read as Relay text, whose parser then says what is wrong with it.
+     */
     public static ModelSource read(Path file) throws IOException {
-        if (!Files.isRegularFile(file)) throw new ModelInputException("no such file: " + file);
+        if (!Files.isRegularFile(file)) throw new ModelInputException("no-such-file", "no such file: " + file);
         Path dir = file.toAbsolutePath().getParent();
-        return new ModelSource(file.toString(), ModelFormat.ofFileName(file.getFileName().toString()), Files.readAllBytes(file), dir);
+        byte[] bytes = Files.readAllBytes(file);
+        return new ModelSource(file.toString(), ModelFormat.detect(file.getFileName().toString(), bytes).orElse(ModelFormat.RELAY), bytes, dir);
     }
 }

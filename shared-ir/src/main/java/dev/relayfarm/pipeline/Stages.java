@@ -8,6 +8,7 @@ import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.frontend.OnnxModels;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.passes.OptLevels;
 import dev.relayfarm.passes.OptPipeline;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.tuning.TuningTask;
@@ -28,7 +29,7 @@ import java.util.Map;
  * logic lives anywhere else.
  *
  * <p>User errors (a bad model, an unsupported operator, a type error, bad options) are the shared-ir
- * exceptions {@link UserErrors#isUserError} recognizes; anything else is a compiler or environment fault.
+ * {@link dev.relayfarm.diagnostic.CompileError}s; anything else is a compiler or environment fault.
  */
 public final class Stages {
     private Stages() {}
@@ -41,6 +42,11 @@ public final class Stages {
     /** Import with a job's {@code shapes} field and the farm's limits; errors about the shapes name the {@code shapes} field. */
     public static IRModule importModel(ModelSource model, String shapes, ImportLimits limits) {
         return importModel(model, InputShapes.parse(shapes), limits, InputShapes.JOB);
+    }
+
+    /** Import what {@code relayc compile} was asked for ({@link #importModel(ModelSource, Map)} with its model and shapes). */
+    public static IRModule importModel(CompileRequest request) {
+        return importModel(request.model(), request.shapes());
     }
 
     /** Import with the CLI's {@code --shape} bindings and the default limits. */
@@ -65,7 +71,7 @@ public final class Stages {
             case ONNX -> OnnxImporter.importModel(OnnxModels.parse(model.bytes(), model.name()), model.name(), model.baseDir(),
                     ImportOptions.DEFAULT.withInputShapes(shapes));
             case RELAY -> {
-                if (!shapes.isEmpty()) throw new ModelInputException(model.name() + ": " + shapesSource + " apply to ONNX models only, got " + InputShapes.format(shapes));
+                if (!shapes.isEmpty()) throw new ModelInputException("shapes-not-applicable", model.name() + ": " + shapesSource + " apply to ONNX models only, got " + InputShapes.format(shapes));
                 yield RelayParser.parseModule(utf8(model), model.name());
             }
         };
@@ -76,7 +82,7 @@ public final class Stages {
             return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(model.bytes())).toString();
         } catch (CharacterCodingException e) {
-            throw new ModelInputException(model.name() + ": a Relay text model must be UTF-8 text (" + e.getMessage() + ")");
+            throw new ModelInputException("not-utf8", model.name() + ": a Relay text model must be UTF-8 text (" + e.getMessage() + ")");
         }
     }
 
@@ -96,11 +102,12 @@ public final class Stages {
     }
 
     /**
-     * The standard pipeline at {@code -O<level>} (0..3) for {@code target} (its layout blocking, see
-     * {@link Target#channelBlocks()}); from 1 on, every operator call sits in a Primitive function.
+     * The standard pipeline at {@code -O<level>}, any level in {@link OptLevels#PIPELINE}, for {@code target} (its layout
+     * blocking, see {@link Target#channelBlocks()}); from {@link OptLevels#FUSED} on, every operator call sits in a
+     * Primitive function (what {@link #codegen} needs).
      */
     public static IRModule optimize(IRModule module, int optLevel, Target target) {
-        if (optLevel < 0 || optLevel > 3) throw new ModelInputException("opt level must be 0..3, got " + optLevel);
+        if (!OptLevels.PIPELINE.contains(optLevel)) throw new ModelInputException(CompileRequest.INVALID_OPT_LEVEL, "opt level must be " + OptLevels.PIPELINE + ", got " + optLevel);
         return OptPipeline.optimize(module, optLevel, target);
     }
 

@@ -1,5 +1,9 @@
 package dev.relayfarm.text;
 
+import dev.relayfarm.diagnostic.Diagnostic;
+import dev.relayfarm.diagnostic.ImportError;
+import dev.relayfarm.ir.Span;
+
 /**
  * A syntax or name-resolution error in Relay text, with its position. {@link #getMessage()} is the
  * rendered diagnostic:
@@ -10,7 +14,7 @@ package dev.relayfarm.text;
  *                ^
  * </pre>
  */
-public final class RelayParseException extends RuntimeException {
+public final class RelayParseException extends RuntimeException implements ImportError {
     private final String file;
     private final int line;
     private final int column;
@@ -48,6 +52,12 @@ public final class RelayParseException extends RuntimeException {
     /** The text of the offending line (without its newline); empty when unknown. */
     public String sourceLine() {
         return sourceLine;
+    }
+
+    /** Code {@code relay-syntax}, at the position, with the reason (no excerpt). */
+    @Override
+    public Diagnostic diagnostic() {
+        return Diagnostic.error("relay-syntax", new Span(file, line, column), "", reason);
     }
 
     /** {@code file:line:col: message}, the source line, and a caret under the column. */

@@ -1,5 +1,6 @@
 package dev.relayfarm.types;
 
+import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.FuncType;

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.relayfarm.artifact.ArtifactLimitException;
+import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.pipeline.UserErrors;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -27,7 +27,7 @@ class CompileLimitsTest {
     private String refused(CompileLimits limits) throws Exception {
         IRModule m = mlp();
         ArtifactLimitException e = assertThrows(ArtifactLimitException.class, () -> ArtifactCompiler.compile(m, CompileOptions.host(3).withLimits(limits), dir));
-        assertTrue(UserErrors.isUserError(e), "a user error: the job fails at once, no retries");
+        assertTrue(e instanceof CompileError, "a user error: the job fails at once, no retries");
         assertFalse(Files.exists(dir.resolve("src/kernels.c")), "nothing generated");
         return e.getMessage();
     }
@@ -58,7 +58,7 @@ class CompileLimitsTest {
                 text.getBytes(java.nio.charset.StandardCharsets.UTF_8)), "")), 3);
         CompileOptions options = CompileOptions.host(3).withLimits(CompileLimits.DEFAULT.withCompileTimeout(java.time.Duration.ofMillis(1)));
         ArtifactLimitException e = assertThrows(ArtifactLimitException.class, () -> ArtifactCompiler.compile(m, options, dir.resolve("slow")));
-        assertTrue(UserErrors.isUserError(e), "a user error: the job fails at once, no retries");
+        assertTrue(e instanceof CompileError, "a user error: the job fails at once, no retries");
         assertTrue(e.getMessage().contains("longer than the compile timeout of 1 ms (relayfarm.limits.compile-timeout); the compiler was killed"), e.getMessage());
     }
 }

@@ -85,7 +85,7 @@ public final class FuzzCampaign<I> {
     private final Saver<I> saver;
 
     /**
-     * @param clean which throwables are clean user errors (for the pipeline: {@link dev.relayfarm.pipeline.UserErrors#isUserError}
+     * @param clean which throwables are clean user errors (for the pipeline: {@code instanceof} {@link dev.relayfarm.diagnostic.CompileError}
      *     plus whatever the target documents); everything else escaped
      */
     public FuzzCampaign(String name, Function<Random, I> generator, Target<I> target, Predicate<Throwable> clean, Saver<I> saver) {

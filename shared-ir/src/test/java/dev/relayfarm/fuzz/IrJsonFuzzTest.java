@@ -7,10 +7,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.gen.RandomModules;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.pipeline.UserErrors;
 import dev.relayfarm.serde.BlobSource;
 import dev.relayfarm.serde.BlobStoreException;
 import dev.relayfarm.serde.IrJson;
@@ -52,7 +52,7 @@ class IrJsonFuzzTest {
 
     static boolean isCleanError(Throwable t) {
         if (t instanceof IrJsonException e) return e.getMessage() != null && e.getMessage().contains("$");
-        return t instanceof BlobStoreException || UserErrors.isUserError(t);
+        return t instanceof BlobStoreException || t instanceof CompileError;
     }
 
     static byte[] generate(Random rng) {

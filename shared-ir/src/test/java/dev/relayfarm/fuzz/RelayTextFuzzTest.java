@@ -2,12 +2,12 @@ package dev.relayfarm.fuzz;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.gen.RandomModules;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.ModelFormat;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.pipeline.UserErrors;
 import dev.relayfarm.text.RelayParseException;
 import dev.relayfarm.text.RelayPrinter;
 import java.io.IOException;
@@ -57,7 +57,7 @@ class RelayTextFuzzTest {
 
     static boolean isCleanError(Throwable t) {
         if (t instanceof RelayParseException p) return p.file().equals("fuzz.relay") && p.line() >= 1 && p.column() >= 1;
-        return UserErrors.isUserError(t);
+        return t instanceof CompileError;
     }
 
     static byte[] generate(Random rng, List<String> examples) {

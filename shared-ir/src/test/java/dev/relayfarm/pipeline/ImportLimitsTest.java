@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.frontend.proto.Onnx.GraphProto;
 import dev.relayfarm.frontend.proto.Onnx.ModelProto;
 import dev.relayfarm.frontend.proto.Onnx.NodeProto;
@@ -48,7 +49,7 @@ class ImportLimitsTest {
         assertEquals("shapes: x=1x0x3: dim 1 is 0, dims must be positive", assertThrows(ModelInputException.class, () -> InputShapes.parse("x=1x0x3")).getMessage());
         assertEquals("shapes: x=2x-1: dim 1 is -1, dims must be positive", assertThrows(ModelInputException.class, () -> InputShapes.parse("x=2x-1")).getMessage());
         assertEquals("shapes expects NAME=D0xD1x..., got 'x=1xq'", assertThrows(ModelInputException.class, () -> InputShapes.parse("x=1xq")).getMessage());
-        assertTrue(UserErrors.isUserError(job));
+        assertTrue(job instanceof CompileError);
     }
 
     @Test

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relayfarm.artifact.ArtifactArchive;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.frontend.OnnxFormatException;
 import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.ir.IRModule;
@@ -51,7 +52,7 @@ class StagesTest {
         var e = assertThrows(ModelInputException.class, () -> InputShapes.parse("x=1xq"));
         assertTrue(e.getMessage().contains("'x=1xq'"), e.getMessage());
         assertThrows(ModelInputException.class, () -> InputShapes.parse("1x3"));
-        assertTrue(UserErrors.isUserError(e));
+        assertTrue(e instanceof CompileError);
     }
 
     @Test
@@ -60,7 +61,7 @@ class StagesTest {
         assertTrue(m.main().isPresent());
         var bad = assertThrows(RelayParseException.class, () -> Stages.importModel(relay("bad.relay", "def @main(%x) { %y }"), ""));
         assertTrue(bad.getMessage().startsWith("bad.relay:1:"), bad.getMessage());
-        assertTrue(UserErrors.isUserError(bad));
+        assertTrue(bad instanceof CompileError);
         var shapes = assertThrows(ModelInputException.class, () -> Stages.importModel(ModelSource.read(EXAMPLES.resolve("mlp.relay")), "x=1x784"));
         assertTrue(shapes.getMessage().contains("ONNX models only"), shapes.getMessage());
         var notUtf8 = assertThrows(ModelInputException.class, () -> Stages.importModel(ModelSource.of("b.relay", ModelFormat.RELAY, new byte[] {(byte) 0xff, 0x41}), ""));
@@ -68,8 +69,8 @@ class StagesTest {
         var notOnnx = assertThrows(OnnxFormatException.class,
                 () -> Stages.importModel(ModelSource.of("junk.onnx", ModelFormat.ONNX, "not a protobuf".getBytes(StandardCharsets.UTF_8)), ""));
         assertTrue(notOnnx.getMessage().startsWith("junk.onnx: "), notOnnx.getMessage());
-        assertTrue(UserErrors.isUserError(notOnnx));
-        assertFalse(UserErrors.isUserError(new IllegalStateException("a bug")));
+        assertTrue(notOnnx instanceof CompileError);
+        assertFalse(new IllegalStateException("a bug") instanceof CompileError);
     }
 
     @Test
@@ -79,7 +80,7 @@ class StagesTest {
         assertTrue(typed.main().orElseThrow().retType() != null, "return type filled in");
         IRModule bad = Stages.importModel(relay("e.relay", "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 3), float32], %y: Tensor[(4), float32]) { add(%x, %y) }"), "");
         var e = assertThrows(TypeException.class, () -> Stages.inferTypes(bad));
-        assertTrue(UserErrors.isUserError(e));
+        assertTrue(e instanceof CompileError);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.Clause;

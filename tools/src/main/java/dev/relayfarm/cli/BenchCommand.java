@@ -13,6 +13,8 @@ import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.passes.OptPipeline;
+import dev.relayfarm.pipeline.CompileRequest;
+import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.runtime.CompiledModel;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -72,7 +74,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--target", defaultValue = "c -mcpu=native", description = "target of the compiled artifact (default ${DEFAULT-VALUE})")
+    @Option(names = "--target", defaultValue = CompileRequest.DEFAULT_TARGET, description = "target of the compiled artifact (default ${DEFAULT-VALUE})")
     String target;
 
     @Option(names = "--keep", paramLabel = "DIR", description = "write the compiled artifacts under DIR/<model> (default: a temporary folder, deleted)")
@@ -94,7 +96,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         Map<String, List<Long>> bound;
         try {
-            bound = CommonOptions.inputShapes(shapes);
+            bound = InputShapes.of(shapes);
         } catch (IllegalArgumentException e) {
             return CliErrors.report(spec, e.getMessage());
         }

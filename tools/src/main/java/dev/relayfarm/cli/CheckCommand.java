@@ -6,6 +6,8 @@ import dev.relayfarm.conformance.OnnxCheck;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.passes.OptPipeline;
+import dev.relayfarm.pipeline.CompileRequest;
+import dev.relayfarm.pipeline.InputShapes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -38,7 +40,7 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224")
     List<String> shapes = List.of();
 
-    @Option(names = "--target", defaultValue = "c -mcpu=native", description = "target of --backend c (default \"${DEFAULT-VALUE}\")")
+    @Option(names = "--target", defaultValue = CompileRequest.DEFAULT_TARGET, description = "target of --backend c (default \"${DEFAULT-VALUE}\")")
     String target;
 
     @Option(names = "--threads", defaultValue = "0", description = "threads of --backend c (default 0: all online CPUs)")
@@ -55,7 +57,7 @@ public final class CheckCommand implements Callable<Integer> {
         if (!Files.isRegularFile(dir.resolve("model.onnx"))) return CliErrors.report(spec, dir + " has no model.onnx");
         Map<String, List<Long>> bound;
         try {
-            bound = CommonOptions.inputShapes(shapes);
+            bound = InputShapes.of(shapes);
         } catch (IllegalArgumentException e) {
             return CliErrors.report(spec, e.getMessage());
         }

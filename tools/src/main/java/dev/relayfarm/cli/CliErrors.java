@@ -1,15 +1,14 @@
 package dev.relayfarm.cli;
 
 import dev.relayfarm.artifact.ArtifactException;
-import dev.relayfarm.frontend.OnnxFormatException;
+import dev.relayfarm.diagnostic.CompileError;
+import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.interp.InterpreterException;
 import dev.relayfarm.interp.Npy;
 import dev.relayfarm.passes.PassException;
-import dev.relayfarm.pipeline.UserErrors;
+import dev.relayfarm.pipeline.ModelInputException;
 import dev.relayfarm.serde.BlobStoreException;
 import dev.relayfarm.serde.IrJsonException;
-import dev.relayfarm.text.RelayParseException;
-import dev.relayfarm.types.Diagnostic;
 import dev.relayfarm.types.TypeException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -71,41 +70,63 @@ final class CliErrors {
         return code;
     }
 
-    /** The message of a user error, or null when {@code t} is not one (then it is an internal error). */
+    /**
+     * The message of a user error, or null when {@code t} is not one (then it is an internal error). User errors are the
+     * library's {@link CompileError}s, which fail a farm job the same way, and the failures that are the user's only
+     * because relayc was handed the input directly (an IR JSON file, a blob, an {@code .npy} array, an artifact
+     * directory, a program that fails when run, a pass name): in the farm those inputs are the farm's own.
+     */
     static String userMessage(Throwable t) {
         return switch (t) {
-            case UserError e -> e.getMessage();
-            case RelayParseException e -> e.getMessage();
             case TypeException e -> {
                 // Each diagnostic on its own line, the first right after the prefix: file:line:col: ...
                 StringBuilder sb = new StringBuilder();
                 for (Diagnostic d : e.diagnostics()) sb.append(sb.isEmpty() ? "" : "\n").append(d);
                 yield sb.isEmpty() ? e.getMessage() : sb.toString();
             }
+            case CompileError e -> e.getMessage();
             case IrJsonException e -> e.getMessage();
-            case OnnxFormatException e -> e.getMessage();
             case InterpreterException e -> e.getMessage();
             case Npy.NpyException e -> e.getMessage();
             case BlobStoreException e -> e.getMessage();
             case ArtifactException e -> e.getMessage();
             case PassException e when e.getMessage() != null && e.getMessage().startsWith("unknown pass") -> e.getMessage();
-            // the pipeline's rule (limits, relations, targets, ...): what fails a farm job as the user's fails relayc the same way
-            default -> UserErrors.isUserError(t) ? t.getMessage() : null;
+            default -> null;
         };
     }
 
     /**
+     * Reports a user error a command caught itself, as {@link #handle} reports the ones that escape: its message, and
+     * under {@code --verbose} the diagnostic code of a {@link CompileError}.
+     */
+    static int reportUser(CommandSpec spec, RuntimeException e) {
+        int code = report(spec, e.getMessage());
+        CommandLine.ParseResult parsed = spec.root().commandLine().getParseResult();
+        if (parsed != null && parsed.originalArgs().contains("--verbose")) reportCode(spec, e);
+        return code;
+    }
+
+    /** {@code relayc <cmd>: error code <code>} when {@code t} is a {@link CompileError}: what a script may branch on. */
+    private static void reportCode(CommandSpec spec, Throwable t) {
+        if (t instanceof CompileError e) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("relayc " + spec.name() + ": error code " + e.diagnostic().code());
+            err.flush();
+        }
+    }
+
+    /**
      * Reads a source file ({@code -} for standard input) as UTF-8, strictly: text with malformed
-     * bytes is a {@link UserError} naming the first bad byte, not a MalformedInputException trace.
+     * bytes is a {@link ModelInputException} naming the first bad byte, not a MalformedInputException trace.
      */
     static String readText(String file) {
         byte[] bytes;
         try {
             bytes = file.equals("-") ? System.in.readAllBytes() : Files.readAllBytes(Path.of(file));
         } catch (NoSuchFileException e) {
-            throw new UserError("no such file: " + file);
+            throw new ModelInputException("no-such-file", "no such file: " + file);
         } catch (IOException e) {
-            throw new UserError("cannot read " + file + ": " + e.getMessage());
+            throw new ModelInputException("cannot read " + file + ": " + e.getMessage());
         }
         return decodeUtf8(bytes, file.equals("-") ? "<stdin>" : file);
     }
@@ -114,7 +135,7 @@ final class CliErrors {
         return readText(file.toString());
     }
 
-    /** {@code bytes} as UTF-8 text, or a {@link UserError} "NAME: not UTF-8 text at byte N". */
+    /** {@code bytes} as UTF-8 text, or a {@link ModelInputException} "NAME: not UTF-8 text at byte N". */
     static String decodeUtf8(byte[] bytes, String name) {
         CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
@@ -122,9 +143,9 @@ final class CliErrors {
         ByteBuffer in = ByteBuffer.wrap(bytes);
         CharBuffer out = CharBuffer.allocate((int) Math.min(Integer.MAX_VALUE - 16, bytes.length + 1L));
         CoderResult r = decoder.decode(in, out, true);
-        if (r.isError()) throw new UserError(name + ": not UTF-8 text at byte " + in.position());
+        if (r.isError()) throw new ModelInputException("not-utf8", name + ": not UTF-8 text at byte " + in.position());
         r = decoder.flush(out);
-        if (r.isError()) throw new UserError(name + ": not UTF-8 text at byte " + in.position());
+        if (r.isError()) throw new ModelInputException("not-utf8", name + ": not UTF-8 text at byte " + in.position());
         return out.flip().toString();
     }
 
@@ -153,9 +174,13 @@ final class CliErrors {
 
     static int handle(Throwable t, CommandLine cmd, CommandLine.ParseResult parseResult) {
         CommandSpec spec = cmd.getCommandSpec();
-        String user = userMessage(t);
-        if (user != null) return report(spec, user);
         boolean verbose = parseResult != null && parseResult.originalArgs().contains("--verbose");
+        String user = userMessage(t);
+        if (user != null) {
+            int code = report(spec, user);
+            if (verbose) reportCode(spec, t);
+            return code;
+        }
         String what = t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + firstLine(t.getMessage()));
         String hint = t instanceof StackOverflowError
                 ? " — an input nested too deeply or a compiler bug; run it on a larger stack (RELAYC_JAVA_OPTS=-Xss64m) or report it"

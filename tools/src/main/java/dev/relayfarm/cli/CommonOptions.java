@@ -1,25 +1,14 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.frontend.ImportOptions;
-import dev.relayfarm.pipeline.InputShapes;
-import java.util.List;
-import java.util.Map;
+import dev.relayfarm.passes.OptLevels;
 import java.util.Optional;
 
-/** Options several subcommands take ({@code --shape NAME=DIMS}, {@code -O LEVEL}), parsed and checked one way. */
+/** Options several subcommands take ({@code -O LEVEL}), checked one way; {@code --shape} is read by {@code pipeline.InputShapes}. */
 final class CommonOptions {
     private CommonOptions() {}
 
-    /**
-     * The {@code --shape} values as {@link ImportOptions#withInputShapes} takes them, in the order given
-     * (a name given twice keeps its last dims). Throws {@link IllegalArgumentException} naming a malformed value.
-     */
-    static Map<String, List<Long>> inputShapes(List<String> shapes) {
-        return InputShapes.of(shapes);
-    }
-
-    /** The message for an {@code -O} level outside the pipeline's 0..3, if it is. */
+    /** The message for an {@code -O} level outside the pipeline's ({@link OptLevels#PIPELINE}), if it is. */
     static Optional<String> optLevelError(int level) {
-        return level < 0 || level > 3 ? Optional.of("-O must be 0..3, got " + level) : Optional.empty();
+        return OptLevels.PIPELINE.contains(level) ? Optional.empty() : Optional.of("-O must be " + OptLevels.PIPELINE + ", got " + level);
     }
 }

@@ -2,11 +2,11 @@ package dev.relayfarm.cli;
 
 import dev.relayfarm.artifact.ArtifactException;
 import dev.relayfarm.compile.ArtifactCompiler;
-import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.compile.GraphException;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
@@ -32,10 +32,10 @@ public final class CompileCommand implements Callable<Integer> {
     @Parameters(paramLabel = "MODEL", description = "an ONNX model (.onnx) or a Relay text file")
     Path file;
 
-    @Option(names = "--target", defaultValue = "c -mcpu=native", description = "target string (default \"${DEFAULT-VALUE}\"), e.g. \"c -mcpu=x86-64-v3\", \"c -mtriple=aarch64-linux-gnu -mcpu=cortex-a72\"")
+    @Option(names = "--target", defaultValue = CompileRequest.DEFAULT_TARGET, description = "target string (default \"${DEFAULT-VALUE}\"), e.g. \"c -mcpu=x86-64-v3\", \"c -mtriple=aarch64-linux-gnu -mcpu=cortex-a72\"")
     String target;
 
-    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "3", description = "optimization level 1..3 (default ${DEFAULT-VALUE}); fusion (-O1) is required")
+    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "" + CompileRequest.DEFAULT_OPT_LEVEL, description = "optimization level 1..3 (default ${DEFAULT-VALUE}); fusion (-O1) is required")
     int optLevel;
 
     @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224")
@@ -53,23 +53,25 @@ public final class CompileCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (optLevel < 1 || optLevel > 3) {
-            return CliErrors.report(spec, "-O must be 1..3 for compile (the graph executor runs fused kernels), got " + optLevel);
+        if (!CompileRequest.OPT_LEVELS.contains(optLevel)) {
+            return CliErrors.report(spec, "-O must be " + CompileRequest.OPT_LEVELS + " for compile (the graph executor runs fused kernels), got " + optLevel);
         }
         try {
             Target t = Target.parse(target);
             long t0 = System.nanoTime();
+            CompileRequest request = new CompileRequest(ModelSource.read(file), t, optLevel, InputShapes.of(shapes));
             // the farm's stage functions, in one process: import, infer types and check executability, optimize, codegen
-            IRModule module = Stages.inferTypes(Stages.importModel(ModelSource.read(file), InputShapes.of(shapes)));
+            IRModule module = Stages.inferTypes(Stages.importModel(request));
             Stages.checkExecutable(module);
-            IRModule optimized = Stages.optimize(module, optLevel, t);
+            IRModule optimized = Stages.optimize(module, request.optLevel(), request.target());
             // the autotuner stage's choice: the rule over the file's schedules, for the module's tasks
-            Map<String, ScheduleConfig> configs = schedules == null ? Map.of() : ScheduleRule.configs(Stages.tasks(optimized, t), ScheduleLog.read(schedules, t));
+            Map<String, ScheduleConfig> configs = schedules == null ? Map.of()
+                    : ScheduleRule.configs(Stages.tasks(optimized, request.target()), ScheduleLog.read(schedules, request.target()));
             long t1 = System.nanoTime();
-            ArtifactCompiler.Artifact a = Stages.codegen(optimized, new CompileOptions(t, optLevel, configs), out);
+            ArtifactCompiler.Artifact a = Stages.codegen(optimized, request.compileOptions(configs), out);
             long t2 = System.nanoTime();
             var o = spec.commandLine().getOut();
-            o.printf("compiled %s -> %s (target %s)%n", file, out, t);
+            o.printf("compiled %s -> %s (target %s)%n", file, out, request.target());
             o.printf("  %d kernels, %d steps, %d params, arena %d bytes (intermediates %d bytes)%n", a.graph().kernels().size(), a.graph().steps().size(),
                     a.graph().params().size(), a.memory().arenaBytes(), a.graph().tempBytes());
             o.printf("  import+optimize %d ms, codegen+cc %d ms%n", (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
@@ -78,7 +80,7 @@ public final class CompileCommand implements Callable<Integer> {
             o.flush();
             return 0;
         } catch (GraphException | ArtifactException | IllegalArgumentException e) {
-            return CliErrors.report(spec, e.getMessage());
+            return CliErrors.reportUser(spec, e);
         } catch (IOException e) {
             return CliErrors.report(spec, e.getMessage());
         }

@@ -1,10 +1,11 @@
 package dev.relayfarm.cli;
 
+import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.text.RelayPrinter;
-import dev.relayfarm.types.Diagnostic;
 import dev.relayfarm.types.TypeException;
 import dev.relayfarm.types.TypeInference;
 import java.io.IOException;
@@ -12,7 +13,6 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -47,15 +47,7 @@ public final class ImportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Map<String, List<Long>> bound = new LinkedHashMap<>();
-        for (String s : shapes) {
-            try {
-                Map.Entry<String, List<Long>> e = ImportOptions.parseShape(s);
-                bound.put(e.getKey(), e.getValue());
-            } catch (IllegalArgumentException e) {
-                return CliErrors.report(spec, e.getMessage());
-            }
-        }
+        Map<String, List<Long>> bound = InputShapes.of(shapes);
         if (!Files.isRegularFile(model)) {
             return CliErrors.report(spec, "no such file: " + model);
         }

@@ -1,12 +1,12 @@
 package dev.relayfarm.cli;
 
+import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.ir.FuncType;
 import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.TypeFormat;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.text.RelayPrinter;
-import dev.relayfarm.types.Diagnostic;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.TypeInference;
 import java.io.PrintWriter;

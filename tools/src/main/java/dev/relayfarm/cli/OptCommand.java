@@ -1,5 +1,6 @@
 package dev.relayfarm.cli;
 
+import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.Expr;
@@ -14,9 +15,10 @@ import dev.relayfarm.passes.PassOptions;
 import dev.relayfarm.passes.PassRecord;
 import dev.relayfarm.passes.PassRegistry;
 import dev.relayfarm.passes.Sequential;
+import dev.relayfarm.pipeline.InputShapes;
+import dev.relayfarm.pipeline.ModelInputException;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.text.RelayPrinter;
-import dev.relayfarm.types.Diagnostic;
 import dev.relayfarm.types.TypeException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -25,7 +27,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -94,9 +95,9 @@ public final class OptCommand implements Callable<Integer> {
                 out.flush();
                 return 0;
             }
-            if (file == null) throw new UserError("missing FILE (a .relay file or an .onnx model)");
+            if (file == null) throw new ModelInputException("missing FILE (a .relay file or an .onnx model)");
             Optional<String> badLevel = CommonOptions.optLevelError(level);
-            if (badLevel.isPresent()) throw new UserError(badLevel.get());
+            if (badLevel.isPresent()) throw new ModelInputException(badLevel.get());
             IRModule module = load();
             Sequential pipeline = passes.isEmpty() ? OptPipeline.build() : PassRegistry.sequential("passes", passes);
             Set<String> known = new HashSet<>(pipeline.passes().stream().map(Pass::name).toList());
@@ -133,17 +134,11 @@ public final class OptCommand implements Callable<Integer> {
     }
 
     private IRModule load() {
-        if (!Files.isRegularFile(file)) throw new UserError("no such file: " + file);
+        if (!Files.isRegularFile(file)) throw new ModelInputException("no-such-file", "no such file: " + file);
         if (file.toString().endsWith(".onnx")) {
-            Map<String, List<Long>> bound;
-            try {
-                bound = CommonOptions.inputShapes(shapes);
-            } catch (IllegalArgumentException e) {
-                throw new UserError(e.getMessage());
-            }
-            return OnnxImporter.importModel(file, ImportOptions.DEFAULT.withInputShapes(bound));
+            return OnnxImporter.importModel(file, ImportOptions.DEFAULT.withInputShapes(InputShapes.of(shapes)));
         }
-        if (!shapes.isEmpty()) throw new UserError("--shape applies to ONNX models only");
+        if (!shapes.isEmpty()) throw new ModelInputException("shapes-not-applicable", "--shape applies to ONNX models only");
         return RelayParser.parseModule(CliErrors.readText(file), file.toString());
     }
 

@@ -1,5 +1,7 @@
 package dev.relayfarm.cli;
 
+import dev.relayfarm.diagnostic.CompileError;
+import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.InterpreterOptions;
 import dev.relayfarm.interp.Npy;
@@ -11,9 +13,9 @@ import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.pipeline.ModelInputException;
 import dev.relayfarm.runtime.CompiledModel;
 import dev.relayfarm.text.RelayParser;
-import dev.relayfarm.types.Diagnostic;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.TypeInference;
 import java.io.IOException;
@@ -93,7 +95,7 @@ public final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        // User errors (UserError, syntax, types, run-time errors, budgets) are reported by CliErrors.
+        // User errors (bad inputs, syntax, types, run-time errors, budgets) are reported by CliErrors.
         {
             List<NDArray> outputs = new ArrayList<>();
             List<String> others = new ArrayList<>();
@@ -101,7 +103,7 @@ public final class RunCommand implements Callable<Integer> {
                 outputs.addAll(runArtifact(out));
             } else {
                 IRModule module = typeCheck(parse());
-                Function main = module.main().orElseThrow(() -> new UserError(file + ": no @main function to run"));
+                Function main = module.main().orElseThrow(() -> new ModelInputException(file + ": no @main function to run"));
                 List<Value> inputs = readInputs("@main", main.params().stream().map(p -> new Input(p.name(),
                         p.hasAnnotation() && p.annotation() instanceof TensorType t ? t : null, p.hasAnnotation() ? p.annotation().toString() : "no type annotation")).toList())
                         .stream().map(a -> (Value) Value.tensor(a)).toList();
@@ -121,8 +123,8 @@ public final class RunCommand implements Callable<Integer> {
 
     /** The budgets from the options, each checked with the option's name in the message. */
     InterpreterOptions budgets() {
-        if (maxSteps < 1) throw new UserError("--max-steps must be at least 1, got " + maxSteps);
-        if (maxStack < 1) throw new UserError("--max-stack must be at least 1, got " + maxStack);
+        if (maxSteps < 1) throw new ModelInputException("--max-steps must be at least 1, got " + maxSteps);
+        if (maxStack < 1) throw new ModelInputException("--max-stack must be at least 1, got " + maxStack);
         return new InterpreterOptions(maxSteps, timeout == null ? null : duration("--timeout", timeout), maxStack, size("--max-tensor", maxTensor));
     }
 
@@ -142,17 +144,17 @@ public final class RunCommand implements Callable<Integer> {
             } else {
                 d = java.time.Duration.parse(text.trim());
             }
-            if (d.isZero() || d.isNegative()) throw new UserError(option + " must be positive, got '" + text + "'");
+            if (d.isZero() || d.isNegative()) throw new ModelInputException(option + " must be positive, got '" + text + "'");
             return d;
         } catch (java.time.format.DateTimeParseException | ArithmeticException e) {
-            throw new UserError(option + " expects a duration like 30s, 2m or 500ms, got '" + text + "'");
+            throw new ModelInputException(option + " expects a duration like 30s, 2m or 500ms, got '" + text + "'");
         }
     }
 
     /** {@code 1024}, {@code 64k}, {@code 512m}, {@code 2g} (binary units). */
     static long size(String option, String text) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)([kmg]?)b?", java.util.regex.Pattern.CASE_INSENSITIVE).matcher(text.trim());
-        if (!m.matches()) throw new UserError(option + " expects a size like 512m or 2g, got '" + text + "'");
+        if (!m.matches()) throw new ModelInputException(option + " expects a size like 512m or 2g, got '" + text + "'");
         try {
             long n = Long.parseLong(m.group(1));
             int shift = switch (m.group(2).toLowerCase(Locale.ROOT)) {
@@ -161,10 +163,10 @@ public final class RunCommand implements Callable<Integer> {
                 case "g" -> 30;
                 default -> 0;
             };
-            if (n < 1 || n > (Long.MAX_VALUE >> shift)) throw new UserError(option + " must be between 1 byte and 8 EiB, got '" + text + "'");
+            if (n < 1 || n > (Long.MAX_VALUE >> shift)) throw new ModelInputException(option + " must be between 1 byte and 8 EiB, got '" + text + "'");
             return n << shift;
         } catch (NumberFormatException e) {
-            throw new UserError(option + " is too large: '" + text + "'");
+            throw new ModelInputException(option + " is too large: '" + text + "'");
         }
     }
 
@@ -185,12 +187,12 @@ public final class RunCommand implements Callable<Integer> {
 
     /** Runs the artifact in {@code file}; its inputs are named by its manifest. */
     private List<NDArray> runArtifact(PrintWriter out) {
-        if (!Files.isRegularFile(file.resolve("manifest.json"))) throw new UserError(file + " is a directory but not an artifact (no manifest.json)");
+        if (!Files.isRegularFile(file.resolve("manifest.json"))) throw new ModelInputException(file + " is a directory but not an artifact (no manifest.json)");
         try (CompiledModel model = CompiledModel.load(file)) {
             List<NDArray> inputs = readInputs(file.toString(), model.inputs().stream().map(s -> new Input(s.name(),
                     new TensorType(s.shape().stream().map(d -> (Dim) Dim.of(d)).toList(), s.dtype()), s.dtype() + " " + s.shape())).toList());
-            if (threads < 0) throw new UserError("--threads must be >= 0, got " + threads);
-            if (repeat < 0) throw new UserError("--repeat must be >= 0, got " + repeat);
+            if (threads < 0) throw new ModelInputException("--threads must be >= 0, got " + threads);
+            if (repeat < 0) throw new ModelInputException("--repeat must be >= 0, got " + repeat);
             model.setNumThreads(threads);
             long t0 = System.nanoTime();
             List<NDArray> outputs = model.run(inputs);
@@ -208,7 +210,9 @@ public final class RunCommand implements Callable<Integer> {
             out.println(timing);
             return outputs;
         } catch (IllegalArgumentException e) {
-            throw new UserError(e.getMessage());
+            // a bad input array or option value: the user's, reported as an input error unless it already is a compile error
+            if (e instanceof CompileError) throw e;
+            throw new ModelInputException(e.getMessage());
         }
     }
 
@@ -217,13 +221,13 @@ public final class RunCommand implements Callable<Integer> {
         Map<String, Path> given = new LinkedHashMap<>();
         for (String a : args) {
             int eq = a.indexOf('=');
-            if (eq <= 0 || eq == a.length() - 1) throw new UserError("--arg expects NAME=FILE.npy, got '" + a + "'");
+            if (eq <= 0 || eq == a.length() - 1) throw new ModelInputException("--arg expects NAME=FILE.npy, got '" + a + "'");
             String name = a.substring(0, eq).replaceFirst("^%", "");
-            if (given.put(name, Path.of(a.substring(eq + 1))) != null) throw new UserError("--arg " + name + " given twice");
+            if (given.put(name, Path.of(a.substring(eq + 1))) != null) throw new ModelInputException("--arg " + name + " given twice");
         }
         List<String> names = params.stream().map(Input::name).toList();
         for (String name : given.keySet()) {
-            if (!names.contains(name)) throw new UserError(owner + " has no parameter %" + name + " (its parameters: " + names.stream().map(n -> "%" + n).toList() + ")");
+            if (!names.contains(name)) throw new ModelInputException(owner + " has no parameter %" + name + " (its parameters: " + names.stream().map(n -> "%" + n).toList() + ")");
         }
         Random rng = new Random(42);
         List<NDArray> values = new ArrayList<>();
@@ -234,13 +238,13 @@ public final class RunCommand implements Callable<Integer> {
                 continue;
             }
             if (npy == null) {
-                throw new UserError(owner + " needs --arg " + p.name() + "=FILE.npy (" + p.description() + ")"
+                throw new ModelInputException(owner + " needs --arg " + p.name() + "=FILE.npy (" + p.description() + ")"
                         + (random ? ": --random needs a static tensor type" : "; or --random"));
             }
             try {
                 values.add(Npy.read(npy));
             } catch (IOException e) {
-                throw new UserError("cannot read --arg " + p.name() + "=" + npy + ": " + e);
+                throw new ModelInputException("cannot read --arg " + p.name() + "=" + npy + ": " + e);
             }
         }
         return values;
@@ -295,7 +299,7 @@ public final class RunCommand implements Callable<Integer> {
                 out.println("wrote " + f);
             }
         } catch (IOException e) {
-            throw new UserError("cannot write outputs to " + outDir + ": " + e);
+            throw new ModelInputException("cannot write outputs to " + outDir + ": " + e);
         }
     }
 }

@@ -1,11 +1,11 @@
 package dev.relayfarm.compile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.relayfarm.conformance.OnnxTestCase;
+import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.frontend.OnnxTestData;
@@ -16,7 +16,6 @@ import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.pipeline.ModelFormat;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.pipeline.UserErrors;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +47,7 @@ class ExecutableCheckTest {
     static String rejected(String text) {
         IRModule m = typed(text);
         GraphException e = assertThrows(GraphException.class, () -> Stages.checkExecutable(m));
-        assertTrue(UserErrors.isUserError(e));
+        assertTrue(e instanceof CompileError);
         return e.getMessage();
     }
 

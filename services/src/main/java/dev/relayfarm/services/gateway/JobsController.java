@@ -1,9 +1,9 @@
 package dev.relayfarm.services.gateway;
 
 import dev.relayfarm.kernel.target.Target;
-import dev.relayfarm.kernel.target.TargetException;
+import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.ModelFormat;
-import dev.relayfarm.serde.Sha256;
+import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.services.kit.JobStatus;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
@@ -45,7 +45,6 @@ import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
 @RequestMapping("/api/v1/jobs")
 public class JobsController {
     private static final Logger log = LoggerFactory.getLogger(JobsController.class);
-    static final String DEFAULT_TARGET = "c -mcpu=native";
     static final int DEFAULT_LIMIT = 50;
     static final int MAX_LIMIT = 500;
 
@@ -167,25 +166,27 @@ public class JobsController {
         byte[] bytes = model.getBytes();
         String name = model.getOriginalFilename() == null || model.getOriginalFilename().isBlank() ? "model" : model.getOriginalFilename();
         if (bytes.length == 0) throw new ApiProblem(ProblemType.EMPTY_MODEL, "the 'model' part (" + name + ") is empty");
-        ModelFormat f = format == null || format.isBlank() ? ModelFormatDetection.detect(name, bytes) : ModelFormatDetection.named(format);
-        String t;
-        try {
-            t = Target.parse(target == null || target.isBlank() ? DEFAULT_TARGET : target).toString();
-        } catch (TargetException e) {
-            throw new ApiProblem(ProblemType.BAD_TARGET, "target: " + e.getMessage());
-        }
-        int level = optLevel == null || optLevel.isBlank() ? 3 : intIn(ProblemType.BAD_OPT_LEVEL, "opt_level", optLevel, 1, 3);
-        return new JobSubmission(name, f, bytes, Sha256.hex(bytes), t, level, InputShapes.check(shapes));
+        ModelFormat f = format == null || format.isBlank() ? SubmitFields.detectFormat(name, bytes) : SubmitFields.format(format);
+        Target t = SubmitFields.target(target == null || target.isBlank() ? CompileRequest.DEFAULT_TARGET : target);
+        int level = optLevel == null || optLevel.isBlank() ? CompileRequest.DEFAULT_OPT_LEVEL
+                : intIn(ProblemType.BAD_OPT_LEVEL, "opt_level", optLevel, CompileRequest.OPT_LEVELS.min(), CompileRequest.OPT_LEVELS.max(),
+                        Map.of(SubmitFields.CODE, CompileRequest.INVALID_OPT_LEVEL));
+        return JobSubmission.of(new CompileRequest(ModelSource.of(name, f, bytes), t, level, SubmitFields.shapes(shapes)));
     }
 
     private static int intIn(ProblemType problem, String field, String text, int min, int max) {
+        return intIn(problem, field, text, min, max, Map.of());
+    }
+
+    /** {@code text} as an integer in {@code min..max}; otherwise a {@code problem} with the extension {@code members}. */
+    private static int intIn(ProblemType problem, String field, String text, int min, int max, Map<String, Object> members) {
         try {
             int v = Integer.parseInt(text.trim());
             if (v >= min && v <= max) return v;
         } catch (NumberFormatException e) {
             // reported below with the value as given
         }
-        throw new ApiProblem(problem, field + " must be an integer in " + min + ".." + max + ", got '" + text + "'");
+        throw new ApiProblem(problem, field + " must be an integer in " + min + ".." + max + ", got '" + text + "'", members);
     }
 
     private static JobStatus status(String text) {

@@ -5,7 +5,7 @@ package dev.relayfarm.services.kit;
  * output by calling the shared-ir stage function. Everything around it — consuming, idempotency,
  * retries, dead letters, job status and events, tracing — is the kit's ({@link StageRunners}).
  *
- * <p>Throwing fails this attempt: user errors ({@link dev.relayfarm.pipeline.UserErrors}) fail the job at
+ * <p>Throwing fails this attempt: user errors ({@link dev.relayfarm.diagnostic.CompileError}s) fail the job at
  * once, an {@link Error} (StackOverflowError, OutOfMemoryError, ...) fails it at once with a message in words
  * and dead-letters the record, any other exception is retried with backoff and then dead-lettered. Handlers
  * must be safe to run again for the same message (they only write content-addressed blobs).

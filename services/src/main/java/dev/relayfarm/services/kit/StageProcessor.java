@@ -1,7 +1,7 @@
 package dev.relayfarm.services.kit;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relayfarm.pipeline.UserErrors;
+import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.services.store.ArtifactStore;
 import dev.relayfarm.services.store.BlobRefs;
 import dev.relayfarm.services.store.IllegalJobTransition;
@@ -221,7 +221,7 @@ final class StageProcessor {
             }
             String message = message(e);
             jobs.attemptFailed(job.id(), stage.wireName, message);
-            if (UserErrors.isUserError(e)) {
+            if (e instanceof CompileError) {
                 LOG.info("job {}: {} failed (user error): {}", job.id(), stage.wireName, message);
                 span.setStatus(StatusCode.ERROR, message);
                 fail(job, message);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.ModelFormat;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
@@ -16,25 +17,34 @@ class GatewayInputsTest {
 
     @Test
     void shapesAreNormalizedOrRejectedWithTheEntry() {
-        assertEquals("", InputShapes.check(null));
-        assertEquals("", InputShapes.check("  "));
-        assertEquals("x=1x3x224x224,mask=1x224", InputShapes.check(" x=1x3x224x224 , mask=1x224"));
+        assertEquals("", InputShapes.format(SubmitFields.shapes(null)));
+        assertEquals("", InputShapes.format(SubmitFields.shapes("  ")));
+        assertEquals("x=1x3x224x224,mask=1x224", InputShapes.format(SubmitFields.shapes(" x=1x3x224x224 , mask=1x224")));
         assertEquals("shapes: entry '' is empty (expected NAME=D0xD1x..., entries separated by commas, e.g. x=1x3x224x224)",
-                assertThrows(ApiProblem.class, () -> InputShapes.check("x=1,")).getMessage());
-        assertEquals(ProblemType.BAD_SHAPES, assertThrows(ApiProblem.class, () -> InputShapes.check("=1x2")).type());
-        assertTrue(assertThrows(ApiProblem.class, () -> InputShapes.check("x=")).getMessage().contains("has no dimensions"));
-        assertTrue(assertThrows(ApiProblem.class, () -> InputShapes.check("x=1x-3")).getMessage().contains("below 1"));
+                assertThrows(ApiProblem.class, () -> SubmitFields.shapes("x=1,")).getMessage());
+        assertEquals(ProblemType.BAD_SHAPES, assertThrows(ApiProblem.class, () -> SubmitFields.shapes("=1x2")).type());
+        assertTrue(assertThrows(ApiProblem.class, () -> SubmitFields.shapes("x=")).getMessage().contains("has no dimensions"));
+        assertTrue(assertThrows(ApiProblem.class, () -> SubmitFields.shapes("x=1x-3")).getMessage().contains("below 1"));
+    }
+
+    @Test
+    void libraryRejectionsKeepTheirDiagnosticCode() {
+        assertEquals("invalid-shapes", assertThrows(ApiProblem.class, () -> SubmitFields.shapes("x=1x3,x=2")).toProblem().getProperties().get("code"));
+        assertEquals("shapes: entry 'x=1x3' names input 'x' a second time (expected NAME=D0xD1x..., entries separated by commas, e.g. x=1x3x224x224)",
+                assertThrows(ApiProblem.class, () -> SubmitFields.shapes("x=2,x=1x3")).getMessage());
+        assertEquals("invalid-target", assertThrows(ApiProblem.class, () -> SubmitFields.target("c -mcpu=pentium9")).toProblem().getProperties().get("code"));
+        assertEquals("unknown-format", assertThrows(ApiProblem.class, () -> SubmitFields.format("tflite")).toProblem().getProperties().get("code"));
     }
 
     @Test
     void modelFormatByNameThenContent() {
         byte[] text = "def @main() { 1f }".getBytes(StandardCharsets.UTF_8);
-        assertEquals(ModelFormat.ONNX, ModelFormatDetection.detect("Model.ONNX", text), "the name wins over the content");
-        assertEquals(ModelFormat.RELAY, ModelFormatDetection.detect("net.relay", new byte[] {0x08}));
-        assertEquals(ModelFormat.ONNX, ModelFormatDetection.detect("upload", new byte[] {0x08, 0x07}));
-        assertEquals(ModelFormat.RELAY, ModelFormatDetection.detect(null, text));
-        assertEquals(ProblemType.BAD_FORMAT, assertThrows(ApiProblem.class, () -> ModelFormatDetection.detect("x.bin", new byte[] {(byte) 0xff, (byte) 0xfe})).type());
-        assertEquals(ModelFormat.RELAY, ModelFormatDetection.named(" Relay "));
+        assertEquals(ModelFormat.ONNX, SubmitFields.detectFormat("Model.ONNX", text), "the name wins over the content");
+        assertEquals(ModelFormat.RELAY, SubmitFields.detectFormat("net.relay", new byte[] {0x08}));
+        assertEquals(ModelFormat.ONNX, SubmitFields.detectFormat("upload", new byte[] {0x08, 0x07}));
+        assertEquals(ModelFormat.RELAY, SubmitFields.detectFormat(null, text));
+        assertEquals(ProblemType.BAD_FORMAT, assertThrows(ApiProblem.class, () -> SubmitFields.detectFormat("x.bin", new byte[] {(byte) 0xff, (byte) 0xfe})).type());
+        assertEquals(ModelFormat.RELAY, SubmitFields.format(" Relay "));
     }
 
     @Test

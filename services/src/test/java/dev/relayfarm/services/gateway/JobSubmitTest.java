@@ -1,7 +1,7 @@
 package dev.relayfarm.services.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,16 +11,11 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 /** POST /api/v1/jobs: what reaches PostgreSQL and Kafka, every validation error, and the bearer token. */
@@ -143,6 +138,18 @@ class JobSubmitTest extends GatewayTestBase {
                 415, "application/json");
         int before = jdbc.queryForObject("SELECT count(*) FROM jobs WHERE model_name IN ('m.relay', 'm.onnx', 'weights.bin')", Integer.class);
         assertEquals(0, before, "no rejected submit leaves a job behind");
+    }
+
+    /** A field the compiler library rejects carries the library's diagnostic code in the problem body. */
+    @Test
+    void rejectedCompileFieldsCarryTheirDiagnosticCode() {
+        byte[] relay = RELAY.getBytes(StandardCharsets.UTF_8);
+        assertEquals("invalid-shapes", assertProblem(submit(new Form().file("model", "m.relay", relay).field("shapes", "x=1x0")), 400, "below 1").path("code").asText());
+        assertEquals("invalid-target", assertProblem(submit(new Form().file("model", "m.relay", relay).field("target", "cuda")), 400, "target: ").path("code").asText());
+        assertEquals("invalid-opt-level", assertProblem(submit(new Form().file("model", "m.relay", relay).field("opt_level", "0")), 400, "opt_level").path("code").asText());
+        assertEquals("unknown-format", assertProblem(submit(new Form().file("model", "m.relay", relay).field("format", "tflite")), 400, "format").path("code").asText());
+        assertEquals("unknown-format", assertProblem(submit(new Form().file("model", "weights.bin", new byte[] {0x7f, 0x00})), 400, "cannot tell").path("code").asText());
+        assertFalse(assertProblem(submit(new Form().file("model", "m.onnx", new byte[0])), 400, "empty").has("code"), "no code where the library was not asked");
     }
 
     @Test
