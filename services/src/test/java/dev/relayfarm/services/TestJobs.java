@@ -2,9 +2,9 @@ package dev.relayfarm.services;
 
 import dev.relayfarm.services.kit.Envelope;
 import dev.relayfarm.services.kit.Envelopes;
-import dev.relayfarm.services.kit.JobStatus;
 import dev.relayfarm.services.kit.KafkaTraceContext;
 import dev.relayfarm.services.kit.Stage;
+import dev.relayfarm.services.store.JobStatus;
 import dev.relayfarm.services.store.JobStore;
 import dev.relayfarm.services.store.NewJob;
 import dev.relayfarm.services.store.PgBlobStore;

@@ -8,13 +8,11 @@ import dev.relayfarm.bench.OrtRunner;
 import dev.relayfarm.bench.SideBySide;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
-import dev.relayfarm.frontend.ImportOptions;
-import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
-import dev.relayfarm.passes.OptPipeline;
 import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.InputShapes;
+import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.runtime.CompiledModel;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -156,8 +154,8 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private ModelRunner ours(BenchInputs in) {
-        IRModule m = OnnxImporter.importModel(in.onnx(), ImportOptions.DEFAULT.withInputShapes(in.shapes()));
-        IRModule optimized = optLevel == 0 ? m : OptPipeline.optimize(m, optLevel);
+        IRModule m = Stages.importModel(ModelFiles.read(in.onnx()), in.shapes());
+        IRModule optimized = optLevel == 0 ? m : Stages.optimize(m, optLevel, Target.parse(target));
         return switch (backend) {
             case interp -> new InterpreterRunner(optimized);
             case c -> {

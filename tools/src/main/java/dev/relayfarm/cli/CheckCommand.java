@@ -5,9 +5,9 @@ import dev.relayfarm.conformance.CBackend;
 import dev.relayfarm.conformance.OnnxCheck;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.kernel.target.Target;
-import dev.relayfarm.passes.OptPipeline;
 import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.InputShapes;
+import dev.relayfarm.pipeline.Stages;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -69,7 +69,7 @@ public final class CheckCommand implements Callable<Integer> {
             return CliErrors.report(spec, e.getMessage());
         }
         OnnxCheck.Result r = OnnxCheck.check(dir, new OnnxCheck.Options(ImportOptions.DEFAULT.withInputShapes(bound), null,
-                m -> optLevel == 0 ? m : OptPipeline.optimize(m, optLevel), run));
+                m -> optLevel == 0 ? m : Stages.optimize(m, optLevel), run));
         var out = spec.commandLine().getOut();
         out.println(r.line());
         out.printf("import %d ms, run %d ms%n", r.importMillis(), r.runMillis());

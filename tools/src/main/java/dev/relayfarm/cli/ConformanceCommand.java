@@ -2,6 +2,7 @@ package dev.relayfarm.cli;
 
 import dev.relayfarm.conformance.Conformance;
 import dev.relayfarm.conformance.OnnxCheck;
+import dev.relayfarm.pipeline.Stages;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -59,7 +60,7 @@ public final class ConformanceCommand implements Callable<Integer> {
         }
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
         Conformance.Summary s = Conformance.run(tests, new OnnxCheck.Options(dev.relayfarm.frontend.ImportOptions.DEFAULT, null,
-                m -> level == 0 ? m : dev.relayfarm.passes.OptPipeline.optimize(m, level),
+                m -> level == 0 ? m : Stages.optimize(m, level),
                 backend.equals("c") ? new dev.relayfarm.conformance.CBackend(dev.relayfarm.compile.CompileOptions.host(level), 1) : OnnxCheck.Backend.INTERPRETER),
                 n, timeoutSeconds * 1000, r -> {
             if (!quiet || r.status() != OnnxCheck.Status.PASS) spec.commandLine().getOut().println(r.line());

@@ -1,13 +1,11 @@
 package dev.relayfarm.cli;
 
 import dev.relayfarm.diagnostic.Diagnostic;
-import dev.relayfarm.frontend.ImportOptions;
-import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.InputShapes;
+import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.text.RelayPrinter;
 import dev.relayfarm.types.TypeException;
-import dev.relayfarm.types.TypeInference;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -53,8 +51,8 @@ public final class ImportCommand implements Callable<Integer> {
         }
         IRModule module;
         try {
-            module = OnnxImporter.importModel(model, ImportOptions.DEFAULT.withInputShapes(bound));
-            TypeInference.infer(module);
+            module = Stages.importModel(ModelFiles.read(model), bound);
+            Stages.inferTypes(module);
         } catch (TypeException e) {
             StringBuilder sb = new StringBuilder(model + ": the imported module does not type-check:");
             for (Diagnostic d : e.diagnostics()) sb.append('\n').append(d);

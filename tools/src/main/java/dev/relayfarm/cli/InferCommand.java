@@ -5,11 +5,13 @@ import dev.relayfarm.ir.FuncType;
 import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.TypeFormat;
-import dev.relayfarm.text.RelayParser;
+import dev.relayfarm.pipeline.ModelSource;
+import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.text.RelayPrinter;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.TypeInference;
 import java.io.PrintWriter;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -41,9 +43,9 @@ public final class InferCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         // Unreadable text, syntax and type errors are reported by CliErrors (relayc infer: ...).
-        String source = CliErrors.readText(file);
-        String name = file.equals("-") ? "<stdin>" : file;
-        IRModule module = RelayParser.parseModule(source, name);
+        ModelSource source = ModelFiles.read(file);
+        String name = source.name();
+        IRModule module = Stages.importModel(source, Map.of());
         InferResult result = TypeInference.infer(module);
         for (Diagnostic w : result.warnings()) err.println(w);
         err.flush();

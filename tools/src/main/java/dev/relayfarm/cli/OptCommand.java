@@ -1,8 +1,6 @@
 package dev.relayfarm.cli;
 
 import dev.relayfarm.diagnostic.Diagnostic;
-import dev.relayfarm.frontend.ImportOptions;
-import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.ExprTraversal;
 import dev.relayfarm.ir.Function;
@@ -17,7 +15,7 @@ import dev.relayfarm.passes.PassRegistry;
 import dev.relayfarm.passes.Sequential;
 import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.ModelInputException;
-import dev.relayfarm.text.RelayParser;
+import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.text.RelayPrinter;
 import dev.relayfarm.types.TypeException;
 import java.io.IOException;
@@ -134,13 +132,9 @@ public final class OptCommand implements Callable<Integer> {
     }
 
     private IRModule load() {
-        if (!Files.isRegularFile(file)) throw new ModelInputException("no-such-file", "no such file: " + file);
-        if (file.toString().endsWith(".onnx")) {
-            return OnnxImporter.importModel(file, ImportOptions.DEFAULT.withInputShapes(InputShapes.of(shapes)));
-        }
-        if (!shapes.isEmpty()) throw new ModelInputException("shapes-not-applicable", "--shape applies to ONNX models only");
-        return RelayParser.parseModule(CliErrors.readText(file), file.toString());
+        return Stages.importModel(ModelFiles.read(file), InputShapes.of(shapes));
     }
+
 
     private static Set<String> expand(List<String> names, Set<String> known) {
         if (names.contains("all")) return known;

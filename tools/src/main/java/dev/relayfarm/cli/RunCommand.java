@@ -14,8 +14,8 @@ import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.pipeline.ModelInputException;
+import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.runtime.CompiledModel;
-import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.TypeInference;
 import java.io.IOException;
@@ -118,7 +118,7 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     private IRModule parse() {
-        return RelayParser.parseModule(CliErrors.readText(file), file.toString());
+        return Stages.importModel(ModelFiles.read(file), Map.of());
     }
 
     /** The budgets from the options, each checked with the option's name in the message. */

@@ -1,8 +1,8 @@
 package dev.relayfarm.services.gateway;
 
-import dev.relayfarm.services.kit.JobStatus;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
+import dev.relayfarm.services.store.JobStatus;
 import java.io.IOException;
 import java.util.HashSet;
 import java.util.Optional;

@@ -1,6 +1,6 @@
 package dev.relayfarm.services.gateway;
 
-import dev.relayfarm.services.kit.JobStatus;
+import dev.relayfarm.services.store.JobStatus;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;

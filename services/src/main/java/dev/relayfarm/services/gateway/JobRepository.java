@@ -1,11 +1,11 @@
 package dev.relayfarm.services.gateway;
 
 import dev.relayfarm.services.kit.JobEvents;
-import dev.relayfarm.services.kit.JobStatus;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.store.BlobRefs;
 import dev.relayfarm.services.store.JobEvent;
+import dev.relayfarm.services.store.JobStatus;
 import dev.relayfarm.services.store.JobStore;
 import dev.relayfarm.services.store.NewJob;
 import dev.relayfarm.services.store.PgBlobStore;

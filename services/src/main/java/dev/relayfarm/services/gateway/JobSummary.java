@@ -2,7 +2,7 @@ package dev.relayfarm.services.gateway;
 
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
-import dev.relayfarm.services.kit.JobStatus;
+import dev.relayfarm.services.store.JobStatus;
 import java.time.Instant;
 import java.util.UUID;
 

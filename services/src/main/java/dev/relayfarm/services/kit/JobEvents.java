@@ -2,6 +2,7 @@ package dev.relayfarm.services.kit;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.relayfarm.services.store.JobEvent;
+import dev.relayfarm.services.store.JobStatus;
 import dev.relayfarm.services.store.JobStore;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;

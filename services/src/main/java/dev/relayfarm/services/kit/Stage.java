@@ -1,5 +1,6 @@
 package dev.relayfarm.services.kit;
 
+import dev.relayfarm.services.store.JobStatus;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -7,6 +7,7 @@ import dev.relayfarm.services.store.BlobRefs;
 import dev.relayfarm.services.store.IllegalJobTransition;
 import dev.relayfarm.services.store.JobEvent;
 import dev.relayfarm.services.store.JobRow;
+import dev.relayfarm.services.store.JobStatus;
 import dev.relayfarm.services.store.JobStore;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;

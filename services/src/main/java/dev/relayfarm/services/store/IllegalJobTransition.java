@@ -1,6 +1,6 @@
 package dev.relayfarm.services.store;
 
-import dev.relayfarm.services.kit.JobStatus;
+import dev.relayfarm.services.store.JobStatus;
 import java.util.UUID;
 
 /**

@@ -2,7 +2,7 @@ package dev.relayfarm.services.store;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.relayfarm.services.kit.JobStatus;
+import dev.relayfarm.services.store.JobStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;

@@ -1,7 +1,5 @@
 package dev.relayfarm.services.store;
 
-import dev.relayfarm.services.kit.ServiceRole;
-import dev.relayfarm.services.kit.Stage;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -10,9 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.InitializingBean;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -25,11 +21,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  *   <li>it was stored or re-used within {@link #TOUCH_GRACE} ({@code blobs.touched_at}): a stage may be writing
  *       an IR that names it and not yet have recorded that in job_blobs.</li>
  * </ul>
- * Several gateways may sweep at once: a batch takes its jobs with {@code SKIP LOCKED}, and deleting is idempotent.
+ * The gateway role declares it (GatewayConfig), so the store stays below the services. Several gateways may sweep at once: a batch takes its jobs with {@code SKIP LOCKED}, and deleting is idempotent.
  */
-@Component
-@ServiceRole(Stage.GATEWAY)
-@EnableConfigurationProperties(RetentionProperties.class)
 public class RetentionSweeper implements InitializingBean, DisposableBean {
     private static final Logger LOG = LoggerFactory.getLogger(RetentionSweeper.class);
     /** Longer than any stage takes (relayfarm.stage.max-poll-interval, 15 min) between storing a blob and recording its use. */

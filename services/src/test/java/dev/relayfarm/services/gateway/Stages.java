@@ -2,7 +2,7 @@ package dev.relayfarm.services.gateway;
 
 import dev.relayfarm.serde.Sha256;
 import dev.relayfarm.services.kit.Envelopes;
-import dev.relayfarm.services.kit.JobStatus;
+import dev.relayfarm.services.store.JobStatus;
 import dev.relayfarm.services.store.JobStore;
 import java.time.Instant;
 import java.util.UUID;

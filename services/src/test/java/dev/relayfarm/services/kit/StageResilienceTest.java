@@ -10,6 +10,7 @@ import dev.relayfarm.services.RelayFarmServices;
 import dev.relayfarm.services.TestJobs;
 import dev.relayfarm.services.TopicReader;
 import dev.relayfarm.services.store.JobRow;
+import dev.relayfarm.services.store.JobStatus;
 import dev.relayfarm.services.store.JobStore;
 import dev.relayfarm.services.store.NewJob;
 import dev.relayfarm.services.store.PgBlobStore;

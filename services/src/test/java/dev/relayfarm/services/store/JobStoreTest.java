@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.relayfarm.services.FarmTestInfra;
 import dev.relayfarm.services.kit.Envelopes;
-import dev.relayfarm.services.kit.JobStatus;
+import dev.relayfarm.services.store.JobStatus;
 import java.util.Optional;
 import java.util.UUID;
 import org.flywaydb.core.Flyway;

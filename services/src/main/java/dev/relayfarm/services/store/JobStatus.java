@@ -1,4 +1,4 @@
-package dev.relayfarm.services.kit;
+package dev.relayfarm.services.store;
 
 /**
  * A job's status as stored in {@code jobs.status} and reported by the REST API, and the moves between statuses
