@@ -137,7 +137,7 @@ public class JobRepository {
     Optional<JobView> find(UUID id) {
         return store.find(id).map(j -> {
             var model = new JobView.Model(j.modelName(), j.modelFormat(), j.modelSha256(), j.modelSizeBytes());
-            JobView.JobError error = j.status() == JobStatus.FAILED ? new JobView.JobError(j.errorStage(), j.errorMessage()) : null;
+            JobView.JobError error = j.status() == JobStatus.FAILED ? new JobView.JobError(j.errorStage(), j.errorMessage(), j.errorCode()) : null;
             JobView.Artifact artifact = j.status() == JobStatus.SUCCEEDED ? keptArtifact(id).orElse(null) : null;
             return new JobView(id, j.status(), model, j.target(), j.optLevel(), j.shapes(), j.createdAt(), j.updatedAt(), j.finishedAt(), j.traceId(),
                     stages(id, j.status()), error, artifact, JobLinks.of(id, j.status()));

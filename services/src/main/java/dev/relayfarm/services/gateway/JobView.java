@@ -1,5 +1,6 @@
 package dev.relayfarm.services.gateway;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import dev.relayfarm.services.store.JobStatus;
@@ -28,8 +29,9 @@ public record JobView(UUID id, JobStatus status, Model model, String target, int
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     public record StageTiming(String stage, String status, Instant startedAt, Instant finishedAt, Long durationMs, int attempts) {}
 
+    /** Where and why the job failed; {@code code} is the user error's diagnostic code, absent for an internal failure. */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-    public record JobError(String stage, String message) {}
+    public record JobError(String stage, String message, @JsonInclude(JsonInclude.Include.NON_NULL) String code) {}
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     public record Artifact(String contentHash, String tarSha256, long sizeBytes, Instant createdAt, String url) {}

@@ -176,7 +176,7 @@ final class StageProcessor {
                 LOG.warn("job {}: {}", job.id(), message);
                 span.setStatus(StatusCode.ERROR, message);
                 deadLetter(rec, message, attempt - 1);
-                fail(job, message);
+                fail(job, message, null);
                 return Outcome.DONE;
             }
             HandlerRun run = runHandler(new StageInput(in, job, attempt), job.id());
@@ -217,15 +217,15 @@ final class StageProcessor {
                 span.setStatus(StatusCode.ERROR, message);
                 jobs.attemptFailed(job.id(), stage.wireName, message);
                 deadLetter(rec, message, attempt);
-                fail(job, message);
+                fail(job, message, null);
                 return Outcome.DONE;
             }
             String message = message(e);
             jobs.attemptFailed(job.id(), stage.wireName, message);
-            if (e instanceof CompileError) {
+            if (e instanceof CompileError user) {
                 LOG.info("job {}: {} failed (user error): {}", job.id(), stage.wireName, message);
                 span.setStatus(StatusCode.ERROR, message);
-                fail(job, message);
+                fail(job, message, user.diagnostic().code());
                 return Outcome.DONE;
             }
             if (attempt >= settings.maxAttempts()) {
@@ -233,7 +233,7 @@ final class StageProcessor {
                 span.recordException(e);
                 span.setStatus(StatusCode.ERROR, message);
                 deadLetter(rec, message, attempt);
-                fail(job, message);
+                fail(job, message, null);
                 return Outcome.DONE;
             }
             Duration wait = settings.backoffAfter(attempt);
@@ -428,8 +428,9 @@ final class StageProcessor {
         }
     }
 
-    private void fail(JobRow job, String message) {
-        JobEvent failed = tx.execute(s -> jobs.fail(job.id(), stage.wireName, message)
+    /** The job FAILED at this stage; {@code code} is a user error's diagnostic code, null for an internal failure. */
+    private void fail(JobRow job, String message, String code) {
+        JobEvent failed = tx.execute(s -> jobs.fail(job.id(), stage.wireName, message, code)
                 ? events.insert(job.id(), stage.wireName, "FAILED", JobStatus.FAILED, message, null) : null);
         events.publish(failed);
     }

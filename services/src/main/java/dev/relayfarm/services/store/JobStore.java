@@ -33,7 +33,7 @@ public class JobStore {
     /** A {@link JobRow}'s columns, of {@link #ROW_FROM}. */
     private static final String ROW_COLUMNS = """
             j.id, j.status, j.model_name, j.model_format, j.model_sha256, coalesce(j.model_size_bytes, b.size_bytes, 0) AS model_size,
-            j.target, j.opt_level, j.shapes, j.error_stage, j.error_message, j.trace_id, j.created_at, j.updated_at, j.finished_at""";
+            j.target, j.opt_level, j.shapes, j.error_stage, j.error_message, j.error_code, j.trace_id, j.created_at, j.updated_at, j.finished_at""";
     private static final String ROW_FROM = " FROM jobs j LEFT JOIN blobs b ON b.sha256 = j.model_sha256";
     private static final String ROW = "SELECT " + ROW_COLUMNS + ROW_FROM;
 
@@ -68,7 +68,7 @@ public class JobStore {
     private static JobRow row(ResultSet rs, int i) throws SQLException {
         return new JobRow(rs.getObject("id", UUID.class), JobStatus.valueOf(rs.getString("status")), rs.getString("model_name"),
                 rs.getString("model_format"), rs.getString("model_sha256").trim(), rs.getLong("model_size"), rs.getString("target"),
-                rs.getInt("opt_level"), rs.getString("shapes"), rs.getString("error_stage"), rs.getString("error_message"), rs.getString("trace_id"),
+                rs.getInt("opt_level"), rs.getString("shapes"), rs.getString("error_stage"), rs.getString("error_message"), rs.getString("error_code"), rs.getString("trace_id"),
                 instant(rs, "created_at"), instant(rs, "updated_at"), instant(rs, "finished_at"));
     }
 
@@ -82,9 +82,12 @@ public class JobStore {
         return move(id, status, from -> true, "").isPresent();
     }
 
-    /** Marks the job FAILED with the stage and message; false when it already was terminal. */
-    public boolean fail(UUID id, String stage, String message) {
-        return move(id, JobStatus.FAILED, from -> true, ", error_stage = ?, error_message = ?", stage, message).isPresent();
+    /**
+     * Marks the job FAILED with the stage, message and, for a user error, its diagnostic code (null for an internal
+     * failure); false when it already was terminal.
+     */
+    public boolean fail(UUID id, String stage, String message, String code) {
+        return move(id, JobStatus.FAILED, from -> true, ", error_stage = ?, error_message = ?, error_code = ?", stage, message, code).isPresent();
     }
 
     /** Marks the job FAILED like {@link #fail}, but only while it is still QUEUED (no stage has picked it up). */

@@ -92,11 +92,12 @@ class JobQueryTest extends GatewayTestBase {
         Stages.started(jdbc, bad, "import", "IMPORTING");
         Stages.finished(jdbc, bad, "import", "IMPORTING", 10, 1);
         Stages.started(jdbc, bad, "infer", "TYPING");
-        Stages.fail(jdbc, bad, "infer", "type error at bad.relay:1:30: nn.relu expects a tensor");
+        Stages.fail(jdbc, bad, "infer", "type error at bad.relay:1:30: nn.relu expects a tensor", "relation-violated");
         JsonNode f = body(get("/api/v1/jobs/" + bad));
         assertEquals("FAILED", f.get("status").asText());
         assertEquals("infer", f.get("error").get("stage").asText());
         assertEquals("type error at bad.relay:1:30: nn.relu expects a tensor", f.get("error").get("message").asText());
+        assertEquals("relation-violated", f.get("error").get("code").asText(), "a user error's diagnostic code");
         assertEquals("FAILED", f.get("stages").get(1).get("status").asText());
         assertTrue(f.get("artifact").isNull());
         assertProblem(get("/api/v1/jobs/" + bad + "/artifact"), 409, "is FAILED; only SUCCEEDED jobs have an artifact");

@@ -36,8 +36,13 @@ final class Stages {
     }
 
     static void fail(JdbcTemplate jdbc, UUID job, String stage, String message) {
+        fail(jdbc, job, stage, message, null);
+    }
+
+    /** FAILED at {@code stage}; {@code code} is a user error's diagnostic code (null: an internal failure). */
+    static void fail(JdbcTemplate jdbc, UUID job, String stage, String message, String code) {
         JobStore jobs = jobs(jdbc);
-        jobs.fail(job, stage, message);
+        jobs.fail(job, stage, message, code);
         jobs.event(job, stage, "FAILED", JobStatus.FAILED, message, null);
     }
 

@@ -3,6 +3,7 @@ package dev.relayfarm.services.stages;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -226,6 +227,7 @@ class StagePipelineTest {
         JobRow row = jobs.find(job.id()).orElseThrow();
         assertEquals("import", row.errorStage());
         assertTrue(row.errorMessage().startsWith("broken.onnx: not a valid ONNX model"), row.errorMessage());
+        assertEquals("onnx-malformed", row.errorCode(), "the importer's diagnostic code goes with the message");
         List<JobEvent> events = jobs.events(job.id());
         assertTrue(events.stream().noneMatch(e -> e.kind().equals("RETRY")), "a user error is not retried");
         assertEquals("FAILED", events.getLast().kind());
@@ -245,6 +247,7 @@ class StagePipelineTest {
         JobRow row = jobs.find(job.id()).orElseThrow();
         assertEquals("infer", row.errorStage());
         assertTrue(row.errorMessage().contains("bad.relay:3:"), "the diagnostic points at the source: " + row.errorMessage());
+        assertNotNull(row.errorCode(), "a type error is a user error with a diagnostic code");
     }
 
     /** relu over x[N, C, H, W], every dim dynamic: the job's shapes bind them. */
@@ -308,6 +311,7 @@ class StagePipelineTest {
         JobRow row = jobs.find(id).orElseThrow();
         assertEquals("import", row.errorStage());
         assertTrue(row.errorMessage().contains("blob " + "0".repeat(64) + " not found"), row.errorMessage());
+        assertNull(row.errorCode(), "an internal failure has no user-error code");
         assertEquals(2, jobs.events(id).stream().filter(e -> e.kind().equals("RETRY")).count(), "3 attempts = 2 retries");
         TestJobs.await(() -> !TopicReader.readJob(Stage.IMPORTER.dlqTopic(), id).isEmpty(), Duration.ofSeconds(10), "the dead letter");
         ConsumerRecord<String, String> dead = TopicReader.readJob(Stage.IMPORTER.dlqTopic(), id).getFirst();

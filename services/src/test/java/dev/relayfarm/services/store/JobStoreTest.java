@@ -70,18 +70,19 @@ class JobStoreTest {
     void nothingLeavesATerminalStatus() {
         UUID ok = succeeded();
         assertFalse(jobs.advance(ok, JobStatus.IMPORTING), "SUCCEEDED -> IMPORTING");
-        assertFalse(jobs.fail(ok, "codegen", "late failure"), "SUCCEEDED -> FAILED");
+        assertFalse(jobs.fail(ok, "codegen", "late failure", null), "SUCCEEDED -> FAILED");
         assertEquals(Optional.of(new JobStore.Cancel(JobStatus.SUCCEEDED, false)), jobs.cancel(ok));
         JobRow row = jobs.find(ok).orElseThrow();
         assertEquals(JobStatus.SUCCEEDED, row.status());
         assertNull(row.errorMessage());
 
         UUID failed = queued();
-        assertTrue(jobs.fail(failed, "import", "broken"));
+        assertTrue(jobs.fail(failed, "import", "broken", "onnx-malformed"));
         assertFalse(jobs.advance(failed, JobStatus.TYPING), "FAILED -> TYPING");
         assertFalse(jobs.succeed(failed), "FAILED -> SUCCEEDED");
-        assertFalse(jobs.fail(failed, "infer", "second failure"), "the first failure stands");
+        assertFalse(jobs.fail(failed, "infer", "second failure", null), "the first failure stands");
         assertEquals("import", jobs.find(failed).orElseThrow().errorStage());
+        assertEquals("onnx-malformed", jobs.find(failed).orElseThrow().errorCode(), "the first failure's code stands too");
 
         UUID cancelled = queued();
         assertEquals(Optional.of(new JobStore.Cancel(JobStatus.QUEUED, true)), jobs.cancel(cancelled));
