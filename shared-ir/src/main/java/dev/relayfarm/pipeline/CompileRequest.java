@@ -20,7 +20,7 @@ import java.util.Objects;
  */
 public record CompileRequest(ModelSource model, Target target, int optLevel, Map<String, List<Long>> shapes) {
     /** The target when none is given: C code for the CPU that compiles it. */
-    public static final String DEFAULT_TARGET = "c -mcpu=native";
+    public static final String DEFAULT_TARGET = Target.HOST;
     /** The opt level when none is given: every pass. */
     public static final int DEFAULT_OPT_LEVEL = 3;
     /**

@@ -88,13 +88,16 @@ public record Target(String kind, Arch arch, String triple, String cpu, Set<Stri
             Map.entry("neoverse-v1", List.of("neon", "fp16", "dotprod", "sve")),
             Map.entry("apple-m1", List.of("neon", "fp16", "dotprod")));
 
-    /** The target of the machine we run on: {@code c -mcpu=native}. */
+    /** The target string of the machine we run on; the farm's and relayc's default ({@code CompileRequest.DEFAULT_TARGET}). */
+    public static final String HOST = "c -mcpu=native";
+
+    /** The target of the machine we run on: {@link #HOST}. */
     public static Target host() {
-        return HostHolder.HOST;
+        return HostHolder.TARGET;
     }
 
     private static final class HostHolder {
-        static final Target HOST = parse("c -mcpu=native");
+        static final Target TARGET = parse(HOST);
     }
 
     /**
