@@ -98,6 +98,11 @@ public record Manifest(String format, Compiler compiler, String target, @JsonPro
         }
     }
 
+    /** The JSON as a tree (what the farm stores beside the artifact), the same fields {@link #toJson} writes. */
+    public JsonNode toTree() {
+        return JSON.valueToTree(this);
+    }
+
     private byte[] bytes() {
         try {
             return JSON.writeValueAsBytes(this);

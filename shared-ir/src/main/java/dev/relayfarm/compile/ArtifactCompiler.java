@@ -1,7 +1,6 @@
 package dev.relayfarm.compile;
 
 import dev.relayfarm.artifact.ArtifactException;
-import dev.relayfarm.artifact.ArtifactLimitException;
 import dev.relayfarm.artifact.Manifest;
 import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.ir.IRModule;

@@ -1,6 +1,5 @@
 package dev.relayfarm.compile;
 
-import dev.relayfarm.artifact.ArtifactLimitException;
 import dev.relayfarm.artifact.TensorSpec;
 import java.util.ArrayList;
 import java.util.Arrays;

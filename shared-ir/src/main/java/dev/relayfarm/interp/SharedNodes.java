@@ -1,5 +1,6 @@
 package dev.relayfarm.interp;
 
+import dev.relayfarm.ir.Binders;
 import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.Clause;
 import dev.relayfarm.ir.Constant;
@@ -11,7 +12,6 @@ import dev.relayfarm.ir.If;
 import dev.relayfarm.ir.Let;
 import dev.relayfarm.ir.Match;
 import dev.relayfarm.ir.Op;
-import dev.relayfarm.ir.Pattern;
 import dev.relayfarm.ir.RefCreate;
 import dev.relayfarm.ir.RefRead;
 import dev.relayfarm.ir.RefWrite;
@@ -54,8 +54,8 @@ final class SharedNodes {
         parents.put(body, 1);
         while (!work.isEmpty()) {
             Expr e = work.pop();
-            if (e instanceof Let) binders[0]++;
-            if (e instanceof Match m) for (Clause cl : m.clauses()) binders[0] += countBinders(cl.pattern());
+            // a nested function's parameters live in its own frame, not this body's
+            if (!(e instanceof Function)) Binders.forEach(e, v -> binders[0]++);
             forEachChild(e, child -> {
                 if (isLeaf(child)) return;
                 Integer n = parents.merge(child, 1, Integer::sum);
@@ -64,15 +64,6 @@ final class SharedNodes {
             });
         }
         return new BodyInfo(shared.isEmpty() ? Set.of() : shared, binders[0]);
-    }
-
-    private static int countBinders(Pattern p) {
-        return switch (p) {
-            case Pattern.Wildcard w -> 0;
-            case Pattern.Bind b -> 1;
-            case Pattern.Ctor c -> c.args().stream().mapToInt(SharedNodes::countBinders).sum();
-            case Pattern.TuplePattern t -> t.fields().stream().mapToInt(SharedNodes::countBinders).sum();
-        };
     }
 
     private static boolean isLeaf(Expr e) {

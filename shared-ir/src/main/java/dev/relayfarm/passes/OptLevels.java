@@ -7,10 +7,14 @@ package dev.relayfarm.passes;
  * fused kernels only).
  */
 public record OptLevels(int min, int max) {
+    /** The lowest and highest levels and the first that fuses, as constants so help texts (annotations) can name them. */
+    public static final int LOWEST = 0, HIGHEST = 3, FIRST_FUSED = 1;
     /** Every level the pipeline has. */
-    public static final OptLevels PIPELINE = new OptLevels(0, 3);
+    public static final OptLevels PIPELINE = new OptLevels(LOWEST, HIGHEST);
     /** From -O1, the level of {@link FuseOps}, to the highest level. */
-    public static final OptLevels FUSED = new OptLevels(1, PIPELINE.max);
+    public static final OptLevels FUSED = new OptLevels(FIRST_FUSED, HIGHEST);
+    /** {@link #PIPELINE} and {@link #FUSED} as {@link #toString} writes them, for annotations. */
+    public static final String PIPELINE_TEXT = LOWEST + ".." + HIGHEST, FUSED_TEXT = FIRST_FUSED + ".." + HIGHEST;
 
     public boolean contains(int level) {
         return level >= min && level <= max;

@@ -1,5 +1,6 @@
 package dev.relayfarm.passes;
 
+import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.Clause;
 import dev.relayfarm.ir.Constant;
 import dev.relayfarm.ir.Constructor;
@@ -12,6 +13,11 @@ import dev.relayfarm.ir.If;
 import dev.relayfarm.ir.Let;
 import dev.relayfarm.ir.Match;
 import dev.relayfarm.ir.Op;
+import dev.relayfarm.ir.RefCreate;
+import dev.relayfarm.ir.RefRead;
+import dev.relayfarm.ir.RefWrite;
+import dev.relayfarm.ir.Tuple;
+import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ir.Var;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -125,7 +131,9 @@ final class ScopeFill {
                 yield s;
             }
             case Function f -> f.isPrimitive() ? null : new Scope[] {new Scope(ps)};
-            default -> null;
+            // every other kind evaluates its children in the parent's scope; named so a new kind must decide
+            case Var _, GlobalVar _, Constant _, Tuple _, TupleGetItem _, Let _, Call _, Op _, Constructor _, RefCreate _, RefRead _,
+                 RefWrite _ -> null;
         };
         if (sub != null) opened.put(p, sub);
         return sub;

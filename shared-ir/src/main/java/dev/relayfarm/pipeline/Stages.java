@@ -125,7 +125,7 @@ public final class Stages {
         return TuningTasks.extract(optimized, target);
     }
 
-    /** The artifact directory ({@link ArtifactCompiler}); pack it with {@link ArtifactArchive#pack} to ship it. */
+    /** The artifact directory ({@link ArtifactCompiler}); pack it with {@link dev.relayfarm.artifact.ArtifactArchive#pack} to ship it. */
     public static ArtifactCompiler.Artifact codegen(IRModule optimized, CompileOptions options, Path dir) {
         return ArtifactCompiler.compile(optimized, options, dir);
     }

@@ -2,7 +2,6 @@ package dev.relayfarm.tuning;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.relayfarm.artifact.ArtifactException;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import java.io.IOException;
@@ -25,7 +24,7 @@ import java.util.OptionalDouble;
  * was tuned and measured for) defaults to the target compiled for. {@code cost_us} is the schedule's measured cost,
  * {@code default_cost_us} its template default's on the same device; the older {@code cost} (seconds) still reads
  * as the schedule's cost. Blank lines and lines starting with {@code #} are skipped; a malformed line is an
- * {@link ArtifactException} naming file:line.
+ * {@link ScheduleFileException} naming file:line.
  */
 public final class ScheduleLog {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -43,9 +42,9 @@ public final class ScheduleLog {
             try {
                 out.add(line(JSON.readTree(line), i + 1, target));
             } catch (IOException e) {
-                throw new ArtifactException(where + ": not JSON: " + e.getMessage());
+                throw new ScheduleFileException(where + ": not JSON: " + e.getMessage());
             } catch (IllegalArgumentException e) { // a bad config, status or target (TargetException)
-                throw new ArtifactException(where + ": " + e.getMessage());
+                throw new ScheduleFileException(where + ": " + e.getMessage());
             }
         }
         return out;

@@ -26,7 +26,7 @@ public final class TuningTasks {
     /**
      * The distinct workloads of {@code optimized}'s kernels (after fuse-ops) for {@code target}, in kernel
      * order: the keys codegen looks {@link dev.relayfarm.compile.CompileOptions#schedules()} up by, each with the
-     * kernels that share it. An operator without a kernel is an {@link dev.relayfarm.artifact.ArtifactException}
+     * kernels that share it. An operator without a kernel is an {@link dev.relayfarm.compile.UnsupportedKernelException}
      * naming the kernel, as in codegen.
      */
     public static List<TuningTask> extract(IRModule optimized, Target target) {

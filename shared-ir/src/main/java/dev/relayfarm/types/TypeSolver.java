@@ -57,7 +57,7 @@ final class TypeSolver {
         }
     }
 
-    /** How a relation is solved: {@link TypeRelationFn} with its attributes already bound. */
+    /** How a relation is solved: {@link dev.relayfarm.ops.TypeRelationFn} with its attributes already bound. */
     @FunctionalInterface
     interface Rule {
         boolean solve(List<Type> types, TypeReporter reporter);

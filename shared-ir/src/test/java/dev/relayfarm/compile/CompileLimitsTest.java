@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.relayfarm.artifact.ArtifactLimitException;
+import dev.relayfarm.compile.ArtifactLimitException;
 import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.ModelSource;

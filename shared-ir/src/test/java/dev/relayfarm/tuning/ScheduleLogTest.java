@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.relayfarm.artifact.ArtifactException;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import java.nio.file.Files;
@@ -53,7 +52,7 @@ class ScheduleLogTest {
                 {"{\"workload\": \"w\", \"config\": " + CONFIG.toJson() + ", \"cost\": 1, \"cost_us\": 2}", "not both"},
                 {"{\"workload\": \"w\", \"config\": " + CONFIG.toJson() + ", \"cost_us\": \"fast\"}", "\"cost_us\" must be a number"},
                 {"not json", "not JSON"}}) {
-            String msg = assertThrows(ArtifactException.class, () -> read(tmp, "\n" + c[0] + "\n")).getMessage();
+            String msg = assertThrows(ScheduleFileException.class, () -> read(tmp, "\n" + c[0] + "\n")).getMessage();
             assertTrue(msg.contains("s.jsonl:2: ") && msg.contains(c[1]), msg);
         }
     }

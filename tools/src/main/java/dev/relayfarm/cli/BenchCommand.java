@@ -6,10 +6,10 @@ import dev.relayfarm.bench.InterpreterRunner;
 import dev.relayfarm.bench.ModelRunner;
 import dev.relayfarm.bench.OrtRunner;
 import dev.relayfarm.bench.SideBySide;
-import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.passes.OptLevels;
 import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.Stages;
@@ -54,7 +54,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "2", description = "intra-op threads for ONNX Runtime and the compiled artifact (default ${DEFAULT-VALUE}); --backend interp uses the JVM's common pool")
     int threads;
 
-    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "3", description = "optimization level 0..3 (default ${DEFAULT-VALUE})")
+    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "" + CompileRequest.DEFAULT_OPT_LEVEL,
+            description = "optimization level (" + OptLevels.PIPELINE_TEXT + ", default ${DEFAULT-VALUE}); --backend c needs fusion (-O1 or higher)")
     int optLevel;
 
     @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224 (repeatable)")
@@ -154,13 +155,14 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private ModelRunner ours(BenchInputs in) {
+        Target t = Target.parse(target);
         IRModule m = Stages.importModel(ModelFiles.read(in.onnx()), in.shapes());
-        IRModule optimized = optLevel == 0 ? m : Stages.optimize(m, optLevel, Target.parse(target));
+        IRModule optimized = optLevel == 0 ? m : Stages.optimize(m, optLevel, t);
         return switch (backend) {
             case interp -> new InterpreterRunner(optimized);
             case c -> {
                 Path dir = keep != null ? keep.resolve(in.model()) : tempDir();
-                ArtifactCompiler.compile(optimized, new CompileOptions(Target.parse(target), optLevel, Map.of()), dir);
+                Stages.codegen(optimized, new CompileOptions(t, optLevel, Map.of()), dir);
                 CompiledModel compiled = CompiledModel.load(dir);
                 if (keep == null) deleteOnExit(dir);
                 yield new CompiledRunner(compiled, threads);

@@ -51,7 +51,7 @@ public final class CheckCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         // The C backend runs fused kernels, so it defaults to the level relayc compile uses.
-        int optLevel = optLevelOption != null ? optLevelOption : backend == Backend.c ? 3 : 0;
+        int optLevel = optLevelOption != null ? optLevelOption : backend == Backend.c ? CompileRequest.DEFAULT_OPT_LEVEL : 0;
         Optional<String> badLevel = CommonOptions.optLevelError(optLevel);
         if (badLevel.isPresent()) return CliErrors.report(spec, badLevel.get());
         if (!Files.isRegularFile(dir.resolve("model.onnx"))) return CliErrors.report(spec, dir + " has no model.onnx");
@@ -61,15 +61,17 @@ public final class CheckCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             return CliErrors.report(spec, e.getMessage());
         }
-        if (backend == Backend.c && optLevel < 1) return CliErrors.report(spec, "--backend c runs fused kernels: use -O1 or higher (-O3 recommended)");
-        OnnxCheck.Backend run;
+        if (backend == Backend.c && !CompileRequest.OPT_LEVELS.contains(optLevel)) return CliErrors.report(spec, "--backend c runs fused kernels: use -O1 or higher (-O3 recommended)");
+        Target t;
         try {
-            run = backend == Backend.c ? new CBackend(new CompileOptions(Target.parse(target), optLevel, Map.of()), threads) : OnnxCheck.Backend.INTERPRETER;
+            t = Target.parse(target);
         } catch (IllegalArgumentException e) {
             return CliErrors.report(spec, e.getMessage());
         }
+        OnnxCheck.Backend run = backend == Backend.c ? new CBackend(new CompileOptions(t, optLevel, Map.of()), threads) : OnnxCheck.Backend.INTERPRETER;
+        // the module is optimized for the target it is compiled for (layout blocking), as relayc compile does
         OnnxCheck.Result r = OnnxCheck.check(dir, new OnnxCheck.Options(ImportOptions.DEFAULT.withInputShapes(bound), null,
-                m -> optLevel == 0 ? m : Stages.optimize(m, optLevel), run));
+                m -> optLevel == 0 ? m : Stages.optimize(m, optLevel, t), run));
         var out = spec.commandLine().getOut();
         out.println(r.line());
         out.printf("import %d ms, run %d ms%n", r.importMillis(), r.runMillis());

@@ -6,10 +6,12 @@ import dev.relayfarm.compile.GraphException;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.passes.OptLevels;
 import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.tuning.ScheduleFileException;
 import dev.relayfarm.tuning.ScheduleLog;
 import dev.relayfarm.tuning.ScheduleRule;
 import java.io.IOException;
@@ -35,7 +37,7 @@ public final class CompileCommand implements Callable<Integer> {
     @Option(names = "--target", defaultValue = CompileRequest.DEFAULT_TARGET, description = "target string (default \"${DEFAULT-VALUE}\"), e.g. \"c -mcpu=x86-64-v3\", \"c -mtriple=aarch64-linux-gnu -mcpu=cortex-a72\"")
     String target;
 
-    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "" + CompileRequest.DEFAULT_OPT_LEVEL, description = "optimization level 1..3 (default ${DEFAULT-VALUE}); fusion (-O1) is required")
+    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "" + CompileRequest.DEFAULT_OPT_LEVEL, description = "optimization level (" + OptLevels.FUSED_TEXT + ", default ${DEFAULT-VALUE}); fusion (-O1) is required")
     int optLevel;
 
     @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224")
@@ -79,7 +81,7 @@ public final class CompileCommand implements Callable<Integer> {
             o.println("  content hash " + a.contentHash());
             o.flush();
             return 0;
-        } catch (GraphException | ArtifactException | IllegalArgumentException e) {
+        } catch (GraphException | ArtifactException | ScheduleFileException | IllegalArgumentException e) {
             return CliErrors.reportUser(spec, e);
         } catch (IOException e) {
             return CliErrors.report(spec, e.getMessage());

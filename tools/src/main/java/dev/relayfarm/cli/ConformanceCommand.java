@@ -1,7 +1,12 @@
 package dev.relayfarm.cli;
 
+import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.conformance.CBackend;
 import dev.relayfarm.conformance.Conformance;
 import dev.relayfarm.conformance.OnnxCheck;
+import dev.relayfarm.frontend.ImportOptions;
+import dev.relayfarm.passes.OptLevels;
+import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.Stages;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,7 +28,7 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Option(names = "--backend", defaultValue = "interp", description = "execution backend: interp (default) or c (each test compiled to an artifact and run; needs -O1..3, -O3 if not given)")
     String backend;
 
-    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "0", description = "optimization level 0..3 applied to each imported model before it runs (default ${DEFAULT-VALUE})")
+    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "0", description = "optimization level (" + OptLevels.PIPELINE_TEXT + ") applied to each imported model before it runs (default ${DEFAULT-VALUE})")
     int optLevel;
 
     @Option(names = "--threads", defaultValue = "0", description = "parallel tests (default: number of cores)")
@@ -47,7 +52,7 @@ public final class ConformanceCommand implements Callable<Integer> {
             return CliErrors.report(spec, "unknown backend '" + backend + "' (available: interp, c)");
         }
         // The C backend runs fused kernels only: it needs fusion, so its default level is 3.
-        int level = backend.equals("c") && optLevel == 0 ? 3 : optLevel;
+        int level = backend.equals("c") && optLevel == 0 ? CompileRequest.DEFAULT_OPT_LEVEL : optLevel;
         Optional<String> badLevel = CommonOptions.optLevelError(optLevel);
         if (badLevel.isPresent()) {
             return CliErrors.report(spec, badLevel.get());
@@ -59,9 +64,10 @@ public final class ConformanceCommand implements Callable<Integer> {
             return CliErrors.report(spec, e.getMessage());
         }
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
-        Conformance.Summary s = Conformance.run(tests, new OnnxCheck.Options(dev.relayfarm.frontend.ImportOptions.DEFAULT, null,
-                m -> level == 0 ? m : Stages.optimize(m, level),
-                backend.equals("c") ? new dev.relayfarm.conformance.CBackend(dev.relayfarm.compile.CompileOptions.host(level), 1) : OnnxCheck.Backend.INTERPRETER),
+        CompileOptions compile = CompileOptions.host(level);
+        Conformance.Summary s = Conformance.run(tests, new OnnxCheck.Options(ImportOptions.DEFAULT, null,
+                m -> level == 0 ? m : Stages.optimize(m, level, compile.target()),
+                backend.equals("c") ? new CBackend(compile, 1) : OnnxCheck.Backend.INTERPRETER),
                 n, timeoutSeconds * 1000, r -> {
             if (!quiet || r.status() != OnnxCheck.Status.PASS) spec.commandLine().getOut().println(r.line());
         });

@@ -5,6 +5,7 @@ import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.ExprTraversal;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.passes.OptLevels;
 import dev.relayfarm.passes.OptPipeline;
 import dev.relayfarm.passes.Pass;
 import dev.relayfarm.passes.PassContext;
@@ -13,6 +14,7 @@ import dev.relayfarm.passes.PassOptions;
 import dev.relayfarm.passes.PassRecord;
 import dev.relayfarm.passes.PassRegistry;
 import dev.relayfarm.passes.Sequential;
+import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.ModelInputException;
 import dev.relayfarm.pipeline.Stages;
@@ -51,7 +53,7 @@ public final class OptCommand implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "FILE", description = "Relay text file, or an ONNX model (.onnx).")
     Path file;
 
-    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "3", description = "optimization level 0..3 (default ${DEFAULT-VALUE})")
+    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "" + CompileRequest.DEFAULT_OPT_LEVEL, description = "optimization level (" + OptLevels.PIPELINE_TEXT + ", default ${DEFAULT-VALUE})")
     int level;
 
     @Option(names = "--passes", split = ",", paramLabel = "NAME", description = "run exactly these passes, in this order (and the passes they require), whatever -O says")

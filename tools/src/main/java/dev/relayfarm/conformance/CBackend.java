@@ -1,6 +1,5 @@
 package dev.relayfarm.conformance;
 
-import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.conformance.OnnxCheck;
 import dev.relayfarm.interp.TensorValue;
@@ -8,6 +7,7 @@ import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.runtime.CompiledModel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,7 +33,7 @@ public record CBackend(CompileOptions options, int threads) implements OnnxCheck
             throw new UncheckedIOException(e);
         }
         try {
-            ArtifactCompiler.compile(module, options, dir);
+            Stages.codegen(module, options, dir);
             try (CompiledModel m = CompiledModel.load(dir)) {
                 if (threads > 0) m.setNumThreads(threads);
                 List<NDArray> outs = m.run(inputs);

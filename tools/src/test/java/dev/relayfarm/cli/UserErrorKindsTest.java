@@ -2,7 +2,7 @@ package dev.relayfarm.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.relayfarm.artifact.ArtifactLimitException;
+import dev.relayfarm.compile.ArtifactLimitException;
 import dev.relayfarm.compile.GraphException;
 import dev.relayfarm.compile.UnsupportedKernelException;
 import dev.relayfarm.diagnostic.CompileError;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.nio.charset.StandardCharsets;
@@ -63,6 +64,12 @@ public final class Envelopes {
         Envelope e;
         try {
             e = MAPPER.readValue(json, Envelope.class);
+        } catch (ValueInstantiationException ex) {
+            // Envelope.fromJson refused it (a schema version we do not read, no stage, no payload): its own words
+            if (ex.getCause() instanceof IllegalArgumentException || ex.getCause() instanceof NullPointerException) {
+                throw new IllegalArgumentException(ex.getCause().getMessage(), ex);
+            }
+            throw new IllegalArgumentException("not an envelope: " + ex.getOriginalMessage(), ex);
         } catch (JsonProcessingException ex) {
             throw new IllegalArgumentException("not an envelope: " + ex.getOriginalMessage(), ex);
         }

@@ -2,13 +2,13 @@ package dev.relayfarm.services.stages;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relayfarm.artifact.ArtifactArchive;
+import dev.relayfarm.artifact.Manifest;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.services.kit.ChosenSchedule;
-import dev.relayfarm.services.kit.Envelopes;
 import dev.relayfarm.services.kit.JobOptions;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
@@ -67,7 +67,7 @@ public class CodegenStage implements StageHandler {
         ArtifactCompiler.Artifact a = Stages.codegen(ir.read(in.irRef()), new CompileOptions(target, options.optLevel(), configs, limits.compileLimits()), dir);
         byte[] tar = ArtifactArchive.pack(dir);
         String tarSha = blobs.put(tar);
-        JsonNode manifest = Envelopes.MAPPER.readTree(dir.resolve("manifest.json").toFile());
+        JsonNode manifest = Manifest.read(dir).toTree();
         return StageOutput.built(in.irRef(), new StageOutput.BuiltArtifact(a.contentHash(), tarSha, tar.length, manifest));
     }
 

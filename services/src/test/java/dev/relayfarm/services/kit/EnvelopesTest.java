@@ -23,7 +23,8 @@ class EnvelopesTest {
         var unknown = assertThrows(IllegalArgumentException.class, () -> Envelopes.read(json.replace("{\"jobId\"", "{\"jobID\":1,\"jobId\"")));
         assertTrue(unknown.getMessage().contains("jobID"), unknown.getMessage());
         var version = assertThrows(IllegalArgumentException.class, () -> Envelopes.read(json.replace("\"schemaVersion\":1", "\"schemaVersion\":2")));
-        assertTrue(version.getMessage().contains("schemaVersion 2"), version.getMessage());
+        // the dead letter's relayfarm.error header carries these words as they were before the payload records
+        assertEquals("envelope schemaVersion 2 is not supported (this service reads 1)", version.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Envelopes.read("{not json"));
         assertThrows(IllegalArgumentException.class, () -> Envelopes.read(json.replace("\"attempt\":2", "\"attempt\":0")));
     }

@@ -1,4 +1,4 @@
-package dev.relayfarm.ops.misc;
+package dev.relayfarm.ops.vision;
 
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.DType;

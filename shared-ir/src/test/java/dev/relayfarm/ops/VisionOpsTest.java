@@ -9,16 +9,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
-import dev.relayfarm.ops.misc.MiscOps;
 import dev.relayfarm.ops.registry.OpRegistry;
+import dev.relayfarm.ops.vision.VisionOps;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** vision.onnx_non_max_suppression: relation, kernel, and kernel coverage of MiscOps. */
-class MiscOpsTest {
+/** vision.onnx_non_max_suppression: relation, kernel, and kernel coverage of VisionOps. */
+class VisionOpsTest {
     private static final String NMS = "vision.onnx_non_max_suppression";
 
     // ---- non-maximum suppression ----
@@ -88,8 +88,8 @@ class MiscOpsTest {
     static Map<String, Runnable> kernelTests() {
         Map<String, Runnable> m = new LinkedHashMap<>();
         m.put(NMS, () -> {
-            new MiscOpsTest().nmsKernelSuppressesByIouAndScoreAndLimit();
-            new MiscOpsTest().nmsKernelCenterFormatFlippedCornersTiesAndClasses();
+            new VisionOpsTest().nmsKernelSuppressesByIouAndScoreAndLimit();
+            new VisionOpsTest().nmsKernelCenterFormatFlippedCornersTiesAndClasses();
         });
         return m;
     }
@@ -97,11 +97,11 @@ class MiscOpsTest {
     @Test
     void everyMiscOperatorHasAKernelTest() {
         List<String> missing = new ArrayList<>();
-        for (OpDef<?> def : MiscOps.defs()) {
+        for (OpDef<?> def : VisionOps.defs()) {
             assertTrue(OpRegistry.find(def.name()).isPresent(), def.name() + " is not in the registry");
             if (!kernelTests().containsKey(def.name())) missing.add(def.name());
         }
         assertEquals(List.of(), missing, "operators without a kernel test entry");
-        MiscOps.defs().forEach(d -> kernelTests().get(d.name()).run());
+        VisionOps.defs().forEach(d -> kernelTests().get(d.name()).run());
     }
 }

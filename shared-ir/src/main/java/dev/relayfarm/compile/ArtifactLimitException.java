@@ -1,4 +1,4 @@
-package dev.relayfarm.artifact;
+package dev.relayfarm.compile;
 
 import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.diagnostic.LimitError;
