@@ -9,9 +9,9 @@ import dev.relayfarm.pipeline.Stages;
 import java.nio.charset.StandardCharsets;
 
 /** A small model with five tuning tasks, one of them shared by two kernels, for the tuning tests. */
-final class TuningModels {
+public final class TuningModels {
     /** Dense layers of four shapes (the first shape twice: with and without relu), then softmax. */
-    static final String LAYERS = """
+    public static final String LAYERS = """
             #[version = "0.0.5"]
             def @main(%x: Tensor[(1, 64), float32], %w1: Tensor[(64, 64), float32], %w2: Tensor[(64, 64), float32],
                       %w3: Tensor[(32, 64), float32], %w4: Tensor[(16, 32), float32], %w5: Tensor[(8, 16), float32]) {
@@ -26,16 +26,16 @@ final class TuningModels {
 
     private TuningModels() {}
 
-    static ModelSource layers() {
+    public static ModelSource layers() {
         return ModelSource.of("layers.relay", ModelFormat.RELAY, LAYERS.getBytes(StandardCharsets.UTF_8));
     }
 
-    static IRModule optimizedLayers(Target target) {
+    public static IRModule optimizedLayers(Target target) {
         return Stages.optimize(Stages.inferTypes(Stages.importModel(layers(), "")), 3, target);
     }
 
     /** A point of the task's space other than its default. */
-    static ScheduleConfig nonDefault(TuningTask task) {
+    public static ScheduleConfig nonDefault(TuningTask task) {
         long last = task.space().size() - 1;
         ScheduleConfig c = task.space().get(last);
         if (c.equals(task.defaultConfig())) c = task.space().get(0);
