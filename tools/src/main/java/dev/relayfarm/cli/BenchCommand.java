@@ -9,11 +9,15 @@ import dev.relayfarm.bench.SideBySide;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.passes.OptLevels;
 import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.runtime.CompiledModel;
+import dev.relayfarm.tuning.ScheduleLog;
+import dev.relayfarm.tuning.ScheduleRule;
+import dev.relayfarm.tuning.StoredSchedule;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -48,8 +52,13 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--backend", defaultValue = "c", description = "our engine: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
     Backend backend;
 
-    @Option(names = "--vs", defaultValue = "onnxruntime", description = "reference engine: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
+    @Option(names = "--vs", defaultValue = "onnxruntime",
+            description = "reference: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}); untuned: the same model compiled with template defaults, to see what --schedules gained")
     Reference vs;
+
+    @Option(names = "--schedules", paramLabel = "FILE.jsonl",
+            description = "compile ours with these stored schedules or tuning records, chosen by the same rule as relayc compile --schedules")
+    Path schedules;
 
     @Option(names = "--threads", defaultValue = "2", description = "intra-op threads for ONNX Runtime and the compiled artifact (default ${DEFAULT-VALUE}); --backend interp uses the JVM's common pool")
     int threads;
@@ -81,7 +90,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     enum Backend { c, interp }
 
-    enum Reference { onnxruntime }
+    enum Reference { onnxruntime, untuned }
 
     @Override
     public Integer call() {
@@ -89,6 +98,9 @@ public final class BenchCommand implements Callable<Integer> {
         Optional<String> badLevel = CommonOptions.optLevelError(optLevel);
         if (badLevel.isPresent()) {
             return CliErrors.report(spec, badLevel.get());
+        }
+        if ((vs == Reference.untuned || schedules != null) && backend != Backend.c) {
+            return CliErrors.report(spec, "--schedules and --vs untuned compare compiled artifacts: use --backend c");
         }
         if (threads < 1 || iterations < 1 || warmup < 0) {
             return CliErrors.report(spec, "--threads and --iterations must be at least 1 and --warmup at least 0");
@@ -130,8 +142,16 @@ public final class BenchCommand implements Callable<Integer> {
 
     private SideBySide.Result benchOne(Path model, Map<String, List<Long>> bound) {
         BenchInputs in = BenchInputs.load(model, bound, 42);
-        try (ModelRunner ours = ours(in); OrtRunner ort = OrtRunner.open(in.onnx(), threads)) {
-            return SideBySide.measure(in.model(), ours, ort, in.values(), threads, warmup, iterations);
+        Target t = Target.parse(target);
+        IRModule m = Stages.importModel(ModelFiles.read(in.onnx()), in.shapes());
+        IRModule optimized = optLevel == 0 ? m : Stages.optimize(m, optLevel, t);
+        Map<String, ScheduleConfig> tuned = schedules == null ? Map.of()
+                : ScheduleRule.configs(Stages.tasks(optimized, t), readSchedules(t));
+        try (ModelRunner ours = ours(in, optimized, t, tuned, ""); ModelRunner ref = switch (vs) {
+            case onnxruntime -> OrtRunner.open(in.onnx(), threads);
+            case untuned -> ours(in, optimized, t, Map.of(), "-untuned");
+        }) {
+            return SideBySide.measure(in.model(), ours, ref, in.values(), threads, warmup, iterations);
         }
     }
 
@@ -154,19 +174,26 @@ public final class BenchCommand implements Callable<Integer> {
         }));
     }
 
-    private ModelRunner ours(BenchInputs in) {
-        Target t = Target.parse(target);
-        IRModule m = Stages.importModel(ModelFiles.read(in.onnx()), in.shapes());
-        IRModule optimized = optLevel == 0 ? m : Stages.optimize(m, optLevel, t);
+    private List<StoredSchedule> readSchedules(Target t) {
+        try {
+            return ScheduleLog.read(schedules, t);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + schedules + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Our engine on the optimized module; compiled with {@code configs} (stored schedules by workload, or none: defaults). */
+    private ModelRunner ours(BenchInputs in, IRModule optimized, Target t, Map<String, ScheduleConfig> configs, String suffix) {
         return switch (backend) {
             case interp -> new InterpreterRunner(optimized);
             case c -> {
-                Path dir = keep != null ? keep.resolve(in.model()) : tempDir();
-                Stages.codegen(optimized, new CompileOptions(t, optLevel, Map.of()), dir);
+                Path dir = keep != null ? keep.resolve(in.model() + suffix) : tempDir();
+                Stages.codegen(optimized, new CompileOptions(t, optLevel, configs), dir);
                 CompiledModel compiled = CompiledModel.load(dir);
                 if (keep == null) deleteOnExit(dir);
-                yield new CompiledRunner(compiled, threads);
+                yield new CompiledRunner(compiled, threads, "relayfarm-c" + (schedules == null ? "" : suffix.isEmpty() ? "-tuned" : suffix));
             }
         };
     }
+
 }

@@ -7,9 +7,17 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relayfarm.frontend.OnnxTestData;
+import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.pipeline.ModelSource;
+import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.tuning.TuningModels;
+import dev.relayfarm.tuning.TuningTask;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -61,5 +69,41 @@ class BenchCommandTest {
         CliRun bad = CliRun.relayc("bench", m.toString(), "--shape", "Input3=1xq");
         assertEquals(2, bad.exitCode());
         assertTrue(bad.err().contains("--shape expects NAME=D0xD1x"), bad.err());
+    }
+
+    /** --schedules compiles ours with the stored configs, --vs untuned measures the default-config artifact beside it. */
+    @Test
+    void tunedAgainstUntunedInOneRun(@TempDir Path tmp) throws Exception {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+        Path m = mnist();
+        IRModule optimized = Stages.optimize(Stages.inferTypes(Stages.importModel(ModelSource.read(m.resolve("model.onnx")), Map.of())), 3,
+                Target.host());
+        TuningTask first = Stages.tasks(optimized, Target.host()).getFirst();
+        ScheduleConfig other = TuningModels.nonDefault(first);
+        Path schedules = tmp.resolve("schedules.jsonl");
+        Files.writeString(schedules, "{\"workload\": \"" + first.key() + "\", \"config\": " + other.toJson() + "}\n");
+        CliRun r = CliRun.relayc("bench", m.toString(), "--json", "--warmup", "1", "--iterations", "3", "--schedules", schedules.toString(),
+                "--vs", "untuned", "--keep", tmp.resolve("kept").toString());
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode j = new ObjectMapper().readTree(r.out().strip());
+        assertEquals("relayfarm-c-tuned", j.get("ours").asText());
+        assertEquals("relayfarm-c-untuned", j.get("reference").asText());
+        assertTrue(j.get("max_abs_diff").asDouble() < 1e-3, "a schedule changes the loops, not the result: " + r.out());
+        JsonNode tuned = new ObjectMapper().readTree(tmp.resolve("kept/mnist8_cntk/manifest.json").toFile());
+        JsonNode untuned = new ObjectMapper().readTree(tmp.resolve("kept/mnist8_cntk-untuned/manifest.json").toFile());
+        assertEquals(new ObjectMapper().readTree(other.toJson()), configOf(tuned, first.key()));
+        assertEquals(new ObjectMapper().readTree(first.defaultConfig().toJson()), configOf(untuned, first.key()));
+    }
+
+    @Test
+    void schedulesNeedTheCompiledBackend() {
+        CliRun r = CliRun.relayc("bench", mnist().toString(), "--backend", "interp", "--vs", "untuned");
+        assertEquals(2, r.exitCode(), "an option error, like bench's others");
+        assertTrue(r.err().contains("use --backend c"), r.err());
+    }
+
+    private static JsonNode configOf(JsonNode manifest, String workload) {
+        for (JsonNode k : manifest.get("kernels")) if (k.get("workload").asText().equals(workload)) return k.get("config");
+        throw new AssertionError("no kernel of workload " + workload + " in " + manifest);
     }
 }
