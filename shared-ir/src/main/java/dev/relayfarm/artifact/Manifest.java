@@ -76,9 +76,12 @@ public record Manifest(String format, Compiler compiler, String target, @JsonPro
     public record Memory(@JsonProperty("arena_bytes") long arenaBytes, @JsonProperty("intermediate_bytes") long intermediateBytes,
                          int intermediates, int blocks) {}
 
-    /** One compiled kernel: its symbol, workload key, schedule config (JSON; null for none) and call count. */
-    @JsonPropertyOrder({"name", "workload", "config", "calls"})
-    public record Kernel(String name, String workload, JsonNode config, int calls) {}
+    /**
+     * One compiled kernel: its symbol, workload key, schedule config (JSON; null for none), where the config came from
+     * (null in manifests written before sources were listed) and call count.
+     */
+    @JsonPropertyOrder({"name", "workload", "config", "source", "calls"})
+    public record Kernel(String name, String workload, JsonNode config, ScheduleSource source, int calls) {}
 
     /** This manifest with its content hash filled in: the SHA-256 of its JSON without one. */
     public Manifest withContentHash() {

@@ -30,7 +30,7 @@ import java.util.Optional;
  * Compiles an optimized module (after fuse-ops) into an artifact directory (ARCHITECTURE.md §6):
  *
  * <pre>
- *   manifest.json    inputs, outputs, target, kernels (workload + schedule config), memory plan,
+ *   manifest.json    inputs, outputs, target, kernels (workload, schedule config and its source), memory plan,
  *                    SHA-256 of every file, compiler versions, and the artifact's content hash
  *   lib.so           kernels + graph executor (absent for a cross target without a cross compiler)
  *   params.bin       the constants ({@link ParamsFile})
@@ -157,7 +157,8 @@ public final class ArtifactCompiler {
         List<Manifest.Kernel> ks = new ArrayList<>();
         for (int i = 0; i < kernels.size(); i++) {
             LoweredKernel k = kernels.get(i);
-            ks.add(new Manifest.Kernel(k.func().name(), k.workload(), k.config() == null ? null : Manifest.configTree(k.config().toJson()), calls[i]));
+            ks.add(new Manifest.Kernel(k.func().name(), k.workload(), k.config() == null ? null : Manifest.configTree(k.config().toJson()),
+                    options.source(k.workload()), calls[i]));
         }
         return new Manifest(Manifest.FORMAT,
                 new Manifest.Compiler(VERSION, cc.map(CCompiler::identity).orElse(null), cc.map(CCompiler::flags).orElse(List.of())),

@@ -17,11 +17,13 @@ import java.util.OptionalDouble;
  * a row of the farm's {@code schedules} table says, so {@link ScheduleRule} decides for both alike:
  * <pre>
  * {"workload": "dense(...)", "config": {"template": "dense_pack.x86", "knobs": {...}},
- *  "status": "approved", "target": "c -mcpu=x86-64-v3", "cost_us": 41.5, "default_cost_us": 52.0}
+ *  "status": "approved", "target": "c -mcpu=x86-64-v3", "device_class": "cpu-x86_64-avx2-8c-1a2b3c4d",
+ *  "cost_us": 41.5, "default_cost_us": 52.0}
  * </pre>
  * {@code workload} and {@code config} are required. {@code status} (pending, approved, rejected, pinned) defaults
  * to approved: a line of a tuning log someone passes is theirs to apply. {@code target} (the target the schedule
- * was tuned and measured for) defaults to the target compiled for. {@code cost_us} is the schedule's measured cost,
+ * was tuned and measured for) defaults to the target compiled for, {@code device_class} (the {@link Device} both
+ * costs were measured on) to the device class compiled for. {@code cost_us} is the schedule's measured cost,
  * {@code default_cost_us} its template default's on the same device; the older {@code cost} (seconds) still reads
  * as the schedule's cost. Blank lines and lines starting with {@code #} are skipped; a malformed line is an
  * {@link ScheduleFileException} naming file:line.
@@ -31,8 +33,11 @@ public final class ScheduleLog {
 
     private ScheduleLog() {}
 
-    /** The file's schedules in line order (each line's number as its id); lines without a target are for {@code target}. */
-    public static List<StoredSchedule> read(Path file, Target target) throws IOException {
+    /**
+     * The file's schedules in line order (each line's number as its id); lines without a target are for {@code target},
+     * lines without a device class for {@code deviceClass}.
+     */
+    public static List<StoredSchedule> read(Path file, Target target, String deviceClass) throws IOException {
         List<String> lines = Files.readAllLines(file);
         List<StoredSchedule> out = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
@@ -40,7 +45,7 @@ public final class ScheduleLog {
             if (line.isEmpty() || line.startsWith("#")) continue;
             String where = file + ":" + (i + 1);
             try {
-                out.add(line(JSON.readTree(line), i + 1, target));
+                out.add(parse(JSON.readTree(line), i + 1, target, deviceClass));
             } catch (IOException e) {
                 throw new ScheduleFileException(where + ": not JSON: " + e.getMessage());
             } catch (IllegalArgumentException e) { // a bad config, status or target (TargetException)
@@ -50,7 +55,11 @@ public final class ScheduleLog {
         return out;
     }
 
-    private static StoredSchedule line(JsonNode n, int number, Target target) {
+    /**
+     * One line's schedule, {@code number} its id; an {@link IllegalArgumentException} says what is wrong with it (the
+     * caller names file:line). Public for the readers of files that mix these lines with tuning records.
+     */
+    public static StoredSchedule parse(JsonNode n, int number, Target target, String deviceClass) {
         if (!n.hasNonNull("workload") || !n.hasNonNull("config")) throw new IllegalArgumentException("a schedule line needs \"workload\" and \"config\"");
         ScheduleConfig config = ScheduleConfig.fromJson(n.get("config").toString());
         ScheduleStatus status = ScheduleStatus.APPROVED;
@@ -67,7 +76,8 @@ public final class ScheduleLog {
         OptionalDouble cost = n.hasNonNull("cost_us") ? number(n, "cost_us", 1)
                 : n.hasNonNull("cost") ? number(n, "cost", 1e6) : OptionalDouble.empty();
         OptionalDouble defaultCost = n.hasNonNull("default_cost_us") ? number(n, "default_cost_us", 1) : OptionalDouble.empty();
-        return new StoredSchedule(number, n.get("workload").asText(), lineTarget, config, status, cost, defaultCost);
+        String lineDevice = n.hasNonNull("device_class") ? n.get("device_class").asText() : deviceClass;
+        return new StoredSchedule(number, n.get("workload").asText(), lineTarget, lineDevice, config, status, cost, defaultCost);
     }
 
     private static OptionalDouble number(JsonNode n, String field, double toMicroseconds) {

@@ -10,7 +10,8 @@ import java.util.Optional;
  * Which stored schedule applies to a tuning task (ARCHITECTURE.md section 5, "the apply-best rule"), the one
  * rule both the farm's autotuner stage and {@code relayc compile --schedules} apply:
  * <ol>
- *   <li>only schedules stored for the task's workload key and target whose config is for the task's
+ *   <li>only schedules stored for the task's workload key and target, measured on the device class compiled for
+ *       (costs from another device say nothing about this one: apache/tvm#15549), whose config is for the task's
  *       template (a schedule of a template the kernel no longer uses, or of an alternative one, is not applied);</li>
  *   <li>a PINNED one first;</li>
  *   <li>else an APPROVED one not measured slower than the template default on the same device (unmeasured
@@ -23,12 +24,16 @@ import java.util.Optional;
 public final class ScheduleRule {
     private ScheduleRule() {}
 
-    /** The schedule that applies to {@code task} among {@code stored} (oldest first), or empty when its default does. */
-    public static Optional<StoredSchedule> choose(TuningTask task, List<StoredSchedule> stored) {
+    /**
+     * The schedule that applies to {@code task} on a device of {@code deviceClass} among {@code stored} (oldest first),
+     * or empty when its default does.
+     */
+    public static Optional<StoredSchedule> choose(TuningTask task, String deviceClass, List<StoredSchedule> stored) {
         String target = task.target().toString();
         StoredSchedule best = null;
         for (StoredSchedule s : stored) {
-            if (!s.workloadKey().equals(task.key()) || !s.target().equals(target) || !s.config().template().equals(task.template())) continue;
+            if (!s.workloadKey().equals(task.key()) || !s.target().equals(target) || !s.deviceClass().equals(deviceClass)
+                    || !s.config().template().equals(task.template())) continue;
             boolean applies = switch (s.status()) {
                 case PINNED -> true;
                 case APPROVED -> !s.slowerThanDefault();
@@ -40,9 +45,9 @@ public final class ScheduleRule {
     }
 
     /** The configs codegen applies ({@link dev.relayfarm.compile.CompileOptions#schedules()}): the chosen one per task that has one. */
-    public static Map<String, ScheduleConfig> configs(List<TuningTask> tasks, List<StoredSchedule> stored) {
+    public static Map<String, ScheduleConfig> configs(List<TuningTask> tasks, String deviceClass, List<StoredSchedule> stored) {
         Map<String, ScheduleConfig> out = new LinkedHashMap<>();
-        for (TuningTask t : tasks) choose(t, stored).ifPresent(s -> out.put(t.key(), s.config()));
+        for (TuningTask t : tasks) choose(t, deviceClass, stored).ifPresent(s -> out.put(t.key(), s.config()));
         return out;
     }
 

@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relayfarm.artifact.ArtifactArchive;
+import dev.relayfarm.artifact.Manifest;
+import dev.relayfarm.artifact.ScheduleSource;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.diagnostic.CompileError;
@@ -95,6 +97,7 @@ class StagesTest {
         for (JsonNode k : manifest.get("kernels")) {
             TuningTask w = ws.stream().filter(x -> x.key().equals(k.get("workload").asText())).findFirst().orElseThrow(() -> new AssertionError("missing " + k));
             assertEquals(ScheduleConfig.fromJson(k.get("config").toString()), w.defaultConfig());
+            assertEquals("default", k.get("source").asText(), "nothing stored: the template's default");
             assertEquals(w.template(), w.defaultConfig().template());
             assertTrue(w.kernels().contains(k.get("name").asText()), w + " vs " + k);
         }
@@ -122,10 +125,20 @@ class StagesTest {
         for (JsonNode k : JSON.readTree(tmp.resolve("b/manifest.json").toFile()).get("kernels")) {
             if (k.get("workload").asText().equals(dense.key())) {
                 assertEquals(other, ScheduleConfig.fromJson(k.get("config").toString()));
+                assertEquals("tuned", k.get("source").asText());
                 applied = true;
+            } else {
+                assertEquals("default", k.get("source").asText());
             }
         }
         assertTrue(applied, "the manifest records the stored config for " + dense.key());
+        // a config transferred from a similar workload says so; the manifest reads back with its sources
+        Stages.codegen(opt, new CompileOptions(Target.host(), 3, Map.of(dense.key(), other)).withSources(Map.of(dense.key(), ScheduleSource.TRANSFERRED)),
+                tmp.resolve("c"));
+        Manifest transferred = Manifest.read(tmp.resolve("c"));
+        assertEquals(ScheduleSource.TRANSFERRED, transferred.kernels().stream().filter(k -> k.workload().equals(dense.key())).findFirst().orElseThrow().source());
+        assertThrows(IllegalArgumentException.class, () -> new CompileOptions(Target.host(), 3, Map.of()).withSources(Map.of(dense.key(), ScheduleSource.TUNED)),
+                "a source for a workload without a listed config");
     }
 
     @Test

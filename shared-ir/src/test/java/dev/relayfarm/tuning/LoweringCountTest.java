@@ -86,14 +86,14 @@ class LoweringCountTest {
         IRModule opt = TuningModels.optimizedLayers(HOST);
         List<TuningTask> listed = Stages.tasks(opt, HOST);
         List<StoredSchedule> rows = List.of(
-                new StoredSchedule(1, listed.get(1).key(), HOST.toString(), TuningModels.nonDefault(listed.get(1)), ScheduleStatus.PINNED,
+                new StoredSchedule(1, listed.get(1).key(), HOST.toString(), Device.UNKNOWN_CLASS, TuningModels.nonDefault(listed.get(1)), ScheduleStatus.PINNED,
                         OptionalDouble.empty(), OptionalDouble.empty()),
-                new StoredSchedule(2, listed.get(3).key(), HOST.toString(), TuningModels.nonDefault(listed.get(3)), ScheduleStatus.PENDING,
+                new StoredSchedule(2, listed.get(3).key(), HOST.toString(), Device.UNKNOWN_CLASS, TuningModels.nonDefault(listed.get(3)), ScheduleStatus.PENDING,
                         OptionalDouble.empty(), OptionalDouble.empty()));
         Map<String, ScheduleConfig> chosen = new HashMap<>();
         List<Lowered> seen = observe(() -> {
             // the autotuner stage: tasks and the rule; the codegen stage: the artifact with the chosen configs
-            chosen.putAll(ScheduleRule.configs(Stages.tasks(opt, HOST), rows));
+            chosen.putAll(ScheduleRule.configs(Stages.tasks(opt, HOST), Device.UNKNOWN_CLASS, rows));
             Stages.codegen(opt, new CompileOptions(HOST, 3, chosen), tmp.resolve("farm"));
         });
         assertEquals(Map.of(listed.get(1).key(), rows.get(0).config()), chosen, "the pin applies, the pending schedule does not");

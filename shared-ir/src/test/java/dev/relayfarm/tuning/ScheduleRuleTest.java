@@ -11,9 +11,10 @@ import java.util.OptionalDouble;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** {@link ScheduleRule}: pinned first, else approved and not slower than the default; same key, target and template. */
+/** {@link ScheduleRule}: pinned first, else approved and not slower than the default; same key, target, device class and template. */
 class ScheduleRuleTest {
     private static final Target HOST = Target.host();
+    private static final String HERE = "cpu-x86_64-avx2-8c-00000000";
     private static TuningTask task;
     private static ScheduleConfig a, b;
 
@@ -25,12 +26,12 @@ class ScheduleRuleTest {
     }
 
     private static StoredSchedule row(long id, ScheduleConfig config, ScheduleStatus status, Double cost, Double defaultCost) {
-        return new StoredSchedule(id, task.key(), HOST.toString(), config, status, cost == null ? OptionalDouble.empty() : OptionalDouble.of(cost),
+        return new StoredSchedule(id, task.key(), HOST.toString(), HERE, config, status, cost == null ? OptionalDouble.empty() : OptionalDouble.of(cost),
                 defaultCost == null ? OptionalDouble.empty() : OptionalDouble.of(defaultCost));
     }
 
     private static Optional<Long> chosen(StoredSchedule... stored) {
-        return ScheduleRule.choose(task, List.of(stored)).map(StoredSchedule::id);
+        return ScheduleRule.choose(task, HERE, List.of(stored)).map(StoredSchedule::id);
     }
 
     @Test
@@ -61,15 +62,24 @@ class ScheduleRuleTest {
     }
 
     @Test
+    void onlySchedulesMeasuredOnTheDeviceClassCompiledFor() {
+        StoredSchedule elsewhere = new StoredSchedule(1, task.key(), HOST.toString(), "cpu-x86_64-avx512-64c-11111111", a, ScheduleStatus.PINNED,
+                OptionalDouble.of(1.0), OptionalDouble.of(20.0));
+        assertEquals(Optional.empty(), chosen(elsewhere), "a pin measured on another device class");
+        assertEquals(Optional.of(1L), ScheduleRule.choose(task, "cpu-x86_64-avx512-64c-11111111", List.of(elsewhere)).map(StoredSchedule::id));
+        assertEquals(Optional.of(2L), chosen(elsewhere, row(2, b, ScheduleStatus.APPROVED, 15.0, 20.0)));
+    }
+
+    @Test
     void onlyTheTasksKeyTargetAndTemplate() {
-        StoredSchedule otherKey = new StoredSchedule(1, task.key() + "x", HOST.toString(), a, ScheduleStatus.PINNED, OptionalDouble.empty(), OptionalDouble.empty());
-        StoredSchedule otherTarget = new StoredSchedule(2, task.key(), "c -mtriple=aarch64-linux-gnu -mcpu=cortex-a72", a, ScheduleStatus.PINNED,
+        StoredSchedule otherKey = new StoredSchedule(1, task.key() + "x", HOST.toString(), HERE, a, ScheduleStatus.PINNED, OptionalDouble.empty(), OptionalDouble.empty());
+        StoredSchedule otherTarget = new StoredSchedule(2, task.key(), "c -mtriple=aarch64-linux-gnu -mcpu=cortex-a72", HERE, a, ScheduleStatus.PINNED,
                 OptionalDouble.empty(), OptionalDouble.empty());
         // another template of the same operator (dense: packed or in place) is not the task's: it does not apply
         String alternative = task.template().equals("dense_pack.x86") ? "dense_nopack.x86" : "dense_pack.x86";
         StoredSchedule otherTemplate = row(3, new ScheduleConfig(alternative, Map.of("tile_y", 1)), ScheduleStatus.PINNED, null, null);
         assertEquals(Optional.empty(), chosen(otherKey, otherTarget, otherTemplate));
-        assertEquals(Map.of(), ScheduleRule.configs(List.of(task), List.of(otherKey, otherTarget, otherTemplate)));
-        assertEquals(Map.of(task.key(), a), ScheduleRule.configs(List.of(task), List.of(otherTemplate, row(4, a, ScheduleStatus.APPROVED, null, null))));
+        assertEquals(Map.of(), ScheduleRule.configs(List.of(task), HERE, List.of(otherKey, otherTarget, otherTemplate)));
+        assertEquals(Map.of(task.key(), a), ScheduleRule.configs(List.of(task), HERE, List.of(otherTemplate, row(4, a, ScheduleStatus.APPROVED, null, null))));
     }
 }

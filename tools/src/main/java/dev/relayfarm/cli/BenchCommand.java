@@ -15,9 +15,8 @@ import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.runtime.CompiledModel;
-import dev.relayfarm.tuning.ScheduleLog;
-import dev.relayfarm.tuning.ScheduleRule;
-import dev.relayfarm.tuning.StoredSchedule;
+import dev.relayfarm.tuning.TuningTask;
+import dev.relayfarm.tuning.record.ScheduleFile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -145,8 +144,7 @@ public final class BenchCommand implements Callable<Integer> {
         Target t = Target.parse(target);
         IRModule m = Stages.importModel(ModelFiles.read(in.onnx()), in.shapes());
         IRModule optimized = optLevel == 0 ? m : Stages.optimize(m, optLevel, t);
-        Map<String, ScheduleConfig> tuned = schedules == null ? Map.of()
-                : ScheduleRule.configs(Stages.tasks(optimized, t), readSchedules(t));
+        Map<String, ScheduleConfig> tuned = schedules == null ? Map.of() : readSchedules(Stages.tasks(optimized, t), t);
         try (ModelRunner ours = ours(in, optimized, t, tuned, ""); ModelRunner ref = switch (vs) {
             case onnxruntime -> OrtRunner.open(in.onnx(), threads);
             case untuned -> ours(in, optimized, t, Map.of(), "-untuned");
@@ -174,9 +172,10 @@ public final class BenchCommand implements Callable<Integer> {
         }));
     }
 
-    private List<StoredSchedule> readSchedules(Target t) {
+    /** The configs {@code relayc compile --schedules} would apply, for this machine's device class. */
+    private Map<String, ScheduleConfig> readSchedules(List<TuningTask> tasks, Target t) {
         try {
-            return ScheduleLog.read(schedules, t);
+            return ScheduleFile.choose(schedules, tasks, t, null);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + schedules + ": " + e.getMessage(), e);
         }

@@ -11,9 +11,10 @@ import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.tuning.Device;
 import dev.relayfarm.tuning.ScheduleFileException;
-import dev.relayfarm.tuning.ScheduleLog;
-import dev.relayfarm.tuning.ScheduleRule;
+import dev.relayfarm.tuning.TuningTask;
+import dev.relayfarm.tuning.record.ScheduleFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -43,9 +44,15 @@ public final class CompileCommand implements Callable<Integer> {
     @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224")
     List<String> shapes = List.of();
 
-    @Option(names = "--schedules", paramLabel = "FILE.jsonl", description = {"stored schedules, JSON lines (workload, config; optional status, target, cost_us, default_cost_us):",
-            "the farm's rule picks per workload (pinned, else approved and not slower than the default); others use template defaults"})
+    @Option(names = "--schedules", paramLabel = "FILE.jsonl", description = {"stored schedules and/or tuning records, JSON lines: schedule lines (workload, config; optional status,",
+            "target, device_class, cost_us, default_cost_us) and records (relayc tune -o; a workload_key field). Per workload the farm's rule picks",
+            "(pinned, else approved and not slower than the default); a workload's best record applies only when measured faster than the default",
+            "for this target, on this device class, with this C compiler; others use template defaults"})
     Path schedules;
+
+    @Option(names = "--device-class", paramLabel = "CLASS", description = {"the device class the artifact is for (schedules and records measured on another one never apply);",
+            "default: this machine's for a native target, \"" + Device.UNKNOWN_CLASS + "\" for a cross target (see relayc records stats)"})
+    String deviceClass;
 
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "DIR", description = "the artifact directory (created)")
     Path out;
@@ -66,9 +73,13 @@ public final class CompileCommand implements Callable<Integer> {
             IRModule module = Stages.inferTypes(Stages.importModel(request));
             Stages.checkExecutable(module);
             IRModule optimized = Stages.optimize(module, request.optLevel(), request.target());
-            // the autotuner stage's choice: the rule over the file's schedules, for the module's tasks
-            Map<String, ScheduleConfig> configs = schedules == null ? Map.of()
-                    : ScheduleRule.configs(Stages.tasks(optimized, request.target()), ScheduleLog.read(schedules, request.target()));
+            // the autotuner stage's choice: the rule over the file's schedules and records, for the module's tasks
+            Map<String, ScheduleConfig> configs = Map.of();
+            List<TuningTask> tasks = List.of();
+            if (schedules != null) {
+                tasks = Stages.tasks(optimized, request.target());
+                configs = ScheduleFile.choose(schedules, tasks, request.target(), deviceClass);
+            }
             long t1 = System.nanoTime();
             ArtifactCompiler.Artifact a = Stages.codegen(optimized, request.compileOptions(configs), out);
             long t2 = System.nanoTime();
@@ -77,6 +88,7 @@ public final class CompileCommand implements Callable<Integer> {
             o.printf("  %d kernels, %d steps, %d params, arena %d bytes (intermediates %d bytes)%n", a.graph().kernels().size(), a.graph().steps().size(),
                     a.graph().params().size(), a.memory().arenaBytes(), a.graph().tempBytes());
             o.printf("  import+optimize %d ms, codegen+cc %d ms%n", (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
+            if (schedules != null) o.printf("  schedules: %d of %d workloads tuned from %s%n", configs.size(), tasks.size(), schedules);
             a.note().ifPresent(n -> o.println("  note: " + n));
             o.println("  content hash " + a.contentHash());
             o.flush();

@@ -20,6 +20,7 @@ import picocli.CommandLine;
             HelpCommand.class,
             CheckCommand.class,
             CompileCommand.class,
+            RecordsCommand.class,
             OptCommand.class,
             BenchCommand.class,
             ConformanceCommand.class,

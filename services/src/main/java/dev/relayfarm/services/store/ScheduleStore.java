@@ -2,6 +2,7 @@ package dev.relayfarm.services.store;
 
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.tuning.Device;
 import dev.relayfarm.tuning.ScheduleRule;
 import dev.relayfarm.tuning.ScheduleStatus;
 import dev.relayfarm.tuning.StoredSchedule;
@@ -39,7 +40,9 @@ public class ScheduleStore {
     public Map<String, StoredSchedule> choose(List<TuningTask> tasks, Target target) {
         List<StoredSchedule> rows = stored(tasks.stream().map(TuningTask::key).distinct().toList(), target.toString());
         Map<String, StoredSchedule> out = new HashMap<>();
-        for (TuningTask t : tasks) ScheduleRule.choose(t, rows).ifPresent(s -> out.put(t.key(), s));
+        // the table has no device class column yet: its rows and the codegen that applies them both stand for "the
+        // target's device" (Device.UNKNOWN_CLASS), so the target alone decides, as before device classes
+        for (TuningTask t : tasks) ScheduleRule.choose(t, Device.UNKNOWN_CLASS, rows).ifPresent(s -> out.put(t.key(), s));
         return out;
     }
 
@@ -62,7 +65,7 @@ public class ScheduleStore {
         }, rs -> {
             try {
                 ScheduleConfig config = ScheduleConfig.fromJson(rs.getString(4));
-                out.add(new StoredSchedule(rs.getLong(1), rs.getString(2), rs.getString(3), config, ScheduleStatus.valueOf(rs.getString(5)),
+                out.add(new StoredSchedule(rs.getLong(1), rs.getString(2), rs.getString(3), Device.UNKNOWN_CLASS, config, ScheduleStatus.valueOf(rs.getString(5)),
                         cost(rs, 6), cost(rs, 7)));
             } catch (IllegalArgumentException e) {
                 // one unreadable row must not fail every job with that workload: the template default applies
