@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -63,7 +64,7 @@ final class Sandbox {
      *
      * @throws InterruptedException the caller was interrupted (the process group is dead)
      */
-    Run run(Path program, java.util.function.Function<Path, List<String>> arguments, String resultFile) throws InterruptedException {
+    Run run(Path program, Function<Path, List<String>> arguments, String resultFile) throws InterruptedException {
         Path dir = null;
         try {
             Files.createDirectories(workRoot);

@@ -13,7 +13,9 @@ import dev.relayfarm.tuning.Measurer;
 import dev.relayfarm.tuning.TuningTask;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -29,10 +31,11 @@ import java.util.concurrent.Future;
  *
  * <p>A batch, in order:
  * <ol>
- *   <li><b>Build</b> the reference (the task's default config) and every candidate: lower, emit C, append the
- *       {@link MeasurementDriver}'s {@code main}, compile an executable ({@link CCompiler#compileExecutable}, content
- *       cached), {@link MeasureOptions#buildParallelism} at a time. A config lowering refuses, or C that does not
- *       compile in {@link MeasureOptions#buildTimeout}, is a {@code COMPILE_ERROR}.</li>
+ *   <li><b>Build</b> the reference (the task's default config) and every candidate: lower and emit C (on the calling
+ *       thread, once per config), append the {@link MeasurementDriver}'s {@code main}, compile an executable
+ *       ({@link CCompiler#compileExecutable}, content cached), {@link MeasureOptions#buildParallelism} at a time. A
+ *       config lowering refuses, or C that does not compile in {@link MeasureOptions#buildTimeout}, is a
+ *       {@code COMPILE_ERROR}.</li>
  *   <li><b>Run</b> them one at a time, after every build finished (a compiler running beside a timed kernel would be
  *       timed too): the reference first. Each run computes the outputs once on the batch's seeded inputs, then times.
  *       A non-zero exit or a signal is a {@code RUNTIME_ERROR}, running past {@link MeasureOptions#runTimeout} a
@@ -73,7 +76,7 @@ public final class SandboxedRunner implements Measurer {
         this.flushBytes = LastLevelCache.flushBytes();
     }
 
-    /** Runs in {@code <java.io.tmpdir>/relayfarm-measure}. */
+    /** Runs in {@code <java.io.tmpdir>/relayfarm-measure-<user>}. */
     public SandboxedRunner(CCompiler compiler, MeasureOptions options) {
         this(compiler, options, Path.of(System.getProperty("java.io.tmpdir"), "relayfarm-measure-" + System.getProperty("user.name", "user")));
     }
@@ -98,75 +101,93 @@ public final class SandboxedRunner implements Measurer {
         return measureWithBaseline(task, configs).results();
     }
 
-    /** {@code configs} of {@code task} against its default config, measured in the same batch. */
+    /**
+     * {@code configs} of {@code task} against its default config, measured in the same batch. Lowering happens on the
+     * calling thread (milliseconds per config, and a {@link dev.relayfarm.kernel.lower.LoweringObserver} bound there
+     * sees it); only the C builds run in parallel.
+     */
     public MeasuredBatch measureWithBaseline(TuningTask task, List<ScheduleConfig> configs) {
-        Pending reference = new Pending(task.key(), task.defaultConfig(), () -> Candidate.lower(task, task.defaultConfig()));
-        List<Pending> pending = new ArrayList<>();
-        for (ScheduleConfig c : configs) pending.add(new Pending(task.key(), c, () -> Candidate.lower(task, c)));
-        return measureBatch(reference, pending, i -> configs.get(i).equals(task.defaultConfig()));
+        Item reference = lowered(task, task.defaultConfig());
+        List<Item> items = new ArrayList<>();
+        for (ScheduleConfig c : configs) items.add(c.equals(task.defaultConfig()) ? reference : lowered(task, c));
+        return measureBatch(reference, items);
     }
 
     /**
      * Built candidates against {@code reference} (the hardware agent's entry, and the tests' for deliberately broken
-     * kernels): their outputs are checked against the reference's, which must have the same signature.
+     * kernels): their outputs are checked against the reference's, which must have the same signature. A candidate
+     * equal to the reference gets the reference's measurement.
      */
     public MeasuredBatch measureCandidates(Candidate reference, List<Candidate> candidates) {
-        List<Pending> pending = new ArrayList<>();
+        Item ref = new Item(reference.workloadKey(), reference.config(), new Build.Source(reference));
+        List<Item> items = new ArrayList<>();
         for (Candidate c : candidates) {
             if (!c.signature().equals(reference.signature())) {
                 throw new IllegalArgumentException("candidate " + c.config() + " has signature " + c.signature() + ", its reference " + reference.signature());
             }
-            pending.add(new Pending(c.workloadKey(), c.config(), () -> c));
+            items.add(c.equals(reference) ? ref : new Item(c.workloadKey(), c.config(), new Build.Source(c)));
         }
-        return measureBatch(new Pending(reference.workloadKey(), reference.config(), () -> reference), pending, i -> candidates.get(i).equals(reference));
+        return measureBatch(ref, items);
     }
 
-    /** A candidate still to be made (lowering may refuse its config: a compile error, decided on a build thread). */
-    private record Pending(String workloadKey, ScheduleConfig config, Maker maker) {}
+    /** One measurement to make: what it is recorded under, and how far its build got. */
+    private record Item(String workloadKey, ScheduleConfig config, Build build) {}
 
-    @FunctionalInterface
-    private interface Maker {
-        Candidate make();
-    }
-
-    /** What a build gave: a program to run, or the reason there is none. */
+    /** A candidate on its way to a program: lowered, compiled, or stopped with the reason. */
     private sealed interface Build {
+        /** Lowered and emitted, not compiled yet. */
+        record Source(Candidate candidate) implements Build {}
+
         record Program(Candidate candidate, Path path) implements Build {}
 
         record Failed(Measurement.Failure failure) implements Build {}
     }
 
-    private MeasuredBatch measureBatch(Pending reference, List<Pending> pending, java.util.function.IntPredicate isReference) {
-        List<Pending> all = new ArrayList<>();
-        all.add(reference);
-        all.addAll(pending);
-        List<Build> builds = buildAll(all);
+    private static Item lowered(TuningTask task, ScheduleConfig config) {
+        try {
+            return new Item(task.key(), config, new Build.Source(Candidate.lower(task, config)));
+        } catch (RuntimeException e) {
+            // the template refused the config (InvalidConfigException), or lowering or emitting failed on it
+            return new Item(task.key(), config,
+                    new Build.Failed(new Measurement.Failure(MeasureError.COMPILE_ERROR, "lowering: " + e.getClass().getSimpleName() + ": " + e.getMessage())));
+        }
+    }
 
-        Ran ref = run(builds.getFirst(), Optional.empty());
+    /**
+     * Builds, then runs the reference, then each item in order ({@code items} may hold {@code reference} itself: it is
+     * not built or run again).
+     */
+    private MeasuredBatch measureBatch(Item reference, List<Item> items) {
+        List<Item> distinct = new ArrayList<>();
+        distinct.add(reference);
+        for (Item i : items) if (i != reference) distinct.add(i);
+        Map<Item, Build> built = buildAll(distinct);
+
+        Ran ref = run(built.get(reference), Optional.empty());
         Measurement baseline = new Measurement(reference.workloadKey(), reference.config(), ref.outcome());
         if (!baseline.ok()) throw new BaselineFailedException(baseline);
         List<Measurement> results = new ArrayList<>();
-        for (int i = 0; i < pending.size(); i++) {
-            Pending p = pending.get(i);
-            Measurement.Outcome o = isReference.test(i) ? baseline.outcome() : run(builds.get(i + 1), Optional.of(ref.outputs())).outcome();
-            results.add(new Measurement(p.workloadKey(), p.config(), o));
+        for (Item i : items) {
+            Measurement.Outcome o = i == reference ? baseline.outcome() : run(built.get(i), Optional.of(ref.outputs())).outcome();
+            results.add(new Measurement(i.workloadKey(), i.config(), o));
         }
         return new MeasuredBatch(baseline, results);
     }
 
-    private List<Build> buildAll(List<Pending> all) {
-        List<Build> out = new ArrayList<>();
-        try (ExecutorService pool = Executors.newFixedThreadPool(Math.min(options.buildParallelism(), all.size()), r -> {
+    /** Each item's program (or failure), compiled {@link MeasureOptions#buildParallelism} at a time. */
+    private Map<Item, Build> buildAll(List<Item> items) {
+        Map<Item, Build> out = new IdentityHashMap<>();
+        try (ExecutorService pool = Executors.newFixedThreadPool(Math.min(options.buildParallelism(), items.size()), r -> {
             Thread t = new Thread(r, "relayfarm-measure-build");
             t.setDaemon(true);
             return t;
         })) {
-            List<Future<Build>> futures = new ArrayList<>();
-            for (Pending p : all) futures.add(pool.submit(() -> build(p)));
+            Map<Item, Future<Build>> futures = new IdentityHashMap<>();
+            for (Item i : items) futures.put(i, pool.submit(() -> compile(i.build())));
             try {
-                for (Future<Build> f : futures) out.add(f.get());
+                for (Item i : items) out.put(i, futures.get(i).get());
             } catch (InterruptedException e) {
-                pool.shutdownNow(); // interrupts the compilers' threads: ChildProcess kills their groups
+                pool.shutdownNow(); // interrupts the compilers' threads: ChildProcess kills their process groups
                 Thread.currentThread().interrupt();
                 throw new CancellationException("measurement interrupted while building");
             } catch (ExecutionException e) {
@@ -178,14 +199,8 @@ public final class SandboxedRunner implements Measurer {
         return out;
     }
 
-    private Build build(Pending p) {
-        Candidate c;
-        try {
-            c = p.maker().make();
-        } catch (RuntimeException e) {
-            // the template refused the config (InvalidConfigException), or lowering or emitting failed on it
-            return new Build.Failed(new Measurement.Failure(MeasureError.COMPILE_ERROR, "lowering: " + e.getClass().getSimpleName() + ": " + e.getMessage()));
-        }
+    private Build compile(Build b) {
+        if (!(b instanceof Build.Source(Candidate c))) return b;
         try {
             return new Build.Program(c, compiler.compileExecutable(MeasurementDriver.program(c.kernelSource(), c.signature())));
         } catch (CompileException | IllegalArgumentException e) {
@@ -208,6 +223,7 @@ public final class SandboxedRunner implements Measurer {
         return switch (build) {
             case Build.Failed f -> new Ran(f.failure());
             case Build.Program prog -> run(prog, expected);
+            case Build.Source src -> throw new IllegalStateException("not compiled: " + src.candidate().config());
         };
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.kernel.lower.LoweringObserver;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.process.ChildProcess;
 import dev.relayfarm.tuning.MeasureError;
@@ -77,6 +78,17 @@ class SandboxedRunnerTest {
         }
         // the default among the configs is the baseline's measurement, not a second run
         assertEquals(batch.baseline().outcome(), batch.results().getLast().outcome());
+    }
+
+    @Test
+    void eachConfigIsLoweredOnceOnTheCallingThread() {
+        TuningTask task = MeasureModels.dense();
+        ScheduleConfig other = MeasureModels.others(task, 1).getFirst();
+        List<ScheduleConfig> seen = new ArrayList<>();
+        LoweringObserver.observing((plan, config) -> seen.add(config),
+                () -> runner(MeasureOptions.FAST).measureWithBaseline(task, List.of(other, task.defaultConfig(), other)));
+        // the default (the reference, also among the configs) once; the other config once per time it was asked for
+        assertEquals(List.of(task.defaultConfig(), other, other), seen);
     }
 
     @Test
