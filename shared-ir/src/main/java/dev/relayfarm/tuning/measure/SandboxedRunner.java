@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The library's measurement runner (TVM's {@code LocalBuilder} + {@code LocalRunner}, in one class): builds each
@@ -51,14 +52,17 @@ import java.util.concurrent.Future;
  * each repeat, runs never overlapping builds or each other. Pinning is left to the caller (e.g. the JVM under
  * {@code taskset}; children inherit its affinity): on a shared machine a fixed core may be the busy one.
  *
- * <p>Not thread-safe for concurrent batches on one device: runs of two batches at once would time each other. One
- * runner per device, one batch at a time.
+ * <p>Thread-safe. Runs of every runner in this JVM take turns ({@link #HOST_RUNS}): they share this machine, and two
+ * kernels timed at once would time each other. Builds of one batch may overlap runs of another.
  */
 public final class SandboxedRunner implements Measurer {
     /** The file the driver writes the reference's or candidate's outputs to, in the run's own directory. */
     private static final String OUTPUTS_FILE = "outputs.bin";
     /** How much of a failed program's output goes into a failure's detail (its end: the error is printed last). */
     private static final int DETAIL_CHARS = 2000;
+
+    /** Held by a batch while it runs its programs: the host is one device, measured by one program at a time. */
+    private static final ReentrantLock HOST_RUNS = new ReentrantLock();
 
     private final CCompiler compiler;
     private final MeasureOptions options;
@@ -70,8 +74,8 @@ public final class SandboxedRunner implements Measurer {
      * @param workRoot where each run gets its temporary directory
      */
     public SandboxedRunner(CCompiler compiler, MeasureOptions options, Path workRoot) {
-        this.compiler = Objects.requireNonNull(compiler, "compiler").withTimeout(options.buildTimeout());
         this.options = Objects.requireNonNull(options, "options");
+        this.compiler = Objects.requireNonNull(compiler, "compiler").withTimeout(options.buildTimeout());
         this.sandbox = new Sandbox(Objects.requireNonNull(workRoot, "workRoot"), options.runTimeout(), options.memoryLimitBytes());
         this.flushBytes = LastLevelCache.flushBytes();
     }
@@ -162,7 +166,20 @@ public final class SandboxedRunner implements Measurer {
         distinct.add(reference);
         for (Item i : items) if (i != reference) distinct.add(i);
         Map<Item, Build> built = buildAll(distinct);
+        try {
+            HOST_RUNS.lockInterruptibly();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("measurement interrupted while waiting for another batch's runs");
+        }
+        try {
+            return runAll(reference, items, built);
+        } finally {
+            HOST_RUNS.unlock();
+        }
+    }
 
+    private MeasuredBatch runAll(Item reference, List<Item> items, Map<Item, Build> built) {
         Ran ref = run(built.get(reference), Optional.empty());
         Measurement baseline = new Measurement(reference.workloadKey(), reference.config(), ref.outcome());
         if (!baseline.ok()) throw new BaselineFailedException(baseline);
