@@ -84,4 +84,19 @@ class CCompilerCacheTest {
             assertEquals(src.toString(), Files.readString(cache.resolve(names.get(0))));
         }
     }
+
+    @Test
+    void anExecutableIsCachedApartFromTheLibraryOfTheSameSource() throws Exception {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+        CCompiler cc = CCompiler.host().orElseThrow().withCache(cache);
+        String src = "#include <stdio.h>\nint main(void) { puts(\"built as a program\"); return 7; }\n";
+        Path exe = cc.compileExecutable(src);
+        Path lib = cc.compile(src);
+        assertNotEquals(exe, lib);
+        assertTrue(exe.getFileName().toString().endsWith(".bin") && lib.getFileName().toString().endsWith(".so"), exe + " " + lib);
+        assertEquals(exe, cc.compileExecutable(src), "cached: the same path, not a second build");
+        Process p = new ProcessBuilder(exe.toString()).redirectErrorStream(true).start();
+        assertEquals("built as a program", new String(p.getInputStream().readAllBytes()).strip());
+        assertEquals(7, p.waitFor());
+    }
 }

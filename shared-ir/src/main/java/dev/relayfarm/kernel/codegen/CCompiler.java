@@ -174,9 +174,13 @@ public final class CCompiler {
 
     /** The cache key of {@code source} under this compiler and flags. */
     public String hash(String source) {
+        return hash(source, flags);
+    }
+
+    private String hash(String source, List<String> buildFlags) {
         try {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
-            md.update((identity + "\0" + String.join(" ", flags) + "\0").getBytes(StandardCharsets.UTF_8));
+            md.update((identity + "\0" + String.join(" ", buildFlags) + "\0").getBytes(StandardCharsets.UTF_8));
             md.update(source.getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(md.digest()).substring(0, 32);
         } catch (NoSuchAlgorithmException e) {
@@ -189,8 +193,22 @@ public final class CCompiler {
      * Throws {@link CompileException} with the compiler's messages when the source does not compile.
      */
     public Path compile(String source) {
-        String key = hash(source);
-        Path so = cacheDir.resolve(key + ".so");
+        return build(source, flags, ".so");
+    }
+
+    /**
+     * An executable built from {@code source} (which has a {@code main}): this compiler's flags without
+     * {@code -shared} and {@code -fPIC}, cached like libraries as {@code <hash>.bin}. The tuning runner builds its
+     * measurement programs this way, so a crashing kernel takes down a child process, never the JVM.
+     */
+    public Path compileExecutable(String source) {
+        List<String> exe = flags.stream().filter(f -> !f.equals("-shared") && !f.equals("-fPIC")).toList();
+        return build(source, exe, ".bin");
+    }
+
+    private Path build(String source, List<String> buildFlags, String suffix) {
+        String key = hash(source, buildFlags);
+        Path so = cacheDir.resolve(key + suffix);
         if (Files.isRegularFile(so)) return so;
         Path c = null;
         Path tmp = null;
@@ -201,10 +219,10 @@ public final class CCompiler {
             // once cached a library with no symbols), nor see half a .so.
             c = Files.createTempFile(cacheDir, key + "-", ".c");
             Files.writeString(c, source);
-            tmp = Files.createTempFile(cacheDir, key, ".so.tmp");
+            tmp = Files.createTempFile(cacheDir, key, suffix + ".tmp");
             List<String> cmd = new ArrayList<>();
             cmd.add(compiler);
-            cmd.addAll(flags);
+            cmd.addAll(buildFlags);
             cmd.addAll(List.of("-o", tmp.toString(), c.toString(), "-lm"));
             ChildProcess.Result r = ChildProcess.run(cmd, ChildProcess.Options.DEFAULT.withTimeout(timeout));
             if (r.exitCode() != 0) throw new CompileException(String.join(" ", cmd) + " failed (exit " + r.exitCode() + "):\n" + r.log());
