@@ -1,0 +1,200 @@
+package dev.relayfarm.tuning.scheduler;
+
+import dev.relayfarm.compile.GraphBuilder;
+import dev.relayfarm.compile.GraphPlan;
+import dev.relayfarm.compile.Step;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.tuning.Measurement;
+import dev.relayfarm.tuning.TuningTask;
+import dev.relayfarm.tuning.measure.BaselineFailedException;
+import dev.relayfarm.tuning.measure.MeasuredBatch;
+import dev.relayfarm.tuning.measure.SandboxedRunner;
+import dev.relayfarm.tuning.record.RecordContext;
+import dev.relayfarm.tuning.record.RecordFile;
+import dev.relayfarm.tuning.record.TuningRecord;
+import dev.relayfarm.tuning.search.EarlyStopping;
+import dev.relayfarm.tuning.search.SearchStrategies;
+import dev.relayfarm.tuning.search.SearchStrategy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Tunes a model's tasks in one process (what {@code relayc tune} runs; the farm's tuner workers distribute the same
+ * loop): the {@link TaskScheduler} picks a task, its {@link SearchStrategy} proposes a batch, the sandboxed runner
+ * measures it with the task's default in the same batch, every measurement is appended to the records file as it
+ * comes (a killed tuner loses at most the batch in flight), and the strategy and the scheduler learn from the results.
+ * It stops when the budget (trials or wall-clock time) is spent or every task's space is exhausted or its search has
+ * stopped improving. Records of an earlier run ({@link #tune}'s {@code prior}) resume it: their configs are never
+ * proposed again and their costs count.
+ */
+public final class Tuner {
+    /**
+     * @param strategy  {@link SearchStrategies#NAMES}
+     * @param batch     configs per round (besides the default measured with them)
+     * @param trials    the budget in measured configs, or 0 for none
+     * @param time      the budget in wall-clock time, or null for none (at least one of the two is set)
+     * @param patience  rounds end for a task after this many trials without improvement
+     */
+    public record Options(String strategy, int batch, int trials, Duration time, long seed, int patience) {
+        public Options {
+            if (!SearchStrategies.NAMES.contains(strategy)) throw new IllegalArgumentException("unknown strategy '" + strategy + "' (available: "
+                    + String.join(", ", SearchStrategies.NAMES) + ")");
+            if (batch < 1) throw new IllegalArgumentException("a round measures at least 1 config, got " + batch);
+            if (trials < 0) throw new IllegalArgumentException("the trial budget cannot be negative, got " + trials);
+            if (trials == 0 && time == null) throw new IllegalArgumentException("give a budget: trials or time");
+            if (patience < 1) throw new IllegalArgumentException("patience must be at least 1 trial, got " + patience);
+        }
+    }
+
+    /** Told after every round: the task, what the batch measured, and where the whole run stands. */
+    public interface Listener {
+        void afterRound(TuningTask task, MeasuredBatch batch, Status status);
+    }
+
+    /** Where a run stands: trials so far, time so far, the budget, and the scheduler's view of every task. */
+    public record Status(int trials, Duration elapsed, Options options, List<TaskScheduler.Progress> tasks, double defaultModelUs, double modelUs) {
+        /** The estimated time left: what is left of the time budget, or of the trial budget at the pace so far; null when unknown. */
+        public Duration eta() {
+            Duration byTime = options.time() == null ? null : options.time().minus(elapsed);
+            Duration byTrials = options.trials() == 0 || trials == 0 ? null
+                    : elapsed.multipliedBy(Math.max(0, options.trials() - trials)).dividedBy(trials);
+            if (byTime == null) return byTrials;
+            if (byTrials == null) return byTime;
+            return byTime.compareTo(byTrials) < 0 ? byTime : byTrials;
+        }
+    }
+
+    /** What a run found: per task its progress (default and best cost, trials) and why tasks stopped early. */
+    public record Result(Status status, Map<String, String> notes) {}
+
+    private final SandboxedRunner runner;
+    private final RecordContext context;
+    private final Path records;
+    private final Options options;
+    private final Listener listener;
+
+    /** {@code records}: where every measurement is appended (JSON lines); null to keep none. */
+    public Tuner(SandboxedRunner runner, RecordContext context, Path records, Options options, Listener listener) {
+        this.runner = Objects.requireNonNull(runner, "runner");
+        this.context = Objects.requireNonNull(context, "context");
+        this.records = records;
+        this.options = Objects.requireNonNull(options, "options");
+        this.listener = listener != null ? listener : (t, b, s) -> {};
+    }
+
+    /**
+     * Tunes {@code tasks}, weighting each by how often the model calls it ({@code calls}: {@link #callsPerWorkload}).
+     * {@code prior}: records of earlier runs; those measured in this context (same target, device class and
+     * compiler) seed the searches and the scheduler, others are ignored.
+     */
+    public Result tune(List<TuningTask> tasks, Map<String, Integer> calls, List<TuningRecord> prior) {
+        Instant start = Instant.now();
+        TaskScheduler scheduler = new TaskScheduler(tasks, calls);
+        Map<String, SearchStrategy> searches = new LinkedHashMap<>();
+        Map<String, String> notes = new LinkedHashMap<>();
+        EarlyStopping stop = new EarlyStopping(options.patience());
+        for (int i = 0; i < tasks.size(); i++) {
+            TuningTask t = tasks.get(i);
+            SearchStrategy s = SearchStrategies.create(options.strategy(), t, options.seed() + i);
+            searches.put(t.key(), s);
+            resume(t, s, scheduler, prior);
+        }
+        int trials = 0;
+        while (true) {
+            Duration elapsed = Duration.between(start, Instant.now());
+            if (options.time() != null && elapsed.compareTo(options.time()) >= 0) break;
+            if (options.trials() > 0 && trials >= options.trials()) break;
+            Optional<TuningTask> next = scheduler.next();
+            if (next.isEmpty()) break;
+            TuningTask task = next.get();
+            SearchStrategy search = searches.get(task.key());
+            if (search.exhausted() || stop.shouldStop(search.history())) {
+                notes.put(task.key(), search.exhausted() ? "space exhausted" : "no improvement in " + options.patience() + " trials");
+                scheduler.finish(task);
+                continue;
+            }
+            int size = options.trials() > 0 ? Math.min(options.batch(), options.trials() - trials) : options.batch();
+            var configs = search.next(size);
+            if (configs.isEmpty()) {
+                notes.put(task.key(), "space exhausted");
+                scheduler.finish(task);
+                continue;
+            }
+            MeasuredBatch batch;
+            try {
+                batch = runner.measureWithBaseline(task, configs);
+            } catch (BaselineFailedException e) {
+                // nothing of this task can be trusted without its reference: record why and move on
+                notes.put(task.key(), "the default config failed: " + e.getMessage());
+                append(List.of(e.baseline()), task);
+                scheduler.finish(task);
+                continue;
+            }
+            List<Measurement> measured = new ArrayList<>();
+            measured.add(batch.baseline());
+            measured.addAll(batch.results());
+            append(measured, task);
+            // the default is a point of the space too: once observed, the search never proposes it
+            if (search.history().trials() == 0) search.observe(List.of(batch.baseline()));
+            search.observe(batch.results());
+            scheduler.recordRound(task, batch.results(), batch.baselineUs());
+            trials += batch.results().size();
+            listener.afterRound(task, batch, status(scheduler, trials, start));
+        }
+        return new Result(status(scheduler, trials, start), notes);
+    }
+
+    private Status status(TaskScheduler scheduler, int trials, Instant start) {
+        return new Status(trials, Duration.between(start, Instant.now()), options, scheduler.progress(), scheduler.defaultModelUs(), scheduler.modelUs());
+    }
+
+    /** Prior records of {@code task} measured in this context: the search observes them, the scheduler counts them as a round. */
+    private void resume(TuningTask task, SearchStrategy search, TaskScheduler scheduler, List<TuningRecord> prior) {
+        List<Measurement> mine = new ArrayList<>();
+        double defaultUs = Double.NaN;
+        for (TuningRecord r : prior) {
+            if (!r.workloadKey().equals(task.key()) || !r.target().equals(context.target()) || !r.deviceClass().equals(context.device().deviceClass())
+                    || !r.compiler().equals(context.compiler()) || !r.template().equals(task.template())) continue;
+            mine.add(r.measurement());
+            if (r.defaultCostUs().isPresent()) defaultUs = Double.isNaN(defaultUs) ? r.defaultCostUs().getAsDouble()
+                    : Math.min(defaultUs, r.defaultCostUs().getAsDouble());
+        }
+        if (mine.isEmpty()) return;
+        search.observe(mine);
+        scheduler.recordRound(task, mine, defaultUs);
+    }
+
+    private void append(List<Measurement> measured, TuningTask task) {
+        if (records == null) return;
+        try {
+            RecordFile.append(records, TuningRecord.batch(measured, task.defaultConfig(), context, Instant.now()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot append tuning records to " + records + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** How many times one run of {@code optimized} calls each task's kernels (the graph's kernel calls, by workload). */
+    public static Map<String, Integer> callsPerWorkload(IRModule optimized, List<TuningTask> tasks) {
+        GraphPlan graph = GraphBuilder.build(optimized);
+        Map<String, String> workloadOf = new HashMap<>();
+        for (TuningTask t : tasks) for (String k : t.kernels()) workloadOf.put(k, t.key());
+        Map<String, Integer> calls = new LinkedHashMap<>();
+        for (Step s : graph.steps()) {
+            if (s instanceof Step.KernelCall k) {
+                String workload = workloadOf.get(graph.kernels().get(k.kernel()).name());
+                if (workload != null) calls.merge(workload, 1, Integer::sum);
+            }
+        }
+        return calls;
+    }
+}

@@ -1,0 +1,103 @@
+package dev.relayfarm.tuning.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.tuning.TuningModels;
+import dev.relayfarm.tuning.TuningTask;
+import dev.relayfarm.tuning.measure.MeasureOptions;
+import dev.relayfarm.tuning.measure.SandboxedRunner;
+import dev.relayfarm.tuning.record.RecordContext;
+import dev.relayfarm.tuning.record.RecordFile;
+import dev.relayfarm.tuning.record.TuningRecord;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The tuner over the five real tasks of {@link TuningModels#LAYERS}: real kernels built and measured in the sandbox. */
+class TunerTest {
+    private static final Target HOST = Target.host();
+
+    @Test
+    void tunesEveryTaskWithinTheBudgetWritesEveryMeasurementAndResumesWithoutRepeating(@TempDir Path tmp) throws Exception {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+        CCompiler cc = CCompiler.host().orElseThrow().withCache(tmp.resolve("cc"));
+        IRModule optimized = TuningModels.optimizedLayers(HOST);
+        List<TuningTask> tasks = Stages.tasks(optimized, HOST);
+        Map<String, Integer> calls = Tuner.callsPerWorkload(optimized, tasks);
+        assertEquals(2, calls.get(tasks.getFirst().key()), "two kernels share the first dense shape");
+        assertEquals(6, calls.values().stream().mapToInt(Integer::intValue).sum(), "six kernel calls per run");
+
+        Path records = tmp.resolve("records.jsonl");
+        RecordContext context = RecordContext.local(HOST, cc);
+        SandboxedRunner runner = new SandboxedRunner(cc, MeasureOptions.FAST, tmp.resolve("runs"));
+        List<Tuner.Status> rounds = new ArrayList<>();
+        Tuner.Options options = new Tuner.Options("random", 2, 12, null, 1, 1000);
+        Tuner.Result r = new Tuner(runner, context, records, options, (task, batch, status) -> rounds.add(status)).tune(tasks, calls, List.of());
+
+        assertEquals(12, r.status().trials(), "the trial budget is spent exactly");
+        assertEquals(6, rounds.size(), "one round of 2 per task, then one more for the most promising");
+        assertNotNull(rounds.getLast().eta());
+        for (TaskScheduler.Progress p : r.status().tasks()) {
+            assertTrue(p.trials() >= 2, p.task().key() + " got a round");
+            assertTrue(Double.isFinite(p.defaultUs()) && p.defaultUs() > 0, p.toString());
+            assertTrue(p.bestUs() <= p.defaultUs(), "the default is a candidate too: " + p);
+        }
+        assertTrue(r.status().modelUs() <= r.status().defaultModelUs());
+
+        List<TuningRecord> written = RecordFile.read(records);
+        assertEquals(12 + 6, written.size(), "every measured config and every round's default, as they came");
+        for (TuningRecord rec : written) {
+            assertEquals(rec, TuningRecord.fromJson(rec.toJson()));
+            assertEquals(context.device().deviceClass(), rec.deviceClass());
+            assertTrue(rec.defaultCostUs().isPresent(), "each record carries its batch's default cost: " + rec.toJson());
+        }
+
+        // resume: the second run sees the first run's records and never measures one of their configs again
+        Set<String> before = configs(written, tasks);
+        Path more = tmp.resolve("more.jsonl");
+        Tuner.Result again = new Tuner(runner, context, more, new Tuner.Options("random", 2, 6, null, 1, 1000), null).tune(tasks, calls, written);
+        assertEquals(6, again.status().trials());
+        Set<String> after = configs(RecordFile.read(more), tasks);
+        Set<String> repeated = new HashSet<>(after);
+        repeated.retainAll(before);
+        assertEquals(Set.of(), repeated, "resumed searches propose only configs not measured before");
+        assertFalse(after.isEmpty());
+    }
+
+    @Test
+    void optionsNameWhatIsWrong() {
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new Tuner.Options("anneal", 8, 10, null, 1, 10));
+        assertTrue(e.getMessage().contains("unknown strategy 'anneal'") && e.getMessage().contains("xgb"), e.getMessage());
+        assertThrows(() -> new Tuner.Options("xgb", 8, 0, null, 1, 10), "give a budget");
+        assertThrows(() -> new Tuner.Options("xgb", 0, 10, null, 1, 10), "at least 1 config");
+    }
+
+    private static void assertThrows(Runnable r, String fragment) {
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, r::run);
+        assertTrue(e.getMessage().contains(fragment), e.getMessage());
+    }
+
+    /** workload + config of every non-default record. */
+    private static Set<String> configs(List<TuningRecord> records, List<TuningTask> tasks) {
+        Set<String> out = new HashSet<>();
+        for (TuningRecord r : records) {
+            ScheduleConfig def = tasks.stream().filter(t -> t.key().equals(r.workloadKey())).findFirst().orElseThrow().defaultConfig();
+            if (!r.config().equals(def)) out.add(r.workloadKey() + " " + r.config().toJson());
+        }
+        return out;
+    }
+}
