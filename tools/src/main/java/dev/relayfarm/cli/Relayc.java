@@ -21,6 +21,7 @@ import picocli.CommandLine;
             CheckCommand.class,
             CompileCommand.class,
             RecordsCommand.class,
+            TuneCommand.class,
             OptCommand.class,
             BenchCommand.class,
             ConformanceCommand.class,

@@ -1,0 +1,174 @@
+package dev.relayfarm.cli;
+
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.passes.OptLevels;
+import dev.relayfarm.pipeline.CompileRequest;
+import dev.relayfarm.pipeline.InputShapes;
+import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.tuning.TuningTask;
+import dev.relayfarm.tuning.measure.MeasureOptions;
+import dev.relayfarm.tuning.measure.SandboxedRunner;
+import dev.relayfarm.tuning.record.RecordContext;
+import dev.relayfarm.tuning.record.RecordFile;
+import dev.relayfarm.tuning.record.TuningRecord;
+import dev.relayfarm.tuning.scheduler.TaskScheduler;
+import dev.relayfarm.tuning.scheduler.Tuner;
+import dev.relayfarm.tuning.search.SearchStrategies;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code relayc tune MODEL -o records.jsonl}: tunes the model's kernels on this machine — the library's {@link Tuner}
+ * in one process — appending every measurement to the records file, with a progress line per round and a table per
+ * workload at the end. {@code relayc compile --schedules records.jsonl} then applies what beat the defaults.
+ */
+@Command(name = "tune", mixinStandardHelpOptions = true,
+        description = {"Tune a model's kernels on this machine: search each workload's schedule space (xgb: a learned cost model,",
+                "ga, random, grid), build and measure every candidate in a sandboxed process beside its template default, and append",
+                "every measurement to the records file (JSON lines). Give a budget: --trials and/or --budget. Then",
+                "relayc compile MODEL --schedules RECORDS applies, per workload, the best record measured faster than its default."})
+public final class TuneCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "MODEL", description = "an ONNX model or Relay text file")
+    Path model;
+
+    @Option(names = {"-o", "--output"}, required = true, paramLabel = "RECORDS.jsonl", description = "tuning records are appended here (created if missing)")
+    Path output;
+
+    @Option(names = "--trials", paramLabel = "N", defaultValue = "0", description = "measure at most N configs over all workloads (0: no trial limit)")
+    int trials;
+
+    @Option(names = "--budget", paramLabel = "DURATION", description = "stop after this much wall-clock time, e.g. 20m, 90s, 1h")
+    String budget;
+
+    @Option(names = "--strategy", defaultValue = "xgb", description = "search: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})",
+            completionCandidates = Strategies.class)
+    String strategy;
+
+    @Option(names = "--resume", paramLabel = "RECORDS.jsonl", description = "records of earlier runs: their configs are not measured again and their costs count (repeatable)")
+    List<Path> resume = List.of();
+
+    @Option(names = "--batch", defaultValue = "16", description = "configs per round (default ${DEFAULT-VALUE})")
+    int batch;
+
+    @Option(names = "--patience", defaultValue = "64", description = "a workload stops after this many trials without improvement (default ${DEFAULT-VALUE})")
+    int patience;
+
+    @Option(names = "--seed", defaultValue = "1", description = "search seed (default ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--threads", defaultValue = "0", description = "threads a kernel runs with while measured (default 0: all online CPUs)")
+    int threads;
+
+    @Option(names = "--target", defaultValue = CompileRequest.DEFAULT_TARGET, description = "target (default \"${DEFAULT-VALUE}\"); tuning measures on this machine, so a native one")
+    String target;
+
+    @Option(names = "-O", paramLabel = "LEVEL", defaultValue = "" + CompileRequest.DEFAULT_OPT_LEVEL,
+            description = "optimization level (" + OptLevels.FUSED_TEXT + ", default ${DEFAULT-VALUE}): the kernels tuned are those this level fuses")
+    int optLevel;
+
+    @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224 (repeatable)")
+    List<String> shapes = List.of();
+
+    @Spec
+    CommandSpec spec;
+
+    /** The strategy names for picocli's completion and help. */
+    static final class Strategies extends ArrayList<String> {
+        Strategies() {
+            super(SearchStrategies.NAMES);
+        }
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        if (!CompileRequest.OPT_LEVELS.contains(optLevel)) return CliErrors.report(spec, "-O must be " + CompileRequest.OPT_LEVELS + " for tune, got " + optLevel);
+        Duration time = budget == null ? null : RunCommand.duration("--budget", budget);
+        Tuner.Options options;
+        try {
+            options = new Tuner.Options(strategy, batch, trials, time, seed, patience);
+        } catch (IllegalArgumentException e) {
+            return CliErrors.report(spec, e.getMessage() + (trials == 0 && time == null ? " (--trials N and/or --budget DURATION)" : ""));
+        }
+        Target t = Target.parse(target);
+        if (t.isCross()) return CliErrors.report(spec, "tune measures on this machine: " + t + " is a cross target");
+        CCompiler cc = CCompiler.forTarget(t).orElse(null);
+        if (cc == null) return CliErrors.report(spec, "no C compiler found (set $CC, or install cc, gcc or clang): tuning builds every candidate");
+        List<TuningRecord> prior = new ArrayList<>();
+        for (Path p : resume) {
+            if (!Files.isRegularFile(p)) return CliErrors.report(spec, "no such file: " + p);
+            prior.addAll(RecordFile.read(p));
+        }
+        CompileRequest request = new CompileRequest(ModelFiles.read(model), t, optLevel, InputShapes.of(shapes));
+        IRModule module = Stages.inferTypes(Stages.importModel(request));
+        Stages.checkExecutable(module);
+        IRModule optimized = Stages.optimize(module, optLevel, t);
+        List<TuningTask> tasks = Stages.tasks(optimized, t);
+        Map<String, Integer> calls = Tuner.callsPerWorkload(optimized, tasks);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        RecordContext context = RecordContext.local(t, cc);
+        out.printf("tuning %s: %d workloads, strategy %s, budget %s, device class %s%n", model, tasks.size(), strategy, budgetText(time),
+                context.device().deviceClass());
+        out.flush();
+        SandboxedRunner runner = new SandboxedRunner(cc, MeasureOptions.DEFAULT.withThreads(threads));
+        Tuner.Result result = new Tuner(runner, context, output, options, (task, b, status) -> {
+            err.println(progressLine(task, status));
+            err.flush();
+        }).tune(tasks, calls, prior);
+        printTable(out, result);
+        out.printf("records: %s; apply with relayc compile %s --schedules %s%n", output, model, output);
+        out.flush();
+        return 0;
+    }
+
+    private String budgetText(Duration time) {
+        if (trials > 0 && time != null) return trials + " trials or " + budget;
+        return trials > 0 ? trials + " trials" : budget;
+    }
+
+    /** One line per round: the run's totals, and the workload just measured. */
+    static String progressLine(TuningTask task, Tuner.Status s) {
+        long measured = s.tasks().stream().filter(p -> p.trials() > 0).count();
+        TaskScheduler.Progress p = s.tasks().stream().filter(x -> x.task().key().equals(task.key())).findFirst().orElseThrow();
+        Duration eta = s.eta();
+        return String.format(Locale.ROOT, "tune: %d trials, %s, %d/%d workloads measured, model %.1f -> %.1f us (%.2fx)%s | %s %.1f -> %.1f us (%.2fx)",
+                s.trials(), seconds(s.elapsed()), measured, s.tasks().size(), s.defaultModelUs(), s.modelUs(), s.defaultModelUs() / s.modelUs(),
+                eta == null ? "" : ", ETA " + seconds(eta), task.key(), p.defaultUs(), p.bestUs(), p.speedup());
+    }
+
+    private static void printTable(PrintWriter out, Tuner.Result r) {
+        double modelDefault = r.status().defaultModelUs();
+        out.printf("%-64s %6s %6s %12s %12s %8s %7s%n", "workload", "calls", "trials", "default us", "best us", "speedup", "share");
+        for (TaskScheduler.Progress p : r.status().tasks()) {
+            out.printf(Locale.ROOT, "%-64s %6d %6d %12.2f %12.2f %7.2fx %6.1f%%%n", shorten(p.task().key()), p.calls(), p.trials(), p.defaultUs(),
+                    p.bestUs(), p.speedup(), 100 * p.calls() * p.defaultUs() / modelDefault);
+        }
+        out.printf(Locale.ROOT, "model (kernel time per run, estimated from the workloads' costs): %.1f us untuned, %.1f us tuned, %.2fx; "
+                + "%d trials in %s%n", modelDefault, r.status().modelUs(), modelDefault / r.status().modelUs(), r.status().trials(), seconds(r.status().elapsed()));
+        r.notes().forEach((k, v) -> out.println("  " + shorten(k) + ": " + v));
+    }
+
+    private static String shorten(String key) {
+        return key.length() <= 64 ? key : key.substring(0, 61) + "...";
+    }
+
+    private static String seconds(Duration d) {
+        long s = d.toSeconds();
+        return s >= 60 ? (s / 60) + "m" + String.format(Locale.ROOT, "%02d", s % 60) + "s" : s + "s";
+    }
+}
