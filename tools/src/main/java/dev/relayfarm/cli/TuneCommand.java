@@ -146,17 +146,25 @@ public final class TuneCommand implements Callable<Integer> {
         long measured = s.tasks().stream().filter(p -> p.trials() > 0).count();
         TaskScheduler.Progress p = s.tasks().stream().filter(x -> x.task().key().equals(task.key())).findFirst().orElseThrow();
         Duration eta = s.eta();
-        return String.format(Locale.ROOT, "tune: %d trials, %s, %d/%d workloads measured, model %.1f -> %.1f us (%.2fx)%s | %s %.1f -> %.1f us (%.2fx)",
-                s.trials(), seconds(s.elapsed()), measured, s.tasks().size(), s.defaultModelUs(), s.modelUs(), s.defaultModelUs() / s.modelUs(),
-                eta == null ? "" : ", ETA " + seconds(eta), task.key(), p.defaultUs(), p.bestUs(), p.speedup());
+        // the model's estimate needs every workload's default: until then, only the count
+        String model = Double.isFinite(s.modelUs()) ? String.format(Locale.ROOT, "model %s -> %s us (%.2fx)", us(s.defaultModelUs()), us(s.modelUs()),
+                s.defaultModelUs() / s.modelUs()) : "model: not every workload measured yet";
+        return String.format(Locale.ROOT, "tune: %d trials, %s, %d/%d workloads measured, %s%s | %s %s -> %s us (%.2fx)", s.trials(),
+                seconds(s.elapsed()), measured, s.tasks().size(), model, eta == null ? "" : ", ETA " + seconds(eta), shorten(task.key()),
+                us(p.defaultUs()), us(p.bestUs()), p.speedup());
+    }
+
+    /** Three significant digits: kernels run from tens of nanoseconds to milliseconds. */
+    private static String us(double v) {
+        return String.format(Locale.ROOT, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : v >= 1 ? "%.2f" : "%.3f", v);
     }
 
     private static void printTable(PrintWriter out, Tuner.Result r) {
         double modelDefault = r.status().defaultModelUs();
         out.printf("%-64s %6s %6s %12s %12s %8s %7s%n", "workload", "calls", "trials", "default us", "best us", "speedup", "share");
         for (TaskScheduler.Progress p : r.status().tasks()) {
-            out.printf(Locale.ROOT, "%-64s %6d %6d %12.2f %12.2f %7.2fx %6.1f%%%n", shorten(p.task().key()), p.calls(), p.trials(), p.defaultUs(),
-                    p.bestUs(), p.speedup(), 100 * p.calls() * p.defaultUs() / modelDefault);
+            out.printf(Locale.ROOT, "%-64s %6d %6d %12s %12s %7.2fx %6.1f%%%n", shorten(p.task().key()), p.calls(), p.trials(), us(p.defaultUs()),
+                    us(p.bestUs()), p.speedup(), 100 * p.calls() * p.defaultUs() / modelDefault);
         }
         out.printf(Locale.ROOT, "model (kernel time per run, estimated from the workloads' costs): %.1f us untuned, %.1f us tuned, %.2fx; "
                 + "%d trials in %s%n", modelDefault, r.status().modelUs(), modelDefault / r.status().modelUs(), r.status().trials(), seconds(r.status().elapsed()));
