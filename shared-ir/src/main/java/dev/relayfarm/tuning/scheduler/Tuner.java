@@ -4,6 +4,7 @@ import dev.relayfarm.compile.GraphBuilder;
 import dev.relayfarm.compile.GraphPlan;
 import dev.relayfarm.compile.Step;
 import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.tuning.Measurement;
 import dev.relayfarm.tuning.TuningTask;
 import dev.relayfarm.tuning.measure.BaselineFailedException;
@@ -35,7 +36,8 @@ import java.util.Optional;
  * comes (a killed tuner loses at most the batch in flight), and the strategy and the scheduler learn from the results.
  * It stops when the budget (trials or wall-clock time) is spent or every task's space is exhausted or its search has
  * stopped improving. Records of an earlier run ({@link #tune}'s {@code prior}) resume it: their configs are never
- * proposed again and their costs count.
+ * proposed again and their costs count. Prior records of other workloads transfer: a task's first round measures the
+ * configs that beat their default on other workloads of its template ({@link #transferred}), before its search starts.
  */
 public final class Tuner {
     /**
@@ -101,13 +103,14 @@ public final class Tuner {
         Instant start = Instant.now();
         TaskScheduler scheduler = new TaskScheduler(tasks, calls);
         Map<String, SearchStrategy> searches = new LinkedHashMap<>();
+        Map<String, List<ScheduleConfig>> transfer = new HashMap<>();
         Map<String, String> notes = new LinkedHashMap<>();
         EarlyStopping stop = new EarlyStopping(options.patience());
         for (int i = 0; i < tasks.size(); i++) {
             TuningTask t = tasks.get(i);
             SearchStrategy s = SearchStrategies.create(options.strategy(), t, options.seed() + i);
             searches.put(t.key(), s);
-            resume(t, s, scheduler, prior);
+            if (!resume(t, s, scheduler, prior)) transfer.put(t.key(), transferred(t, prior, context, options.batch()));
         }
         int trials = 0;
         while (true) {
@@ -124,7 +127,8 @@ public final class Tuner {
                 continue;
             }
             int size = options.trials() > 0 ? Math.min(options.batch(), options.trials() - trials) : options.batch();
-            var configs = search.next(size);
+            List<ScheduleConfig> pending = transfer.remove(task.key());
+            List<ScheduleConfig> configs = pending != null && !pending.isEmpty() ? pending.subList(0, Math.min(size, pending.size())) : search.next(size);
             if (configs.isEmpty()) {
                 notes.put(task.key(), "space exhausted");
                 scheduler.finish(task);
@@ -158,20 +162,52 @@ public final class Tuner {
         return new Status(trials, Duration.between(start, Instant.now()), options, scheduler.progress(), scheduler.defaultModelUs(), scheduler.modelUs());
     }
 
-    /** Prior records of {@code task} measured in this context: the search observes them, the scheduler counts them as a round. */
-    private void resume(TuningTask task, SearchStrategy search, TaskScheduler scheduler, List<TuningRecord> prior) {
+    /**
+     * Configs worth measuring first for {@code task}, from records of other workloads measured in {@code context}
+     * (same target, device class and compiler) with the task's template: each workload's configs that beat its default,
+     * by speedup, that are points of this task's space (knob values fit its shape) — at most {@code limit}.
+     */
+    public static List<ScheduleConfig> transferred(TuningTask task, List<TuningRecord> prior, RecordContext context, int limit) {
+        Map<ScheduleConfig, Double> speedup = new LinkedHashMap<>();
+        for (TuningRecord r : prior) {
+            if (r.workloadKey().equals(task.key()) || !r.template().equals(task.template()) || !sameContext(r, context) || !r.fasterThanDefault()) continue;
+            if (r.config().equals(task.defaultConfig()) || !inSpace(task, r.config())) continue;
+            speedup.merge(r.config(), r.defaultCostUs().getAsDouble() / r.costUs(), Math::max);
+        }
+        return speedup.entrySet().stream().sorted(Map.Entry.<ScheduleConfig, Double>comparingByValue().reversed()).limit(limit)
+                .map(Map.Entry::getKey).toList();
+    }
+
+    private static boolean inSpace(TuningTask task, ScheduleConfig config) {
+        try {
+            task.space().check(config);
+            return true;
+        } catch (IllegalArgumentException e) { // a knob value this workload's shape does not offer
+            return false;
+        }
+    }
+
+    private static boolean sameContext(TuningRecord r, RecordContext context) {
+        return r.target().equals(context.target()) && r.deviceClass().equals(context.device().deviceClass()) && r.compiler().equals(context.compiler());
+    }
+
+    /**
+     * Prior records of {@code task} measured in this context: the search observes them, the scheduler counts them as a
+     * round; false when there are none.
+     */
+    private boolean resume(TuningTask task, SearchStrategy search, TaskScheduler scheduler, List<TuningRecord> prior) {
         List<Measurement> mine = new ArrayList<>();
         double defaultUs = Double.NaN;
         for (TuningRecord r : prior) {
-            if (!r.workloadKey().equals(task.key()) || !r.target().equals(context.target()) || !r.deviceClass().equals(context.device().deviceClass())
-                    || !r.compiler().equals(context.compiler()) || !r.template().equals(task.template())) continue;
+            if (!r.workloadKey().equals(task.key()) || !sameContext(r, context) || !r.template().equals(task.template())) continue;
             mine.add(r.measurement());
             if (r.defaultCostUs().isPresent()) defaultUs = Double.isNaN(defaultUs) ? r.defaultCostUs().getAsDouble()
                     : Math.min(defaultUs, r.defaultCostUs().getAsDouble());
         }
-        if (mine.isEmpty()) return;
+        if (mine.isEmpty()) return false;
         search.observe(mine);
         scheduler.recordRound(task, mine, defaultUs);
+        return true;
     }
 
     private void append(List<Measurement> measured, TuningTask task) {

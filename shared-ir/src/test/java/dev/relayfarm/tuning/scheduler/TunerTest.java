@@ -10,7 +10,10 @@ import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.pipeline.ModelFormat;
+import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.tuning.Measurement;
 import dev.relayfarm.tuning.TuningModels;
 import dev.relayfarm.tuning.TuningTask;
 import dev.relayfarm.tuning.measure.MeasureOptions;
@@ -18,11 +21,14 @@ import dev.relayfarm.tuning.measure.SandboxedRunner;
 import dev.relayfarm.tuning.record.RecordContext;
 import dev.relayfarm.tuning.record.RecordFile;
 import dev.relayfarm.tuning.record.TuningRecord;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,6 +82,39 @@ class TunerTest {
         repeated.retainAll(before);
         assertEquals(Set.of(), repeated, "resumed searches propose only configs not measured before");
         assertFalse(after.isEmpty());
+    }
+
+    /** Records of another model's workload with the same template: its config that beat its default is measured first. */
+    @Test
+    void configsThatBeatTheDefaultOnAnotherWorkloadAreMeasuredFirst(@TempDir Path tmp) {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+        CCompiler cc = CCompiler.host().orElseThrow().withCache(tmp.resolve("cc"));
+        RecordContext context = RecordContext.local(HOST, cc);
+        TuningTask seen = Stages.tasks(TuningModels.optimizedLayers(HOST), HOST).getFirst(); // dense 1x64 by 64x64
+        IRModule other = Stages.optimize(Stages.inferTypes(Stages.importModel(ModelSource.of("wide.relay", ModelFormat.RELAY, """
+                #[version = "0.0.5"]
+                def @main(%x: Tensor[(1, 128), float32], %w: Tensor[(64, 128), float32]) {
+                  nn.relu(nn.dense(%x, %w, units=64))
+                }
+                """.getBytes(StandardCharsets.UTF_8)), "")), 3, HOST);
+        TuningTask fresh = Stages.tasks(other, HOST).getFirst();
+        assertEquals(seen.template(), fresh.template());
+        // a config of the seen workload that is also a point of the fresh one's space, and one that is not the default there
+        ScheduleConfig good = seen.space().all().filter(c -> !c.equals(seen.defaultConfig()) && !c.equals(fresh.defaultConfig()))
+                .filter(c -> { try { fresh.space().check(c); return true; } catch (IllegalArgumentException e) { return false; } })
+                .findFirst().orElseThrow();
+        ScheduleConfig slow = seen.space().all().filter(c -> !c.equals(good) && !c.equals(seen.defaultConfig())).findFirst().orElseThrow();
+        Instant at = Instant.now();
+        List<TuningRecord> prior = List.of(
+                TuningRecord.of(new Measurement(seen.key(), good, new Measurement.Cost(5, 0.01, 100, 5)), context, OptionalDouble.of(10), at),
+                TuningRecord.of(new Measurement(seen.key(), slow, new Measurement.Cost(20, 0.01, 100, 5)), context, OptionalDouble.of(10), at));
+        assertEquals(List.of(good), Tuner.transferred(fresh, prior, context, 4), "only what beat its default transfers");
+
+        List<List<ScheduleConfig>> rounds = new ArrayList<>();
+        new Tuner(new SandboxedRunner(cc, MeasureOptions.FAST, tmp.resolve("runs")), context, null, new Tuner.Options("random", 4, 5, null, 1, 100),
+                (task, batch, status) -> rounds.add(batch.results().stream().map(Measurement::config).toList())).tune(List.of(fresh), Map.of(), prior);
+        assertEquals(List.of(good), rounds.getFirst(), "the first round measures the transferred config");
+        assertFalse(rounds.get(1).contains(good), "and the search goes on from there without it");
     }
 
     @Test
