@@ -98,6 +98,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (badLevel.isPresent()) {
             return CliErrors.report(spec, badLevel.get());
         }
+        if (vs == Reference.untuned && schedules == null) {
+            return CliErrors.report(spec, "--vs untuned compares the artifact tuned with --schedules FILE against the untuned one: give --schedules");
+        }
         if ((vs == Reference.untuned || schedules != null) && backend != Backend.c) {
             return CliErrors.report(spec, "--schedules and --vs untuned compare compiled artifacts: use --backend c");
         }

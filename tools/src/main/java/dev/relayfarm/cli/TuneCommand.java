@@ -104,6 +104,11 @@ public final class TuneCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             return CliErrors.report(spec, e.getMessage() + (trials == 0 && time == null ? " (--trials N and/or --budget DURATION)" : ""));
         }
+        if (threads < 0) return CliErrors.report(spec, "--threads must be 0 (all online CPUs) or more, got " + threads);
+        Path dir = output.toAbsolutePath().getParent();
+        if (dir == null || !Files.isDirectory(dir) || !Files.isWritable(dir)) {
+            return CliErrors.report(spec, "cannot write records to " + output + ": " + (dir == null ? "no folder" : dir + " is not a writable folder"));
+        }
         Target t = Target.parse(target);
         if (t.isCross()) return CliErrors.report(spec, "tune measures on this machine: " + t + " is a cross target");
         CCompiler cc = CCompiler.forTarget(t).orElse(null);
@@ -133,6 +138,9 @@ public final class TuneCommand implements Callable<Integer> {
         printTable(out, result);
         out.printf("records: %s; apply with relayc compile %s --schedules %s%n", output, model, output);
         out.flush();
+        if (result.status().tasks().stream().noneMatch(p -> Double.isFinite(p.defaultUs()))) {
+            return CliErrors.report(spec, "no workload's default config could be measured (see the notes above and the records' errors)");
+        }
         return 0;
     }
 
@@ -160,14 +168,22 @@ public final class TuneCommand implements Callable<Integer> {
     }
 
     private static void printTable(PrintWriter out, Tuner.Result r) {
-        double modelDefault = r.status().defaultModelUs();
+        // totals over the workloads whose default was measured (the budget may end before every one was)
+        List<TaskScheduler.Progress> measured = r.status().tasks().stream().filter(p -> Double.isFinite(p.defaultUs())).toList();
+        double untuned = measured.stream().mapToDouble(p -> p.calls() * p.defaultUs()).sum();
+        double tuned = measured.stream().mapToDouble(p -> p.calls() * p.bestUs()).sum();
         out.printf("%-64s %6s %6s %12s %12s %8s %7s%n", "workload", "calls", "trials", "default us", "best us", "speedup", "share");
         for (TaskScheduler.Progress p : r.status().tasks()) {
+            if (!Double.isFinite(p.defaultUs())) {
+                out.printf(Locale.ROOT, "%-64s %6d %6d %12s %12s %8s %7s%n", shorten(p.task().key()), p.calls(), p.trials(), "-", "-", "-", "-");
+                continue;
+            }
             out.printf(Locale.ROOT, "%-64s %6d %6d %12s %12s %7.2fx %6.1f%%%n", shorten(p.task().key()), p.calls(), p.trials(), us(p.defaultUs()),
-                    us(p.bestUs()), p.speedup(), 100 * p.calls() * p.defaultUs() / modelDefault);
+                    us(p.bestUs()), p.speedup(), 100 * p.calls() * p.defaultUs() / untuned);
         }
-        out.printf(Locale.ROOT, "model (kernel time per run, estimated from the workloads' costs): %.1f us untuned, %.1f us tuned, %.2fx; "
-                + "%d trials in %s%n", modelDefault, r.status().modelUs(), modelDefault / r.status().modelUs(), r.status().trials(), seconds(r.status().elapsed()));
+        out.printf(Locale.ROOT, "model (kernel time per run, estimated from the workloads' costs%s): %.1f us untuned, %.1f us tuned, %.2fx; %d trials in %s%n",
+                measured.size() == r.status().tasks().size() ? "" : ", " + measured.size() + " of " + r.status().tasks().size() + " workloads measured",
+                untuned, tuned, untuned / tuned, r.status().trials(), seconds(r.status().elapsed()));
         r.notes().forEach((k, v) -> out.println("  " + shorten(k) + ": " + v));
     }
 

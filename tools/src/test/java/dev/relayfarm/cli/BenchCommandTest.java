@@ -97,9 +97,12 @@ class BenchCommandTest {
 
     @Test
     void schedulesNeedTheCompiledBackend() {
-        CliRun r = CliRun.relayc("bench", mnist().toString(), "--backend", "interp", "--vs", "untuned");
+        CliRun r = CliRun.relayc("bench", mnist().toString(), "--backend", "interp", "--vs", "untuned", "--schedules", "s.jsonl");
         assertEquals(2, r.exitCode(), "an option error, like bench's others");
         assertTrue(r.err().contains("use --backend c"), r.err());
+        CliRun same = CliRun.relayc("bench", mnist().toString(), "--vs", "untuned");
+        assertEquals(2, same.exitCode());
+        assertTrue(same.err().contains("give --schedules"), "untuned against untuned would compare an artifact with itself: " + same.err());
     }
 
     private static JsonNode configOf(JsonNode manifest, String workload) {

@@ -28,12 +28,13 @@ class TuneCommandTest {
                 "--threads", "1");
         assertEquals(0, tune.exitCode(), tune.err());
         assertTrue(tune.out().contains("tuning " + model + ": 5 workloads, strategy random, budget 10 trials"), tune.out());
-        assertEquals(5, tune.err().lines().filter(l -> l.startsWith("tune: ")).count(), "a progress line per round:\n" + tune.err());
+        long rounds = tune.err().lines().filter(l -> l.startsWith("tune: ")).count();
+        assertTrue(rounds >= 5 && rounds <= 10, "a progress line per round, each workload at least one:\n" + tune.err());
         assertTrue(tune.out().contains("model (kernel time per run") && tune.out().contains("10 trials in"), tune.out());
         assertEquals(5, tune.out().lines().filter(l -> l.startsWith("nn.") || l.startsWith("softmax") || l.matches("^\\S+\\(.*")).count(),
                 "one row per workload:\n" + tune.out());
         List<TuningRecord> written = RecordFile.read(records);
-        assertEquals(10 + 5, written.size(), "each round: 2 configs and the default");
+        assertEquals(10 + rounds, written.size(), "each round: its configs and the default");
 
         Path out = tmp.resolve("tuned");
         CliRun compile = CliRun.relayc("compile", model.toString(), "--schedules", records.toString(), "-o", out.toString());

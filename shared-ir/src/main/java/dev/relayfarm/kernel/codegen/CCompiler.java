@@ -202,7 +202,7 @@ public final class CCompiler {
      * measurement programs this way, so a crashing kernel takes down a child process, never the JVM.
      */
     public Path compileExecutable(String source) {
-        List<String> exe = flags.stream().filter(f -> !f.equals("-shared") && !f.equals("-fPIC")).toList();
+        List<String> exe = flags.stream().filter(f -> !f.equals("-shared")).toList(); // -fPIC kept: the code is built as the artifact builds it
         return build(source, exe, ".bin");
     }
 

@@ -12,7 +12,9 @@ import java.util.Objects;
  * @param minRepeatMs      the shortest a repeat may take (0: {@code number} is used as given)
  * @param warmup           untimed calls after the correctness call (page faults, thread start, branch predictors)
  * @param flushCache       write a buffer larger than the last-level cache before every repeat, so each repeat starts
- *                         cold, as the kernel would inside a model between other layers' kernels
+ *                         from a cold cache; the calls within a repeat then run warm, so the cost is mostly a warm-cache
+ *                         time (what a kernel whose weights and inputs fit the cache sees in a model), with the cold
+ *                         start of each repeat averaged in
  * @param threads          threads for the kernel's parallel loops ({@code rf_set_num_threads}; 0: every online CPU)
  * @param seed             the PRNG seed of the inputs: every candidate of a batch sees the same inputs
  * @param buildTimeout     wall-clock limit of one C build (a longer one is a {@code COMPILE_ERROR})

@@ -109,9 +109,20 @@ public record TuningRecord(String workloadKey, ScheduleConfig config, String tar
         return outcome instanceof Measurement.Cost c ? c.medianUs() : Double.POSITIVE_INFINITY;
     }
 
-    /** Whether it ran, and faster than the default measured in its batch (a record without that baseline is not). */
+    /**
+     * The least gain over the default a record must show to count as faster: the best of many noisy medians is biased
+     * low, so a config that is really as fast as the default (or a little slower) would otherwise pass now and then.
+     */
+    public static final double MIN_GAIN = 0.02;
+
+    /**
+     * Whether it ran, and beat the default measured in its batch by more than the noise: by at least {@link #MIN_GAIN},
+     * or twice its own repeats' coefficient of variation when that is larger (a record without that baseline is not).
+     */
     public boolean fasterThanDefault() {
-        return ok() && defaultCostUs.isPresent() && costUs() < defaultCostUs.getAsDouble();
+        if (!(outcome instanceof Measurement.Cost c) || defaultCostUs.isEmpty()) return false;
+        double margin = Math.max(MIN_GAIN, Double.isFinite(c.cv()) ? 2 * c.cv() : MIN_GAIN);
+        return c.medianUs() < defaultCostUs.getAsDouble() * (1 - margin);
     }
 
     /** The JSON line (no newline). */

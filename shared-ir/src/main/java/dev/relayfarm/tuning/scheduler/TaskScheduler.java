@@ -12,7 +12,7 @@ import java.util.Optional;
 /**
  * Which of a model's tasks gets the next round of trials (Ansor's gradient task scheduler, simplified): the model's
  * time is Σ calls × best cost over its workloads, and the next round goes where it is expected to shrink most.
- * Every task first gets one round, most expensive first (its default is measured in that round, so every later
+ * Every task first gets one round, in the model's kernel order (its default is measured in that round, so every later
  * estimate has a baseline). After that a task's expected gain per round is its weight times a blend of
  * <ul>
  *   <li>what its last rounds actually gained (backward: µs saved per round over the last {@link #WINDOW} rounds), and</li>

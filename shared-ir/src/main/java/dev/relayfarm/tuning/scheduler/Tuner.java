@@ -113,6 +113,8 @@ public final class Tuner {
             if (!resume(t, s, scheduler, prior)) transfer.put(t.key(), transferred(t, prior, context, options.batch()));
         }
         int trials = 0;
+        int measured = 0; // candidates and defaults: what the time per measurement is averaged over
+        Map<String, Integer> baselineFailures = new HashMap<>();
         while (true) {
             Duration elapsed = Duration.between(start, Instant.now());
             if (options.time() != null && elapsed.compareTo(options.time()) >= 0) break;
@@ -127,32 +129,48 @@ public final class Tuner {
                 continue;
             }
             int size = options.trials() > 0 ? Math.min(options.batch(), options.trials() - trials) : options.batch();
+            if (options.time() != null && measured > 0) {
+                // a round must not run far past the time budget: at the pace so far, only what fits (the default included)
+                double perMeasurement = elapsed.toNanos() / (double) measured;
+                long fits = (long) (options.time().minus(elapsed).toNanos() / perMeasurement) - 1;
+                size = (int) Math.max(1, Math.min(size, fits));
+            }
             List<ScheduleConfig> pending = transfer.remove(task.key());
-            List<ScheduleConfig> configs = pending != null && !pending.isEmpty() ? pending.subList(0, Math.min(size, pending.size())) : search.next(size);
+            List<ScheduleConfig> configs = new ArrayList<>(pending != null && !pending.isEmpty() ? pending.subList(0, Math.min(size, pending.size()))
+                    : search.next(size));
+            // the default is measured with every batch anyway, as the baseline
+            configs.removeIf(c -> c.equals(task.defaultConfig()));
             if (configs.isEmpty()) {
-                notes.put(task.key(), "space exhausted");
-                scheduler.finish(task);
+                if (search.exhausted()) {
+                    notes.put(task.key(), "space exhausted");
+                    scheduler.finish(task);
+                }
                 continue;
             }
             MeasuredBatch batch;
             try {
                 batch = runner.measureWithBaseline(task, configs);
             } catch (BaselineFailedException e) {
-                // nothing of this task can be trusted without its reference: record why and move on
-                notes.put(task.key(), "the default config failed: " + e.getMessage());
+                // nothing of the batch can be trusted without its reference: record why; a second failure ends the task
+                // (one may be the machine's load, a timeout under a busy neighbour)
                 append(List.of(e.baseline()), task);
-                scheduler.finish(task);
+                measured++;
+                if (baselineFailures.merge(task.key(), 1, Integer::sum) >= 2) {
+                    notes.put(task.key(), "the default config failed twice: " + e.getMessage());
+                    scheduler.finish(task);
+                }
                 continue;
             }
-            List<Measurement> measured = new ArrayList<>();
-            measured.add(batch.baseline());
-            measured.addAll(batch.results());
-            append(measured, task);
+            List<Measurement> round = new ArrayList<>();
+            round.add(batch.baseline());
+            round.addAll(batch.results());
+            append(round, task);
             // the default is a point of the space too: once observed, the search never proposes it
             if (search.history().trials() == 0) search.observe(List.of(batch.baseline()));
             search.observe(batch.results());
             scheduler.recordRound(task, batch.results(), batch.baselineUs());
             trials += batch.results().size();
+            measured += round.size();
             listener.afterRound(task, batch, status(scheduler, trials, start));
         }
         return new Result(status(scheduler, trials, start), notes);

@@ -65,6 +65,20 @@ class TuningRecordTest {
         assertFalse(TuningRecord.batch(batch.subList(0, 1), def, ctx, T0).getFirst().fasterThanDefault());
     }
 
+    /** Faster means faster than the noise: by 2 %, or twice the record's own spread when that is larger. */
+    @Test
+    void aGainWithinTheNoiseIsNotFaster() {
+        var def = config(1);
+        RecordContext ctx = new RecordContext(TARGET, HERE, CC, "0.1.0");
+        java.util.function.BiFunction<Double, Double, Boolean> faster = (cost, cv) -> TuningRecord.batch(List.of(
+                new Measurement("w", def, new Measurement.Cost(100, 0.005, 10, 3)),
+                new Measurement("w", config(8), new Measurement.Cost(cost, cv, 10, 3))), def, ctx, T0).get(1).fasterThanDefault();
+        assertFalse(faster.apply(99.0, 0.001), "1 % faster is within the noise");
+        assertTrue(faster.apply(97.0, 0.001), "3 % faster with a tight spread counts");
+        assertFalse(faster.apply(95.0, 0.04), "5 % faster with a 4 % spread does not (needs 8 %)");
+        assertTrue(faster.apply(90.0, 0.04));
+    }
+
     @Test
     void aBadLineSaysWhatIsWrong() {
         String good = ok("w", config(8), 10, 20.0, 0).toJson();
