@@ -12,11 +12,13 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.Set;
 import java.util.StringJoiner;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -114,7 +116,7 @@ public final class RecordsCommand implements Runnable {
     }
 
     @Command(name = "import", mixinStandardHelpOptions = true,
-            description = "Merge records files into INTO (created if missing): each measurement once, in time order.")
+            description = "Merge records files into INTO (created if missing): each measurement once; the new ones are appended, so a tuner may be appending to INTO meanwhile.")
     static final class Import implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "INTO", description = "the records file to import into")
         Path into;
@@ -131,10 +133,12 @@ public final class RecordsCommand implements Runnable {
                 RecordSet before = Files.exists(into) ? new RecordSet(RecordFile.read(into)) : new RecordSet(List.of());
                 RecordSet incoming = read(files);
                 RecordSet merged = RecordSet.merge(List.of(before, incoming));
-                RecordFile.write(into, merged.records());
-                int added = merged.records().size() - before.records().size();
+                // append, never rewrite: a tuner appending to the same file under the records lock loses nothing
+                Set<TuningRecord> known = new HashSet<>(before.records());
+                List<TuningRecord> added = merged.records().stream().filter(r -> !known.contains(r)).toList();
+                RecordFile.append(into, added);
                 PrintWriter o = spec.commandLine().getOut();
-                o.printf("imported %d new records into %s (%d already there), %d in all%n", added, into, incoming.records().size() - added,
+                o.printf("imported %d new records into %s (%d already there), %d in all%n", added.size(), into, incoming.records().size() - added.size(),
                         merged.records().size());
                 o.flush();
                 return 0;
