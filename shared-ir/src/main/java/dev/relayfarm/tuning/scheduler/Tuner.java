@@ -13,7 +13,10 @@ import dev.relayfarm.tuning.measure.SandboxedRunner;
 import dev.relayfarm.tuning.record.RecordContext;
 import dev.relayfarm.tuning.record.RecordFile;
 import dev.relayfarm.tuning.record.TuningRecord;
+import dev.relayfarm.tuning.search.CostModels;
+import dev.relayfarm.tuning.search.CostSample;
 import dev.relayfarm.tuning.search.EarlyStopping;
+import dev.relayfarm.tuning.search.ModelGuidedSearch;
 import dev.relayfarm.tuning.search.SearchStrategies;
 import dev.relayfarm.tuning.search.SearchStrategy;
 import java.io.IOException;
@@ -37,7 +40,9 @@ import java.util.Optional;
  * It stops when the budget (trials or wall-clock time) is spent or every task's space is exhausted or its search has
  * stopped improving. Records of an earlier run ({@link #tune}'s {@code prior}) resume it: their configs are never
  * proposed again and their costs count. Prior records of other workloads transfer: a task's first round measures the
- * configs that beat their default on other workloads of its template ({@link #transferred}), before its search starts.
+ * configs that beat their default on other workloads of its template ({@link #transferred}), before its search starts;
+ * and with the model-guided search, a task's cost model starts from what the run measured on the tasks before it
+ * (the features are of the loop nest, not of the knobs, so they carry across workloads).
  */
 public final class Tuner {
     /**
@@ -103,14 +108,14 @@ public final class Tuner {
         Instant start = Instant.now();
         TaskScheduler scheduler = new TaskScheduler(tasks, calls);
         Map<String, SearchStrategy> searches = new LinkedHashMap<>();
+        Map<String, List<Measurement>> resumed = new HashMap<>();
         Map<String, List<ScheduleConfig>> transfer = new HashMap<>();
         Map<String, String> notes = new LinkedHashMap<>();
         EarlyStopping stop = new EarlyStopping(options.patience());
-        for (int i = 0; i < tasks.size(); i++) {
-            TuningTask t = tasks.get(i);
-            SearchStrategy s = SearchStrategies.create(options.strategy(), t, options.seed() + i);
-            searches.put(t.key(), s);
-            if (!resume(t, s, scheduler, prior)) transfer.put(t.key(), transferred(t, prior, context, options.batch()));
+        for (TuningTask t : tasks) {
+            List<Measurement> mine = resume(t, scheduler, prior);
+            if (mine.isEmpty()) transfer.put(t.key(), transferred(t, prior, context, options.batch()));
+            else resumed.put(t.key(), mine);
         }
         int trials = 0;
         int measured = 0; // candidates and defaults: what the time per measurement is averaged over
@@ -122,7 +127,7 @@ public final class Tuner {
             Optional<TuningTask> next = scheduler.next();
             if (next.isEmpty()) break;
             TuningTask task = next.get();
-            SearchStrategy search = searches.get(task.key());
+            SearchStrategy search = searches.computeIfAbsent(task.key(), k -> search(task, tasks.indexOf(task), searches, resumed.getOrDefault(k, List.of())));
             if (search.exhausted() || stop.shouldStop(search.history())) {
                 notes.put(task.key(), search.exhausted() ? "space exhausted" : "no improvement in " + options.patience() + " trials");
                 scheduler.finish(task);
@@ -210,10 +215,28 @@ public final class Tuner {
     }
 
     /**
-     * Prior records of {@code task} measured in this context: the search observes them, the scheduler counts them as a
-     * round; false when there are none.
+     * The search of {@code task}, made when its first round comes: it observes the task's resumed measurements, and a
+     * model-guided one starts its cost model from the samples the searches made so far measured.
      */
-    private boolean resume(TuningTask task, SearchStrategy search, TaskScheduler scheduler, List<TuningRecord> prior) {
+    private SearchStrategy search(TuningTask task, int index, Map<String, SearchStrategy> made, List<Measurement> resumed) {
+        long seed = options.seed() + index;
+        SearchStrategy s;
+        if (options.strategy().equals(ModelGuidedSearch.NAME)) {
+            List<CostSample> learned = new ArrayList<>();
+            for (SearchStrategy other : made.values()) if (other instanceof ModelGuidedSearch m) learned.addAll(m.measuredSamples());
+            s = new ModelGuidedSearch(task, seed, CostModels.create(seed), ModelGuidedSearch.Options.DEFAULT, learned);
+        } else {
+            s = SearchStrategies.create(options.strategy(), task, seed);
+        }
+        if (!resumed.isEmpty()) s.observe(resumed);
+        return s;
+    }
+
+    /**
+     * Prior records of {@code task} measured in this context, which the scheduler counts as a round (and the task's
+     * search will observe); empty when there are none.
+     */
+    private List<Measurement> resume(TuningTask task, TaskScheduler scheduler, List<TuningRecord> prior) {
         List<Measurement> mine = new ArrayList<>();
         double defaultUs = Double.NaN;
         for (TuningRecord r : prior) {
@@ -222,10 +245,8 @@ public final class Tuner {
             if (r.defaultCostUs().isPresent()) defaultUs = Double.isNaN(defaultUs) ? r.defaultCostUs().getAsDouble()
                     : Math.min(defaultUs, r.defaultCostUs().getAsDouble());
         }
-        if (mine.isEmpty()) return false;
-        search.observe(mine);
-        scheduler.recordRound(task, mine, defaultUs);
-        return true;
+        if (!mine.isEmpty()) scheduler.recordRound(task, mine, defaultUs);
+        return mine;
     }
 
     private void append(List<Measurement> measured, TuningTask task) {

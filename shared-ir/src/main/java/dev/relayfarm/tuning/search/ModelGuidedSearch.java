@@ -74,9 +74,9 @@ public final class ModelGuidedSearch extends SpaceSearch {
         return model;
     }
 
-    /** The training samples so far (prior ones first): what a tuner may keep to warm the next task's model. */
-    public List<CostSample> samples() {
-        return List.copyOf(samples);
+    /** The samples this search measured itself (not its prior ones): what a tuner passes on to warm other tasks' models. */
+    public List<CostSample> measuredSamples() {
+        return List.copyOf(samples.subList(priorSamples, samples.size()));
     }
 
     @Override

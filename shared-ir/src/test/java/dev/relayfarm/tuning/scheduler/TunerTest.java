@@ -118,6 +118,22 @@ class TunerTest {
         assertFalse(rounds.get(1).contains(good), "and the search goes on from there without it");
     }
 
+    /** The model-guided search end to end: later tasks' cost models start from what the earlier ones measured. */
+    @Test
+    void theModelGuidedSearchRunsAcrossTasks(@TempDir Path tmp) throws Exception {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+        CCompiler cc = CCompiler.host().orElseThrow().withCache(tmp.resolve("cc"));
+        IRModule optimized = TuningModels.optimizedLayers(HOST);
+        List<TuningTask> tasks = Stages.tasks(optimized, HOST);
+        Path records = tmp.resolve("xgb.jsonl");
+        Tuner.Result r = new Tuner(new SandboxedRunner(cc, MeasureOptions.FAST, tmp.resolve("runs")), RecordContext.local(HOST, cc), records,
+                new Tuner.Options("xgb", 4, 24, null, 7, 1000), null).tune(tasks, Tuner.callsPerWorkload(optimized, tasks), List.of());
+        assertEquals(24, r.status().trials());
+        assertTrue(r.status().tasks().stream().allMatch(p -> p.trials() > 0), "every task measured");
+        assertEquals(24, RecordFile.read(records).stream().filter(rec -> tasks.stream().noneMatch(t -> t.defaultConfig().equals(rec.config())
+                && t.key().equals(rec.workloadKey()))).count(), "24 candidates besides the defaults");
+    }
+
     @Test
     void optionsNameWhatIsWrong() {
         var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new Tuner.Options("anneal", 8, 10, null, 1, 10));
