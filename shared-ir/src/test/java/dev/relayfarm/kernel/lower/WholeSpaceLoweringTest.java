@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /**
  * EVERY configuration of the tunable spaces of the templates that carry the CNNs' time, for small
  * workloads with the forms real models give them (NCHWc 1x1 and 3x3 convolutions with and without
- * padding, stride 2, an epilogue or the anchor alone, a prime width), is either rejected by its
+ * padding, stride 2, an epilogue or the anchor alone, a prime width; a batched dense), is either rejected by its
  * template with an {@link InvalidConfigException} before lowering, or lowers, compiles and computes
  * what the interpreter computes. A tuner measures any point of a space; one that silently computed a
  * wrong answer would only be caught by the runner's output check, after costing a trial.
@@ -60,6 +60,12 @@ class WholeSpaceLoweringTest {
         GROUPS.put("nchwc_3x3_stride2_alone", """
                 fn (%x: Tensor[(1, 2, 9, 9, 8), float32], %w: Tensor[(1, 2, 3, 3, 8, 8), float32], Primitive=1) {
                   nn.contrib_conv2d_NCHWc(%x, %w, strides=[2, 2], channels=8, kernel_size=[3, 3], data_layout="NCHW8c", kernel_layout="OIHW8i8o", out_layout="NCHW8c")
+                }""");
+        // a batched dense (dense_pack: batch above 4) with a bias epilogue and a column count no packing block divides
+        GROUPS.put("dense_pack_bias", """
+                fn (%x: Tensor[(8, 32), float32], %w: Tensor[(20, 32), float32], %b: Tensor[(20), float32], Primitive=1) {
+                  %0 = nn.dense(%x, %w, units=20);
+                  add(%0, %b)
                 }""");
     }
 
@@ -105,6 +111,8 @@ class WholeSpaceLoweringTest {
         assertEquals(4 * 1 * 2 * 2 * 3 * 2 * 2, SPACES.get("nchwc_1x1_bias_relu").size());
         assertEquals(2 * 2 * 2 * 2 * 2 * 2 * 2, SPACES.get("nchwc_3x3_pad_prime").size());
         assertEquals(3 * 1 * 2 * 2 * 3 * 2 * 2, SPACES.get("nchwc_3x3_stride2_alone").size());
+        // dense_pack: tile_y {1,2,4,8} x tile_x {8,16} (20 columns) x tile_k {1,2,4,8,16}, then the optional tile_order {rows, cols}
+        assertEquals(4 * 2 * 5 * 2, SPACES.get("dense_pack_bias").size());
         // only multi-row tiles past the register file are refused: 5 rows x 5 columns x 2 vectors (oc_vec 16) on the
         // prime map, with any unroll_kw, order, tile_order, unroll_ic; the 8-lane groups' largest tiles (4 x 6, 4 x 4) fit
         assertEquals(Map.of("nchwc_3x3_pad_prime", 2 * 2 * 2 * 2), REJECTED, "configs refused before lowering");
