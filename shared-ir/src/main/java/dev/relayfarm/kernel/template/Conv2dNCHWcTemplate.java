@@ -52,6 +52,11 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
      * less a broadcast and weight vectors (on AVX2 such a tile spills, which the tuner measures).
      */
     private static final int MAX_TILE_VECTORS = 28, MAX_REG_H = 8;
+    /**
+     * Vector FMAs a fully unrolled input-channel block may spell out (tile x ic_bn, x kw when that is
+     * unrolled too): past about a thousand, gcc -O3 takes longer than the tuner's compile timeout.
+     */
+    private static final int MAX_UNROLLED_FMAS = 1024;
 
     private final Compute pad;
     private final Compute out;
@@ -200,6 +205,11 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
         if (regH > 1 && regH * vectors > MAX_TILE_VECTORS) {
             throw new InvalidConfigException(NAME + ": reg_h=" + regH + " x reg_n=" + full.getInt("reg_n") + " x oc_vec=" + full.getInt("oc_vec") + " needs "
                     + regH * vectors + " accumulator vectors; a tile of several rows may hold at most " + MAX_TILE_VECTORS + " (" + workload + ")");
+        }
+        int unrolled = regH * vectors * icBn * (full.getInt("unroll_kw") == 1 ? kernelWidth : 1);
+        if (full.getInt("unroll_ic") == 1 && unrolled > MAX_UNROLLED_FMAS) {
+            throw new InvalidConfigException(NAME + ": unroll_ic=1 with this tile spells out " + unrolled + " vector FMAs per unrolled step; at most "
+                    + MAX_UNROLLED_FMAS + " compile in reasonable time (" + workload + ")");
         }
     }
 

@@ -96,6 +96,13 @@ class ScheduleTemplateTest {
         // a multi-row tile past the register file is refused before lowering
         assertMessage(t, stored.with("reg_h", 7), "reg_h=7 x reg_n=6 x oc_vec=16 needs 84 accumulator vectors");
         assertMessage(t, stored.with("reg_h", 3), "reg_h=3 must be a positive divisor of the output height 7");
+        // an unrolled channel block too long to compile within the tuner's timeout: 28 columns x 2 vectors x 16 channels x 3 taps
+        Placeholder x = Te.placeholder("x", List.of(1, 1, 7, 28, 16), DType.FLOAT32), k = Te.placeholder("w", List.of(1, 1, 3, 3, 16, 16), DType.FLOAT32);
+        Conv2dNCHWcTemplate wide = Conv2dNCHWcTemplate.create(x, k, Conv2d.Params.of(1, 1), "conv");
+        ScheduleConfig longRow = wide.defaultConfig().with("reg_n", 28).with("oc_vec", 16).with("unroll_kw", 1);
+        wide.validate(longRow);
+        assertMessage(wide, longRow.with("unroll_ic", 1), "spells out 2688 vector FMAs");
+        wide.validate(longRow.with("unroll_ic", 1).with("unroll_kw", 0).with("reg_n", 7));
         // a required knob stays required
         assertThrows(IllegalArgumentException.class, () -> new Knob("k", List.of(1, 2), "doc", 3));
     }
@@ -152,8 +159,9 @@ class ScheduleTemplateTest {
                 try {
                     Lowering.lower(new KernelDef("k", List.of(x, k), List.of(t.anchor())), t.schedule(c, t.anchor()));
                 } catch (InvalidConfigException e) {
-                    // only multi-row tiles past the register file are refused
-                    assertTrue(c.knobs().containsKey("reg_h") && e.getMessage().contains("accumulator vectors"), c + ": " + e.getMessage());
+                    // only multi-row tiles past the register file, and unrolled channel blocks too long to compile, are refused
+                    assertTrue(c.knobs().containsKey("reg_h") && e.getMessage().contains("accumulator vectors")
+                            || c.knobs().containsKey("unroll_ic") && e.getMessage().contains("vector FMAs"), c + ": " + e.getMessage());
                 }
             });
         }
