@@ -54,9 +54,10 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
     private static final int MAX_TILE_VECTORS = 28, MAX_REG_H = 8;
     /**
      * Vector FMAs a fully unrolled input-channel block may spell out (tile x ic_bn, x kw when that is
-     * unrolled too): past about a thousand, gcc -O3 takes longer than the tuner's compile timeout.
+     * unrolled too): gcc -O3 ran past the tuner's 60 s compile timeout on 672 of them (a loaded
+     * 2-core machine, two compiles at once) and compiled up to 864 when less loaded.
      */
-    private static final int MAX_UNROLLED_FMAS = 1024;
+    private static final int MAX_UNROLLED_FMAS = 512;
 
     private final Compute pad;
     private final Compute out;
