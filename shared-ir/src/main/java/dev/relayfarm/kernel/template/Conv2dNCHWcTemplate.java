@@ -54,10 +54,12 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
     private static final int MAX_TILE_VECTORS = 28, MAX_REG_H = 8;
     /**
      * Vector FMAs a fully unrolled input-channel block may spell out (tile x ic_bn, x kw when that is
-     * unrolled too): gcc -O3 ran past the tuner's 60 s compile timeout on 672 of them (a loaded
-     * 2-core machine, two compiles at once) and compiled up to 864 when less loaded.
+     * unrolled too). Tuning squeezenet and resnet50 with gcc 12 -O3 on a loaded 2-core machine, 1200
+     * and 2592 ran past the tuner's 60 s compile timeout, 864 to 1296 mostly compiled (and 864 and 1248
+     * were some workloads' fastest), 672 timed out twice under extra load: past 1024 a config costs a
+     * minute of tuning for little chance of a gain.
      */
-    private static final int MAX_UNROLLED_FMAS = 512;
+    private static final int MAX_UNROLLED_FMAS = 1024;
 
     private final Compute pad;
     private final Compute out;

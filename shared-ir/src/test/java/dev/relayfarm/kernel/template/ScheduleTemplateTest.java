@@ -101,7 +101,7 @@ class ScheduleTemplateTest {
         Conv2dNCHWcTemplate wide = Conv2dNCHWcTemplate.create(x, k, Conv2d.Params.of(1, 1), "conv");
         ScheduleConfig longRow = wide.defaultConfig().with("reg_n", 28).with("oc_vec", 16).with("unroll_kw", 1);
         wide.validate(longRow);
-        assertMessage(wide, longRow.with("unroll_ic", 1), "spells out 2688 vector FMAs per unrolled step; at most 512");
+        assertMessage(wide, longRow.with("unroll_ic", 1), "spells out 2688 vector FMAs per unrolled step; at most 1024");
         wide.validate(longRow.with("unroll_ic", 1).with("unroll_kw", 0).with("reg_n", 7));
         // a required knob stays required
         assertThrows(IllegalArgumentException.class, () -> new Knob("k", List.of(1, 2), "doc", 3));
