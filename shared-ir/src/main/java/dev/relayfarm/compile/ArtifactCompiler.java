@@ -2,6 +2,7 @@ package dev.relayfarm.compile;
 
 import dev.relayfarm.artifact.ArtifactException;
 import dev.relayfarm.artifact.Manifest;
+import dev.relayfarm.artifact.ScheduleSource;
 import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.codegen.CCompiler;
@@ -12,6 +13,7 @@ import dev.relayfarm.kernel.lower.KernelPlan;
 import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.kernel.lower.PrimitiveLowering;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.InvalidConfigException;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.process.ChildProcess;
 import dev.relayfarm.serde.Sha256;
@@ -131,6 +133,10 @@ public final class ArtifactCompiler {
         ScheduleConfig config = options.schedules().getOrDefault(plan.workload(), plan.defaultConfig());
         try {
             return PrimitiveLowering.lower(plan, config);
+        } catch (InvalidConfigException e) {
+            // a stored schedule the template now refuses (records outlive template changes): the default is always valid
+            if (config.equals(plan.defaultConfig())) throw e;
+            return PrimitiveLowering.lower(plan, plan.defaultConfig());
         } catch (UnsupportedOperationException e) {
             throw new UnsupportedKernelException(k.name(), e);
         }
@@ -157,8 +163,10 @@ public final class ArtifactCompiler {
         List<Manifest.Kernel> ks = new ArrayList<>();
         for (int i = 0; i < kernels.size(); i++) {
             LoweredKernel k = kernels.get(i);
+            // tuned (or transferred) only if it was built with the stored config, not the default it fell back to
+            boolean stored = k.config() != null && k.config().equals(options.schedules().get(k.workload()));
             ks.add(new Manifest.Kernel(k.func().name(), k.workload(), k.config() == null ? null : Manifest.configTree(k.config().toJson()),
-                    options.source(k.workload()), calls[i]));
+                    stored ? options.source(k.workload()) : ScheduleSource.DEFAULT, calls[i]));
         }
         return new Manifest(Manifest.FORMAT,
                 new Manifest.Compiler(VERSION, cc.map(CCompiler::identity).orElse(null), cc.map(CCompiler::flags).orElse(List.of())),

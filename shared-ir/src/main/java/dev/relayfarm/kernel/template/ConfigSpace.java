@@ -9,7 +9,10 @@ import java.util.stream.Stream;
 
 /**
  * The cross product of a template's knobs for one workload: enumerable by index (mixed radix, the
- * first knob varying slowest), so a tuner can sample, enumerate or resume by number.
+ * first knob varying slowest), so a tuner can sample, enumerate or resume by number. A configuration
+ * of the space leaves each {@link Knob#optional() optional} knob out when it has the value absence
+ * means (one spelling per point, the one stored before the knob existed); {@link #complete} spells
+ * every knob out for the template that reads them.
  */
 public record ConfigSpace(String template, List<Knob> knobs) {
     public ConfigSpace {
@@ -32,7 +35,8 @@ public record ConfigSpace(String template, List<Knob> knobs) {
         for (int i = knobs.size() - 1; i >= 0; i--) {
             Knob k = knobs.get(i);
             int n = k.candidates().size();
-            values.put(k.name(), k.candidates().get((int) (rest % n)));
+            Object v = k.candidates().get((int) (rest % n));
+            if (!v.equals(k.absentAs())) values.put(k.name(), v);
             rest /= n;
         }
         return new ScheduleConfig(template, values);
@@ -42,8 +46,21 @@ public record ConfigSpace(String template, List<Knob> knobs) {
     public long indexOf(ScheduleConfig config) {
         check(config);
         long index = 0;
-        for (Knob k : knobs) index = index * k.candidates().size() + k.candidates().indexOf(config.knobs().get(k.name()));
+        for (Knob k : knobs) index = index * k.candidates().size() + k.candidates().indexOf(value(config, k));
         return index;
+    }
+
+    /** {@code config} (a point of this space, see {@link #check}) with every optional knob it leaves out set to what absence means. */
+    public ScheduleConfig complete(ScheduleConfig config) {
+        check(config);
+        Map<String, Object> values = new LinkedHashMap<>(config.knobs());
+        for (Knob k : knobs) values.putIfAbsent(k.name(), k.absentAs());
+        return new ScheduleConfig(template, values);
+    }
+
+    private static Object value(ScheduleConfig config, Knob k) {
+        Object v = config.knobs().get(k.name());
+        return v == null ? k.absentAs() : v;
     }
 
     public Stream<ScheduleConfig> all() {
@@ -74,15 +91,15 @@ public record ConfigSpace(String template, List<Knob> knobs) {
     }
 
     /**
-     * Rejects a configuration of another template, with missing or unknown knobs, or with a value
-     * that is not a candidate of its knob for this workload.
+     * Rejects a configuration of another template, with missing (required) or unknown knobs, or with a
+     * value that is not a candidate of its knob for this workload.
      */
     public void check(ScheduleConfig config) {
         requireTemplate(config, template);
         List<String> unknown = new ArrayList<>(config.knobs().keySet());
         for (Knob k : knobs) {
             unknown.remove(k.name());
-            Object v = config.knobs().get(k.name());
+            Object v = value(config, k);
             if (v == null) throw new InvalidConfigException(template + ": config has no value for knob " + k.name() + " (" + k.doc() + ")");
             if (!k.candidates().contains(v)) {
                 throw new InvalidConfigException(template + ": knob " + k.name() + "=" + v + " is not valid for this workload (candidates " + k.candidates() + "; " + k.doc() + ")");

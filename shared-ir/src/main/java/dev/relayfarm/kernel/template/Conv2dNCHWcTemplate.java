@@ -30,7 +30,12 @@ import java.util.List;
  * {@code oc_vec} (channels per tile, a divisor of {@code oc_bn}: half a 16-channel block lets a row
  * whose width has no divisor near 6 still fill the registers, e.g. 13 x 8 instead of 1 x 16),
  * {@code unroll_kw} (unroll the kernel-width loop), {@code order} ({@code kh_kw_ic}: input channels
- * innermost in the reduction, TVM's order; {@code ic_kh_kw}: channel chunks outermost).
+ * innermost in the reduction, TVM's order; {@code ic_kh_kw}: channel chunks outermost). Optional
+ * knobs (absent from the default and from configs stored before them, see {@link Knob#absentMeans}):
+ * {@code reg_h} (rows per tile: a {@code reg_h x reg_n x oc_vec} tile reuses each weight vector
+ * {@code reg_h} times more, TVM's {@code tile_oh} of its 1x1 schedule; absent = 1), {@code tile_order}
+ * (the tile loops: rows inside channel chunks, or chunks inside rows; absent = {@code oc_oh}) and
+ * {@code unroll_ic} (unroll the input-channel-block loop; absent = 0).
  */
 public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
     public static final String NAME = "conv2d_NCHWc.x86";
@@ -42,10 +47,23 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
     private static final int LANES = 8, MAX_ACCUMULATORS = 14;
     /** Independent accumulators that hide the FMA latency (2 FMA pipes x 4 cycles). */
     private static final int SATURATING_ACCUMULATORS = 8;
+    /**
+     * A tile of several rows may hold at most this many accumulator vectors: AVX-512's 32 registers
+     * less a broadcast and weight vectors (on AVX2 such a tile spills, which the tuner measures).
+     */
+    private static final int MAX_TILE_VECTORS = 28, MAX_REG_H = 8;
+    /**
+     * Vector FMAs a fully unrolled input-channel block may spell out (tile x ic_bn, x kw when that is
+     * unrolled too). Tuning squeezenet and resnet50 with gcc 12 -O3 on a loaded 2-core machine, 1200
+     * and 2592 ran past the tuner's 60 s compile timeout, 864 to 1296 mostly compiled (and 864 and 1248
+     * were some workloads' fastest), 672 timed out twice under extra load: past 1024 a config costs a
+     * minute of tuning for little chance of a gain.
+     */
+    private static final int MAX_UNROLLED_FMAS = 1024;
 
     private final Compute pad;
     private final Compute out;
-    private final int icBn, ocBn, outWidth, kernelWidth;
+    private final int icBn, ocBn, outHeight, outWidth, kernelWidth;
     private final String workload;
 
     private Conv2dNCHWcTemplate(Compute pad, Compute out, int icBn, int ocBn, int kernelWidth, String workload) {
@@ -53,6 +71,7 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
         this.out = out;
         this.icBn = icBn;
         this.ocBn = ocBn;
+        this.outHeight = out.shape().get(2);
         this.outWidth = out.shape().get(3);
         this.kernelWidth = kernelWidth;
         this.workload = workload;
@@ -121,7 +140,14 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
                 Knob.ints("reg_n", ScheduleTemplate.divisors(outWidth, 32), "output columns per register tile, a divisor of the output width " + outWidth),
                 Knob.ints("oc_vec", ocVecCandidates(), "output channels per register tile (SIMD lanes), a divisor of oc_bn=" + ocBn),
                 Knob.ints("unroll_kw", List.of(0, 1), "1 = unroll the kernel-width loop"),
-                Knob.choices("order", List.of("kh_kw_ic", "ic_kh_kw"), "reduction loop order, outermost first")));
+                Knob.choices("order", List.of("kh_kw_ic", "ic_kh_kw"), "reduction loop order, outermost first"),
+                Knob.ints("reg_h", ScheduleTemplate.divisors(outHeight, MAX_REG_H),
+                        "output rows per register tile (a tile is reg_h x reg_n x oc_vec; each weight vector loaded serves reg_h rows), a divisor of the output height " + outHeight)
+                        .absentMeans(1),
+                Knob.choices("tile_order", List.of("oc_oh", "oh_oc"),
+                        "order of the tile loops: oc_oh = the rows of one channel chunk in turn (its weights stay in cache); oh_oc = every channel chunk of a row (its input rows stay in cache)")
+                        .absentMeans("oc_oh"),
+                Knob.ints("unroll_ic", List.of(0, 1), "1 = unroll the input-channel-block loop (ic_bn broadcasts per tile step)").absentMeans(0)));
     }
 
     /** Divisors of {@code oc_bn} that fill whole vectors (all of them when oc_bn is below a vector). */
@@ -175,13 +201,32 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
         }
         ConfigSpace.requireDivisor(c, "reg_n", "the output width ", outWidth, workload);
         ConfigSpace.requireDivisor(c, "oc_vec", "oc_bn=", ocBn, workload);
+        ConfigSpace.requireDivisor(c, "reg_h", "the output height ", outHeight, workload);
         space().check(c);
+        ScheduleConfig full = space().complete(c);
+        int regH = full.getInt("reg_h"), vectors = tileVectors(full.getInt("reg_n"), full.getInt("oc_vec"));
+        if (regH > 1 && regH * vectors > MAX_TILE_VECTORS) {
+            throw new InvalidConfigException(NAME + ": reg_h=" + regH + " x reg_n=" + full.getInt("reg_n") + " x oc_vec=" + full.getInt("oc_vec") + " needs "
+                    + regH * vectors + " accumulator vectors; a tile of several rows may hold at most " + MAX_TILE_VECTORS + " (" + workload + ")");
+        }
+        int unrolled = regH * vectors * icBn * (full.getInt("unroll_kw") == 1 ? kernelWidth : 1);
+        if (full.getInt("unroll_ic") == 1 && unrolled > MAX_UNROLLED_FMAS) {
+            throw new InvalidConfigException(NAME + ": unroll_ic=1 with this tile spells out " + unrolled + " vector FMAs per unrolled step; at most "
+                    + MAX_UNROLLED_FMAS + " compile in reasonable time (" + workload + ")");
+        }
+    }
+
+    /** Accumulator vectors of a one-row tile of {@code regN} columns by {@code ocVec} channels. */
+    private static int tileVectors(int regN, int ocVec) {
+        return regN * Math.max(1, (ocVec + LANES - 1) / LANES);
     }
 
     @Override
-    public Schedule schedule(ScheduleConfig c, Compute o) {
-        validate(c);
-        int regN = c.getInt("reg_n"), ocVec = c.getInt("oc_vec");
+    public Schedule schedule(ScheduleConfig config, Compute o) {
+        validate(config);
+        ScheduleConfig c = space().complete(config);
+        int regN = c.getInt("reg_n"), ocVec = c.getInt("oc_vec"), regH = c.getInt("reg_h");
+        boolean rowsFirst = c.getString("tile_order").equals("oh_oc");
         List<Primitive> ps = new ArrayList<>();
         if (pad != null) {
             Tiles.parallelFused(ps, pad.name(), List.of("pn", "pc", "ph"));
@@ -189,25 +234,53 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
         }
         String local = Tiles.cacheOrAttach(ps, out, o);
         List<String> ax = Tiles.axisNames(o);
-        ps.add(new Primitive.Split(o.name(), ax.get(3), regN));
-        String lanes = ax.get(4);
-        if (ocVec < ocBn) {
-            // channel halves outside the column tile: each tile accumulates reg_n x oc_vec
-            ps.add(new Primitive.Split(o.name(), ax.get(4), ocVec));
-            ps.add(new Primitive.Reorder(o.name(), List.of(ax.get(4) + "_o", ax.get(3) + "_o", ax.get(3) + "_i", ax.get(4) + "_i")));
-            lanes = ax.get(4) + "_i";
+        String n = ax.get(0), chunk = ax.get(1), oh = ax.get(2), ow = ax.get(3), block = ax.get(4);
+        ps.add(new Primitive.Split(o.name(), ow, regN));
+        String lanes = block;
+        List<String> outer = List.of(n, chunk, oh);
+        if (regH == 1 && !rowsFirst) {
+            // the schedule the template had before reg_h and tile_order: kept primitive for primitive, so untuned kernels do not change
+            if (ocVec < ocBn) {
+                // channel halves outside the column tile: each tile accumulates reg_n x oc_vec
+                ps.add(new Primitive.Split(o.name(), block, ocVec));
+                ps.add(new Primitive.Reorder(o.name(), List.of(block + "_o", ow + "_o", ow + "_i", block + "_i")));
+                lanes = block + "_i";
+            }
+        } else {
+            String rows = oh;
+            if (regH > 1) {
+                ps.add(new Primitive.Split(o.name(), oh, regH));
+                rows = oh + "_o";
+            }
+            outer = rowsFirst ? List.of(n, rows, chunk) : List.of(n, chunk, rows);
+            List<String> order = new ArrayList<>(outer);
+            if (ocVec < ocBn) {
+                ps.add(new Primitive.Split(o.name(), block, ocVec));
+                order.add(block + "_o");
+                lanes = block + "_i";
+            }
+            order.add(ow + "_o");
+            if (regH > 1) order.add(oh + "_i");
+            order.add(ow + "_i");
+            order.add(lanes);
+            ps.add(new Primitive.Reorder(o.name(), order));
         }
-        Tiles.parallelFused(ps, o.name(), ax.subList(0, 3));
+        Tiles.parallelFused(ps, o.name(), outer);
         ps.add(new Primitive.Vectorize(o.name(), lanes));
-        ps.add(new Primitive.ComputeAt(local, o.name(), ax.get(3) + "_o"));
+        ps.add(new Primitive.ComputeAt(local, o.name(), ow + "_o"));
         List<String> reduce = c.getString("order").equals("kh_kw_ic") ? List.of("kh", "kw", "ic_chunk", "ic_block") : List.of("ic_chunk", "kh", "kw", "ic_block");
-        List<String> order = new ArrayList<>(List.of("n", "oc_chunk", "oh"));
+        List<String> order = new ArrayList<>(List.of("n", "oc_chunk"));
+        // with several rows, the rows join the unrolled tile: every weight vector loaded feeds reg_h x reg_n FMAs
+        if (regH == 1) order.add("oh");
         order.addAll(reduce);
+        if (regH > 1) order.add("oh");
         order.addAll(List.of("ow", "oc_block"));
         ps.add(new Primitive.Reorder(local, order));
+        if (regH > 1) ps.add(new Primitive.Unroll(local, "oh"));
         ps.add(new Primitive.Unroll(local, "ow"));
         ps.add(new Primitive.Vectorize(local, "oc_block"));
         if (c.getInt("unroll_kw") == 1) ps.add(new Primitive.Unroll(local, "kw"));
+        if (c.getInt("unroll_ic") == 1) ps.add(new Primitive.Unroll(local, "ic_block"));
         return new Schedule(ps);
     }
 }

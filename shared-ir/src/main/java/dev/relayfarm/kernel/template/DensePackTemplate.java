@@ -22,9 +22,16 @@ import java.util.Map;
  * {@link DenseNoPackTemplate} reads the weight in place for small batches.
  *
  * <p>The packing block {@code tile_x} changes the compute, so the template is built for one value.
+ * {@code tile_order} (optional, see {@link Knob#absentMeans}; absent = {@code rows}, the order before
+ * it) walks the tiles column block by column block instead, so a block of packed weights is read
+ * once for all rows: the better order when the weights, not the data, are the larger operand. The
+ * threads take contiguous runs of the fused tile loop, so the order also says what they divide: row
+ * blocks (each thread streams all the weights) or column blocks (each thread its share of them).
  */
 public final class DensePackTemplate implements ScheduleTemplate {
     public static final String NAME = "dense_pack.x86";
+    /** Longest unrolled reduction step: 16 x tile_y FMAs per weight row already fill the loop body. */
+    private static final int MAX_TILE_K = 16;
     private final int m, n, k;
     private final Compute packed, out;
     private final String workload;
@@ -90,7 +97,11 @@ public final class DensePackTemplate implements ScheduleTemplate {
         return new ConfigSpace(NAME, List.of(
                 Knob.ints("tile_y", ScheduleTemplate.divisors(m, 8), "rows per register tile (unrolled), a divisor of the batch " + m),
                 Knob.ints("tile_x", tileX(), "columns per register tile = the weight packing block (SIMD lanes)"),
-                Knob.ints("tile_k", ScheduleTemplate.divisors(k, 4), "reduction steps unrolled together, a divisor of " + k)));
+                Knob.ints("tile_k", ScheduleTemplate.divisors(k, MAX_TILE_K), "reduction steps unrolled together, a divisor of " + k),
+                Knob.choices("tile_order", List.of("rows", "cols"),
+                        "order of the tiles (fused, then spread across threads): rows = a row block's column tiles in turn (its data rows stay in cache); "
+                                + "cols = a column block's row tiles in turn (its packed weights stay in cache, the data is re-read)")
+                        .absentMeans("rows")));
     }
 
     @Override
@@ -115,8 +126,9 @@ public final class DensePackTemplate implements ScheduleTemplate {
     }
 
     @Override
-    public Schedule schedule(ScheduleConfig c, Compute o) {
-        validate(c);
+    public Schedule schedule(ScheduleConfig config, Compute o) {
+        validate(config);
+        ScheduleConfig c = space().complete(config);
         String p = packed.name();
         List<Primitive> ps = new ArrayList<>(List.of(
                 new Primitive.Parallel(p, "jo"),
@@ -126,7 +138,12 @@ public final class DensePackTemplate implements ScheduleTemplate {
         List<String> ax = Tiles.axisNames(o);
         String on = o.name();
         ps.add(new Primitive.Tile(on, ax.get(0), ax.get(1), c.getInt("tile_y"), c.getInt("tile_x")));
-        String fused = Tiles.parallelFused(ps, on, List.of(ax.get(0) + "_o", ax.get(1) + "_o"));
+        List<String> tiles = List.of(ax.get(0) + "_o", ax.get(1) + "_o");
+        if (c.getString("tile_order").equals("cols")) {
+            tiles = tiles.reversed();
+            ps.add(new Primitive.Reorder(on, tiles));
+        }
+        String fused = Tiles.parallelFused(ps, on, tiles);
         ps.add(new Primitive.Vectorize(on, ax.get(1) + "_i"));
         ps.add(new Primitive.ComputeAt(local, on, fused));
         int tk = c.getInt("tile_k");

@@ -26,16 +26,17 @@ class ScheduleTemplateTest {
 
     @Test
     void nchwcSpaceCountsDivisorsOfTheOutputWidth() {
-        // output width 12: reg_n in {1,2,3,4,6,12} x oc_vec {8,16} x unroll_kw {0,1} x order {2}; ic_bn and oc_bn fixed
+        // output 7 x 12: reg_n in {1,2,3,4,6,12} x oc_vec {8,16} x unroll_kw {0,1} x order {2}, then the optional
+        // reg_h {1,7} x tile_order {2} x unroll_ic {2}; ic_bn and oc_bn fixed
         ConfigSpace s = nchwc(12, 1).space();
-        assertEquals(6 * 2 * 2 * 2, s.size());
+        assertEquals(6 * 2 * 2 * 2 * 2 * 2 * 2, s.size());
         assertEquals(List.of(1, 2, 3, 4, 6, 12), s.knob("reg_n").candidates());
         assertEquals(List.of(8, 16), s.knob("oc_vec").candidates());
         Set<ScheduleConfig> all = new HashSet<>(s.all().toList());
         assertEquals(s.size(), all.size());
         for (long i = 0; i < s.size(); i++) assertEquals(i, s.indexOf(s.get(i)));
         // output width 7 (prime): reg_n in {1, 7}
-        assertEquals(2 * 2 * 2 * 2, nchwc(7, 1).space().size());
+        assertEquals(2 * 2 * 2 * 2 * 2 * 2 * 2, nchwc(7, 1).space().size());
     }
 
     @Test
@@ -68,10 +69,42 @@ class ScheduleTemplateTest {
     @Test
     void denseSpaces() {
         Placeholder d = Te.placeholder("d", List.of(8, 64), DType.FLOAT32), w = Te.placeholder("w", List.of(40, 64), DType.FLOAT32);
-        // tile_y {1,2,4,8} x tile_x {8,16,32} x tile_k {1,2,4}
-        assertEquals(4 * 3 * 3, DensePackTemplate.create(d, w, "dense", Optional.empty()).space().size());
+        // tile_y {1,2,4,8} x tile_x {8,16,32} x tile_k {1,2,4,8,16} x tile_order {rows, cols}
+        assertEquals(4 * 3 * 5 * 2, DensePackTemplate.create(d, w, "dense", Optional.empty()).space().size());
         // vec {1,4,8,16} x tile_x divisors of 40 up to 16 {1,2,4,5,8,10}
         assertEquals(4 * 6, DenseNoPackTemplate.create(d, w, "dense", Optional.empty()).space().size());
+    }
+
+    @Test
+    void knobsAddedLaterAreOptionalAndMeanTheOldSchedule() {
+        Conv2dNCHWcTemplate t = nchwc(12, 1);
+        ConfigSpace s = t.space();
+        ScheduleConfig stored = t.defaultConfig();
+        // the default (and any config stored before reg_h, tile_order and unroll_ic) leaves them out ...
+        assertEquals(Set.of("ic_bn", "oc_bn", "reg_n", "oc_vec", "unroll_kw", "order"), stored.knobs().keySet());
+        t.validate(stored);
+        // ... and is the space's point with their old values, spelled without them
+        ScheduleConfig full = s.complete(stored);
+        assertEquals(List.of(1, "oc_oh", 0), List.of(full.getInt("reg_h"), full.getString("tile_order"), full.getInt("unroll_ic")));
+        assertEquals(s.indexOf(stored), s.indexOf(full));
+        assertEquals(stored, s.get(s.indexOf(full)));
+        assertEquals(t.schedule(stored, t.anchor()), t.schedule(full, t.anchor()));
+        // a point with a new knob at another value names it, and schedules differently
+        ScheduleConfig rows = s.get(s.indexOf(full.with("reg_h", 7).with("reg_n", 2).with("oc_vec", 8)));
+        assertEquals(7, rows.getInt("reg_h"));
+        assertTrue(!t.schedule(rows, t.anchor()).equals(t.schedule(stored.with("reg_n", 2).with("oc_vec", 8), t.anchor())));
+        // a multi-row tile past the register file is refused before lowering
+        assertMessage(t, stored.with("reg_h", 7), "reg_h=7 x reg_n=6 x oc_vec=16 needs 84 accumulator vectors");
+        assertMessage(t, stored.with("reg_h", 3), "reg_h=3 must be a positive divisor of the output height 7");
+        // an unrolled channel block too long to compile within the tuner's timeout: 28 columns x 2 vectors x 16 channels x 3 taps
+        Placeholder x = Te.placeholder("x", List.of(1, 1, 7, 28, 16), DType.FLOAT32), k = Te.placeholder("w", List.of(1, 1, 3, 3, 16, 16), DType.FLOAT32);
+        Conv2dNCHWcTemplate wide = Conv2dNCHWcTemplate.create(x, k, Conv2d.Params.of(1, 1), "conv");
+        ScheduleConfig longRow = wide.defaultConfig().with("reg_n", 28).with("oc_vec", 16).with("unroll_kw", 1);
+        wide.validate(longRow);
+        assertMessage(wide, longRow.with("unroll_ic", 1), "spells out 2688 vector FMAs per unrolled step; at most 1024");
+        wide.validate(longRow.with("unroll_ic", 1).with("unroll_kw", 0).with("reg_n", 7));
+        // a required knob stays required
+        assertThrows(IllegalArgumentException.class, () -> new Knob("k", List.of(1, 2), "doc", 3));
     }
 
     @Test
@@ -122,7 +155,15 @@ class ScheduleTemplateTest {
             Placeholder x = (Placeholder) t.anchor().inputs().stream().filter(p -> p instanceof Placeholder ph && ph.name().equals("x")).findFirst()
                     .orElseGet(() -> t.stages().getFirst().inputs().getFirst());
             Placeholder k = (Placeholder) t.anchor().inputs().stream().filter(p -> p.name().equals("w")).findFirst().orElseThrow();
-            t.space().all().forEach(c -> Lowering.lower(new KernelDef("k", List.of(x, k), List.of(t.anchor())), t.schedule(c, t.anchor())));
+            t.space().all().forEach(c -> {
+                try {
+                    Lowering.lower(new KernelDef("k", List.of(x, k), List.of(t.anchor())), t.schedule(c, t.anchor()));
+                } catch (InvalidConfigException e) {
+                    // only multi-row tiles past the register file, and unrolled channel blocks too long to compile, are refused
+                    assertTrue(c.knobs().containsKey("reg_h") && e.getMessage().contains("accumulator vectors")
+                            || c.knobs().containsKey("unroll_ic") && e.getMessage().contains("vector FMAs"), c + ": " + e.getMessage());
+                }
+            });
         }
     }
 }

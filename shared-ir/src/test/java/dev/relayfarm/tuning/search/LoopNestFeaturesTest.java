@@ -2,10 +2,13 @@ package dev.relayfarm.tuning.search;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.relayfarm.kernel.template.InvalidConfigException;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.tuning.TuningTask;
+import dev.relayfarm.tuning.TuningTasks;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -24,11 +27,21 @@ class LoopNestFeaturesTest {
             for (int opt : new int[] {1, 3}) {
                 for (TuningTask t : SearchTasks.tasks(model, opt)) {
                     TaskFeatures f = new TaskFeatures(t);
+                    long lowered = 0;
                     for (long i = 0; i < t.space().size(); i++) {
-                        float[] v = f.of(i).orElseThrow(() -> new AssertionError(t.key() + " does not lower"));
+                        java.util.Optional<float[]> features = f.of(i);
+                        if (features.isEmpty()) {
+                            // no features only where the template refuses the config (a tile past the registers, an unroll too long to compile)
+                            ScheduleConfig c = t.space().get(i);
+                            assertThrows(InvalidConfigException.class, () -> TuningTasks.lower(t, c), t.key() + " " + c + " does not lower");
+                            continue;
+                        }
+                        lowered++;
+                        float[] v = features.get();
                         assertEquals(LoopNestFeatures.length(), v.length);
                         for (float x : v) assertTrue(Float.isFinite(x), t.key() + ": " + Arrays.toString(v));
                     }
+                    assertTrue(lowered * 2 > t.space().size(), t.key() + ": most of the space lowers");
                 }
             }
         }
