@@ -2,11 +2,13 @@ package dev.relayfarm.tuning.measure;
 
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.InvalidConfigException;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.pipeline.ModelFormat;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.tuning.TuningTask;
+import dev.relayfarm.tuning.TuningTasks;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,10 +54,20 @@ final class MeasureModels {
     static List<ScheduleConfig> others(TuningTask task, int n) {
         List<ScheduleConfig> out = new ArrayList<>();
         long size = task.space().size();
-        for (int i = 0; i < n * 4 && out.size() < n; i++) {
+        for (int i = 0; i < n * 16 && out.size() < n; i++) {
             ScheduleConfig c = task.space().get((i * 7919L + size / 3) % size);
-            if (!c.equals(task.defaultConfig()) && !out.contains(c)) out.add(c);
+            // points the template refuses (tiles too large for the registers) are not candidates to measure here
+            if (!c.equals(task.defaultConfig()) && !out.contains(c) && accepted(task, c)) out.add(c);
         }
         return out;
+    }
+
+    private static boolean accepted(TuningTask task, ScheduleConfig c) {
+        try {
+            TuningTasks.lower(task, c);
+            return true;
+        } catch (InvalidConfigException e) {
+            return false;
+        }
     }
 }
