@@ -51,8 +51,9 @@ class CompileLimitsTest {
     @Test
     void aCompileOutOfTimeIsTheModelsLimitNotARetry() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(dev.relayfarm.kernel.codegen.CCompiler.host().isPresent(), "no C compiler: nothing to time out");
-        // a shape no earlier run used, so the kernel is not in the library cache and the compiler really runs (and is killed)
-        int n = 1000 + (int) (System.nanoTime() % 100_000);
+        // a shape no earlier run used, so the kernel is not in the library cache and the compiler really runs (and is killed);
+        // drawn at random from two million (System.nanoTime() % 100_000 repeated: its low digits are coarse on some clocks)
+        int n = 1000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(2_000_000);
         String text = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, " + n + "), float32], %w: Tensor[(7, " + n + "), float32]) { nn.dense(%x, %w) }\n";
         IRModule m = Stages.optimize(Stages.inferTypes(Stages.importModel(ModelSource.of("dense.relay", dev.relayfarm.pipeline.ModelFormat.RELAY,
                 text.getBytes(java.nio.charset.StandardCharsets.UTF_8)), "")), 3);
