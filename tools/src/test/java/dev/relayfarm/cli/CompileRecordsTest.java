@@ -15,6 +15,7 @@ import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.tuning.Device;
 import dev.relayfarm.tuning.Measurement;
+import dev.relayfarm.tuning.TuningModels;
 import dev.relayfarm.tuning.TuningTask;
 import dev.relayfarm.tuning.record.RecordContext;
 import dev.relayfarm.tuning.record.RecordFile;
@@ -37,18 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CompileRecordsTest {
     /** Five workloads: dense layers of four shapes (the first twice) and a softmax. */
-    private static final String LAYERS = """
-            #[version = "0.0.5"]
-            def @main(%x: Tensor[(1, 64), float32], %w1: Tensor[(64, 64), float32], %w2: Tensor[(64, 64), float32],
-                      %w3: Tensor[(32, 64), float32], %w4: Tensor[(16, 32), float32], %w5: Tensor[(8, 16), float32]) {
-              %0 = nn.relu(nn.dense(%x, %w1, units=64));
-              %1 = nn.dense(%0, %w2, units=64);
-              %2 = nn.relu(nn.dense(%1, %w3, units=32));
-              %3 = nn.relu(nn.dense(%2, %w4, units=16));
-              %4 = nn.dense(%3, %w5, units=8);
-              nn.softmax(%4, axis=-1)
-            }
-            """;
+    private static final String LAYERS = TuningModels.LAYERS;
     private static final Device OTHER_DEVICE = Device.of("x86_64", "Some Other CPU", List.of("avx", "avx2"), 64);
 
     @TempDir

@@ -14,6 +14,7 @@ import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.tuning.StoredSchedule;
+import dev.relayfarm.tuning.TuningModels;
 import dev.relayfarm.tuning.TuningTask;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.PrintWriter;
@@ -42,18 +43,7 @@ import picocli.CommandLine;
 class ScheduleChoiceAgreementTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Five workloads: dense layers of four shapes (the first twice) and a softmax. */
-    private static final String LAYERS = """
-            #[version = "0.0.5"]
-            def @main(%x: Tensor[(1, 64), float32], %w1: Tensor[(64, 64), float32], %w2: Tensor[(64, 64), float32],
-                      %w3: Tensor[(32, 64), float32], %w4: Tensor[(16, 32), float32], %w5: Tensor[(8, 16), float32]) {
-              %0 = nn.relu(nn.dense(%x, %w1, units=64));
-              %1 = nn.dense(%0, %w2, units=64);
-              %2 = nn.relu(nn.dense(%1, %w3, units=32));
-              %3 = nn.relu(nn.dense(%2, %w4, units=16));
-              %4 = nn.dense(%3, %w5, units=8);
-              nn.softmax(%4, axis=-1)
-            }
-            """;
+    private static final String LAYERS = TuningModels.LAYERS;
     private static EmbeddedPostgres postgres;
     private static JdbcTemplate jdbc;
 
