@@ -211,7 +211,8 @@ public final class RecordsCommand implements Runnable {
                 RecordSet records = filter.apply(read(files));
                 PrintWriter o = spec.commandLine().getOut();
                 String group = null;
-                for (WorkloadStats s : records.stats()) {
+                List<WorkloadStats> stats = records.stats();
+                for (WorkloadStats s : stats) {
                     String g = context(s.key());
                     if (!g.equals(group)) {
                         o.println(g);
@@ -224,7 +225,7 @@ public final class RecordsCommand implements Runnable {
                             us(s.defaultUs()), s.speedup().isPresent() ? String.format(Locale.ROOT, "%.2fx", s.speedup().getAsDouble()) : "-",
                             s.template(), s.key().workloadKey());
                 }
-                o.printf("%d records, %d workloads%n", records.records().size(), records.stats().size());
+                o.printf("%d records, %d workloads%n", records.records().size(), stats.size());
                 o.flush();
                 return 0;
             });

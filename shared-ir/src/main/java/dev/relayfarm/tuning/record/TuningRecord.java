@@ -101,12 +101,12 @@ public record TuningRecord(String workloadKey, ScheduleConfig config, String tar
     }
 
     public boolean ok() {
-        return outcome instanceof Measurement.Cost;
+        return measurement().ok();
     }
 
     /** The median cost in µs, or +∞ for a failure. */
     public double costUs() {
-        return outcome instanceof Measurement.Cost c ? c.medianUs() : Double.POSITIVE_INFINITY;
+        return measurement().costUs();
     }
 
     /**

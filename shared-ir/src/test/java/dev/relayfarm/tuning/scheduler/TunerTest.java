@@ -66,6 +66,10 @@ class TunerTest {
         assertTrue(r.status().modelUs() <= r.status().defaultModelUs());
 
         List<TuningRecord> written = RecordFile.read(records);
+        for (TaskScheduler.Progress p : r.status().tasks()) {
+            double cheapest = written.stream().filter(rec -> rec.workloadKey().equals(p.task().key())).mapToDouble(TuningRecord::costUs).min().orElseThrow();
+            assertEquals(cheapest, p.bestUs(), 0, "the scheduler's best is the cheapest measurement written for " + p.task().key());
+        }
         assertEquals(12 + rounds.size(), written.size(), "every measured config and every round's default, as they came");
         for (TuningRecord rec : written) {
             assertEquals(rec, TuningRecord.fromJson(rec.toJson()));
