@@ -7,6 +7,7 @@ import dev.relayfarm.pipeline.ModelFormat;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /** A small model with five tuning tasks, one of them shared by two kernels, for the tuning tests. */
 public final class TuningModels {
@@ -31,7 +32,25 @@ public final class TuningModels {
     }
 
     public static IRModule optimizedLayers(Target target) {
-        return Stages.optimize(Stages.inferTypes(Stages.importModel(layers(), "")), 3, target);
+        return optimized(LAYERS, target);
+    }
+
+    /** {@code relay}'s module through the real pipeline: import, type inference, -O3 for {@code target}. */
+    public static IRModule optimized(String relay, Target target) {
+        ModelSource src = ModelSource.of("m.relay", ModelFormat.RELAY, relay.getBytes(StandardCharsets.UTF_8));
+        return Stages.optimize(Stages.inferTypes(Stages.importModel(src, "")), 3, target);
+    }
+
+    /** The host's tuning tasks of {@code relay}'s module. */
+    public static List<TuningTask> tasks(String relay) {
+        return Stages.tasks(optimized(relay, Target.host()), Target.host());
+    }
+
+    /** The host's task of {@code relay}'s module whose workload key starts with {@code anchor}. */
+    public static TuningTask task(String relay, String anchor) {
+        List<TuningTask> tasks = tasks(relay);
+        return tasks.stream().filter(t -> t.key().startsWith(anchor)).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + anchor + " task among " + tasks.stream().map(TuningTask::key).toList()));
     }
 
     /** A point of the task's space other than its default. */

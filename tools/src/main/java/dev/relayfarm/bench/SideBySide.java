@@ -1,12 +1,16 @@
 package dev.relayfarm.bench;
 
 import dev.relayfarm.ir.NDArray;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
+import java.util.stream.IntStream;
 
 /**
- * Runs two engines on the same inputs alternately in one process (ours, then the reference, then
- * ours...), after warm-up, so frequency changes and background load hit both alike; reports median
+ * Runs two engines on the same inputs alternately in one process ({@link #alternate}), after warm-up,
+ * so frequency changes and background load hit both alike; reports median
  * and p90 latency of each, their ratio, and how far the outputs differ.
  */
 public final class SideBySide {
@@ -30,31 +34,42 @@ public final class SideBySide {
 
     public static Result measure(String model, ModelRunner ours, ModelRunner reference, List<NDArray> inputs, int threads,
                                  int warmup, int iterations) {
-        if (iterations < 1) throw new IllegalArgumentException("iterations must be at least 1, got " + iterations);
         List<NDArray> a = ours.run(inputs);
         List<NDArray> b = reference.run(inputs);
         double diff = maxAbsDiff(a, b, model);
-        for (int i = 0; i < warmup; i++) {
-            ours.run(inputs);
-            reference.run(inputs);
-        }
-        double[] t1 = new double[iterations];
-        double[] t2 = new double[iterations];
-        for (int i = 0; i < iterations; i++) {
-            long s = System.nanoTime();
-            ours.run(inputs);
-            long m = System.nanoTime();
-            reference.run(inputs);
-            long e = System.nanoTime();
-            t1[i] = (m - s) / 1e6;
-            t2[i] = (e - m) / 1e6;
-        }
+        double[][] t = alternate(List.of(ours, reference), inputs, warmup, iterations);
         return new Result(model, ours.name(), reference.name(), threads, iterations,
-                percentile(t1, 0.5), percentile(t1, 0.9), percentile(t2, 0.5), percentile(t2, 0.9), diff);
+                percentile(t[0], 0.5), percentile(t[0], 0.9), percentile(t[1], 0.5), percentile(t[1], 0.9), diff);
+    }
+
+    /**
+     * Runs {@code runners} on the same inputs ({@code warmup} untimed rounds, then {@code iterations} timed ones), so
+     * load and clock changes hit each alike; per runner its latencies in milliseconds. In a round each runner, in a
+     * shuffled (seeded) order, runs twice back to back and the second run is timed: each engine is timed in its own
+     * steady state (its thread pool awake, its data in cache), as a server running inferences back to back sees it,
+     * not in the wake of the engine before it (ONNX Runtime's workers spin for a while after a run, taking the cores
+     * from whatever runs next; ours sleep after 20 µs).
+     */
+    public static double[][] alternate(List<? extends ModelRunner> runners, List<NDArray> inputs, int warmup, int iterations) {
+        if (iterations < 1) throw new IllegalArgumentException("iterations must be at least 1, got " + iterations);
+        for (int i = 0; i < warmup; i++) for (ModelRunner r : runners) r.run(inputs);
+        double[][] t = new double[runners.size()][iterations];
+        List<Integer> order = new ArrayList<>(IntStream.range(0, runners.size()).boxed().toList());
+        Random random = new Random(42);
+        for (int i = 0; i < iterations; i++) {
+            Collections.shuffle(order, random);
+            for (int k : order) {
+                runners.get(k).run(inputs);
+                long s = System.nanoTime();
+                runners.get(k).run(inputs);
+                t[k][i] = (System.nanoTime() - s) / 1e6;
+            }
+        }
+        return t;
     }
 
     /** Largest absolute difference over all outputs; outputs of different count or shape are an error naming them. */
-    static double maxAbsDiff(List<NDArray> a, List<NDArray> b, String model) {
+    public static double maxAbsDiff(List<NDArray> a, List<NDArray> b, String model) {
         if (a.size() != b.size()) throw new IllegalStateException(model + ": " + a.size() + " outputs against the reference's " + b.size());
         double max = 0;
         for (int k = 0; k < a.size(); k++) {
@@ -72,7 +87,7 @@ public final class SideBySide {
         return max;
     }
 
-    static double percentile(double[] xs, double q) {
+    public static double percentile(double[] xs, double q) {
         double[] s = xs.clone();
         Arrays.sort(s);
         int i = (int) Math.ceil(q * s.length) - 1;

@@ -1,15 +1,10 @@
 package dev.relayfarm.tuning.measure;
 
-import dev.relayfarm.ir.IRModule;
-import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.InvalidConfigException;
 import dev.relayfarm.kernel.template.ScheduleConfig;
-import dev.relayfarm.pipeline.ModelFormat;
-import dev.relayfarm.pipeline.ModelSource;
-import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.tuning.TuningModels;
 import dev.relayfarm.tuning.TuningTask;
 import dev.relayfarm.tuning.TuningTasks;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,21 +28,12 @@ final class MeasureModels {
 
     private MeasureModels() {}
 
-    /** The task of {@code relay}'s module for the host whose workload key starts with {@code anchor}. */
-    static TuningTask task(String relay, String anchor) {
-        ModelSource src = ModelSource.of("m.relay", ModelFormat.RELAY, relay.getBytes(StandardCharsets.UTF_8));
-        IRModule opt = Stages.optimize(Stages.inferTypes(Stages.importModel(src, "")), 3, Target.host());
-        List<TuningTask> tasks = Stages.tasks(opt, Target.host());
-        return tasks.stream().filter(t -> t.key().startsWith(anchor)).findFirst()
-                .orElseThrow(() -> new AssertionError("no " + anchor + " task among " + tasks.stream().map(TuningTask::key).toList()));
-    }
-
     static TuningTask dense() {
-        return task(DENSE_RELU, "nn.dense");
+        return TuningModels.task(DENSE_RELU, "nn.dense");
     }
 
     static TuningTask conv() {
-        return task(CONV_RELU, "nn.contrib_conv2d");
+        return TuningModels.task(CONV_RELU, "nn.contrib_conv2d");
     }
 
     /** Up to {@code n} configs of the task's space other than its default, spread over the space. */

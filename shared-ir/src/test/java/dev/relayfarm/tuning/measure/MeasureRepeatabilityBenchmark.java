@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.tuning.Measurement;
+import dev.relayfarm.tuning.TuningModels;
 import dev.relayfarm.tuning.TuningTask;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,7 @@ class MeasureRepeatabilityBenchmark {
         int threads = Integer.getInteger("relayfarm.bench.threads", 1);
         boolean flush = Boolean.parseBoolean(System.getProperty("relayfarm.bench.flush", "true"));
         MeasureOptions options = MeasureOptions.DEFAULT.withThreads(threads).withFlushCache(flush);
-        TuningTask task = MeasureModels.task(CONV, "nn.contrib_conv2d");
+        TuningTask task = TuningModels.task(CONV, "nn.contrib_conv2d");
         SandboxedRunner runner = new SandboxedRunner(CCompiler.host().orElseThrow(), options);
         System.out.printf("task %s, config %s, %d thread(s), flush %s, rlimits via %s%n", task.key(), task.defaultConfig().toJson(), threads, flush,
                 Sandbox.limitMechanism());

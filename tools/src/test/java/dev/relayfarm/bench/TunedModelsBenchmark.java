@@ -1,0 +1,150 @@
+package dev.relayfarm.bench;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.frontend.OnnxTestData;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.pipeline.ModelSource;
+import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.runtime.CompiledModel;
+import dev.relayfarm.tuning.TuningTask;
+import dev.relayfarm.tuning.measure.MeasureOptions;
+import dev.relayfarm.tuning.measure.SandboxedRunner;
+import dev.relayfarm.tuning.record.RecordContext;
+import dev.relayfarm.tuning.record.ScheduleFile;
+import dev.relayfarm.tuning.scheduler.Tuner;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * Tuned against untuned against ONNX Runtime, per model (issue #15's table): every model of {@code ../shared/onnx/models}
+ * and {@code ../shared/onnx/light} is tuned on this machine with a fixed budget ({@code relayc tune}'s library loop:
+ * xgb, batches of 16, kernels measured with the benchmark's thread count), compiled with what its records say beat the
+ * defaults ({@code relayc compile --schedules}'s rule) and without, and the two artifacts and ONNX Runtime run in turn
+ * on the same inputs in this process. Not a unit test: disabled unless asked for, and it needs an idle machine.
+ * <pre>
+ * ./mvnw -q -o -pl tools test -Dtest=TunedModelsBenchmark -Drelayfarm.bench=true [-Drelayfarm.bench.budget=180]
+ *     [-Drelayfarm.bench.models=squeezenet,resnet50] [-Drelayfarm.bench.records=DIR] [-Drelayfarm.bench.retune=false]
+ * </pre>
+ * {@code budget}: tuning seconds per model (default 180; the issue allows up to 20 minutes). Records are kept in
+ * {@code records} (default {@code target/tuned-models}); with {@code retune=false} a model whose records file exists
+ * is not tuned again, so the table can be re-measured without re-tuning. Latencies: the median of 50 runs after 5
+ * warm-up runs of each, 2 threads for our artifacts and ONNX Runtime alike.
+ */
+class TunedModelsBenchmark {
+    private static final int THREADS = 2, WARMUP = 5, ITERATIONS = 50;
+
+    @Test
+    @EnabledIfSystemProperty(named = "relayfarm.bench", matches = "true")
+    void tunedAgainstUntunedAgainstOnnxRuntime() throws IOException {
+        Path modelsDir = OnnxTestData.models().orElse(null), lightDir = OnnxTestData.light().orElse(null);
+        assumeTrue(modelsDir != null && lightDir != null, "../shared/onnx/models and ../shared/onnx/light not found: skipped");
+        CCompiler cc = CCompiler.host().orElse(null);
+        assumeTrue(cc != null, "no C compiler");
+        Duration budget = Duration.ofSeconds(Long.getLong("relayfarm.bench.budget", 180));
+        Path recordsDir = Path.of(System.getProperty("relayfarm.bench.records", "target/tuned-models"));
+        boolean retune = Boolean.parseBoolean(System.getProperty("relayfarm.bench.retune", "true"));
+        List<String> only = List.of(System.getProperty("relayfarm.bench.models", "").split(",")).stream().filter(s -> !s.isBlank()).toList();
+        Files.createDirectories(recordsDir);
+        Target target = Target.host();
+        RecordContext context = RecordContext.local(target, cc);
+        SandboxedRunner runner = new SandboxedRunner(cc, MeasureOptions.DEFAULT.withThreads(THREADS));
+        Tuner.Options options = new Tuner.Options("xgb", 16, 0, budget, 1, 64);
+
+        List<Row> rows = new ArrayList<>();
+        for (Path model : models(modelsDir, lightDir)) {
+            BenchInputs in = BenchInputs.load(model, Map.of(), 42);
+            if (!only.isEmpty() && !only.contains(in.model())) continue;
+            IRModule optimized = Stages.optimize(Stages.importModel(ModelSource.read(in.onnx()), in.shapes()), 3, target);
+            List<TuningTask> tasks = Stages.tasks(optimized, target);
+            Path records = recordsDir.resolve(in.model() + ".jsonl");
+            int trials = -1;
+            long tuneSeconds = 0;
+            if (retune || !Files.exists(records)) {
+                Files.deleteIfExists(records);
+                Tuner.Result r = new Tuner(runner, context, records, options, null).tune(tasks, Tuner.callsPerWorkload(optimized, tasks), List.of());
+                trials = r.status().trials();
+                tuneSeconds = r.status().elapsed().toSeconds();
+            }
+            Map<String, ScheduleConfig> tuned = Files.exists(records) ? ScheduleFile.choose(records, tasks, target, null) : Map.of();
+            try (CompiledRunner untunedRun = compile(in, optimized, target, Map.of(), "untuned");
+                 CompiledRunner tunedRun = compile(in, optimized, target, tuned, "tuned");
+                 OrtRunner ort = OrtRunner.open(in.onnx(), THREADS)) {
+                double diff = SideBySide.maxAbsDiff(tunedRun.run(in.values()), ort.run(in.values()), in.model());
+                double[][] t = SideBySide.alternate(List.of(untunedRun, tunedRun, ort), in.values(), WARMUP, ITERATIONS);
+                Row row = new Row(in.model(), tasks.size(), tuned.size(), trials, tuneSeconds, SideBySide.percentile(t[0], 0.5),
+                        SideBySide.percentile(t[1], 0.5), SideBySide.percentile(t[2], 0.5), diff);
+                rows.add(row);
+                System.out.println(row.line());
+                System.out.flush();
+            }
+        }
+        System.out.printf("%n%s%n", Row.HEADER);
+        rows.forEach(r -> System.out.println(r.line()));
+        System.out.printf(Locale.ROOT, "geometric means over %d models: tuned/untuned %.3fx, untuned/ORT %.3fx, tuned/ORT %.3fx; tuned slower than untuned: %s%n",
+                rows.size(), geomean(rows, Row::tunedOverUntuned), geomean(rows, Row::untunedOverOrt), geomean(rows, Row::tunedOverOrt),
+                rows.stream().filter(r -> r.tunedOverUntuned() > 1).map(r -> String.format(Locale.ROOT, "%s %.3fx", r.model(), r.tunedOverUntuned())).toList());
+        System.out.printf("(budget %d s per model, xgb, %d threads, median of %d runs after %d warm-up, records in %s)%n", budget.toSeconds(), THREADS, ITERATIONS, WARMUP,
+                recordsDir.toAbsolutePath());
+    }
+
+    /** The shared test folders (inputs and expected outputs) and light models, by name. */
+    private static List<Path> models(Path modelsDir, Path lightDir) throws IOException {
+        List<Path> all = new ArrayList<>();
+        try (Stream<Path> dirs = Files.list(modelsDir)) {
+            dirs.filter(d -> Files.isRegularFile(d.resolve("model.onnx"))).sorted().forEach(all::add);
+        }
+        try (Stream<Path> files = Files.list(lightDir)) {
+            files.filter(f -> f.toString().endsWith(".onnx")).sorted().forEach(all::add);
+        }
+        return all;
+    }
+
+    private static CompiledRunner compile(BenchInputs in, IRModule optimized, Target target, Map<String, ScheduleConfig> configs, String label) throws IOException {
+        Path dir = Files.createTempDirectory("relayfarm-tuned-models-");
+        Stages.codegen(optimized, new CompileOptions(target, 3, configs), dir);
+        return new CompiledRunner(CompiledModel.load(dir), THREADS, "relayfarm-c-" + label);
+    }
+
+    private static double geomean(List<Row> rows, java.util.function.ToDoubleFunction<Row> f) {
+        return Math.exp(rows.stream().mapToDouble(r -> Math.log(f.applyAsDouble(r))).average().orElse(Double.NaN));
+    }
+
+    /** One model's line of the table; {@code trials} is -1 when its records were reused. */
+    private record Row(String model, int workloads, int tunedWorkloads, int trials, long tuneSeconds, double untunedMs, double tunedMs, double ortMs,
+                       double maxAbsDiff) {
+        static final String HEADER = String.format("%-22s %9s %7s %6s %10s %10s %10s %9s %9s %9s %10s", "model", "workloads", "trials", "tune s",
+                "untuned ms", "tuned ms", "ORT ms", "tun/unt", "unt/ORT", "tun/ORT", "max|diff|");
+
+        double tunedOverUntuned() {
+            return tunedMs / untunedMs;
+        }
+
+        double untunedOverOrt() {
+            return untunedMs / ortMs;
+        }
+
+        double tunedOverOrt() {
+            return tunedMs / ortMs;
+        }
+
+        String line() {
+            return String.format(Locale.ROOT, "%-22s %4d/%-4d %7s %6d %10.3f %10.3f %10.3f %8.3fx %8.3fx %8.3fx %10.2e", model, tunedWorkloads, workloads,
+                    trials < 0 ? "reused" : Integer.toString(trials), tuneSeconds, untunedMs, tunedMs, ortMs, tunedOverUntuned(), untunedOverOrt(),
+                    tunedOverOrt(), maxAbsDiff);
+        }
+    }
+}
