@@ -40,7 +40,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Benchmark models against ONNX Runtime (CPU provider, same intra-op thread count, its default graph",
-                "optimizations), alternating runs in one process after warm-up. MODEL is an .onnx file (seeded random inputs",
+                "optimizations), in one process after warm-up: each round runs each engine twice back to back, in a shuffled order,",
+                "and times the second run (each engine in its own steady state). MODEL is an .onnx file (seeded random inputs",
                 "of its declared shapes) or an ONNX test folder (its first data set). Prints median and p90 latency of each,",
                 "the ratio ours/ORT (below 1: we are faster) and the largest absolute output difference; with several models",
                 "also the geometric mean of the ratios. Exit 2 on a model that cannot be loaded or run."})
