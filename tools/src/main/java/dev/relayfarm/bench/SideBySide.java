@@ -9,9 +9,9 @@ import java.util.Random;
 import java.util.stream.IntStream;
 
 /**
- * Runs two engines on the same inputs alternately in one process ({@link #alternate}), after warm-up,
- * so frequency changes and background load hit both alike; reports median
- * and p90 latency of each, their ratio, and how far the outputs differ.
+ * Times engines on the same inputs in one process, in turns ({@link #alternate}), after warm-up, so
+ * frequency changes and background load hit each alike; {@link #measure} reports median and p90 latency
+ * of ours and a reference, their ratio, and how far the outputs differ.
  */
 public final class SideBySide {
     private SideBySide() {}
@@ -48,7 +48,8 @@ public final class SideBySide {
      * shuffled (seeded) order, runs twice back to back and the second run is timed: each engine is timed in its own
      * steady state (its thread pool awake, its data in cache), as a server running inferences back to back sees it,
      * not in the wake of the engine before it (ONNX Runtime's workers spin for a while after a run, taking the cores
-     * from whatever runs next; ours sleep after 20 µs).
+     * from whatever runs next; ours sleep after 20 µs). For a model faster than that spin (under a millisecond) the
+     * untimed run does not fully shield the timed one.
      */
     public static double[][] alternate(List<? extends ModelRunner> runners, List<NDArray> inputs, int warmup, int iterations) {
         if (iterations < 1) throw new IllegalArgumentException("iterations must be at least 1, got " + iterations);

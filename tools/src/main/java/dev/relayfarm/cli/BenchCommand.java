@@ -35,8 +35,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code relayc bench MODEL...}: our engine and ONNX Runtime on the same inputs, alternately in one
- * process, after warm-up; a table of median/p90 latency, the ratio ours/ORT and the output difference.
+ * {@code relayc bench MODEL...}: our engine and ONNX Runtime on the same inputs, in turns in one process
+ * ({@link SideBySide#alternate}), after warm-up; a table of median/p90 latency, the ratio ours/ORT and the output difference.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Benchmark models against ONNX Runtime (CPU provider, same intra-op thread count, its default graph",

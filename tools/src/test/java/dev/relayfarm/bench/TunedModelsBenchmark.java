@@ -18,6 +18,7 @@ import dev.relayfarm.tuning.record.RecordContext;
 import dev.relayfarm.tuning.record.ScheduleFile;
 import dev.relayfarm.tuning.scheduler.Tuner;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,12 +37,13 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * defaults ({@code relayc compile --schedules}'s rule) and without, and the two artifacts and ONNX Runtime run in turn
  * on the same inputs in this process. Not a unit test: disabled unless asked for, and it needs an idle machine.
  * <pre>
- * ./mvnw -q -o -pl tools test -Dtest=TunedModelsBenchmark -Drelayfarm.bench=true [-Drelayfarm.bench.budget=180]
- *     [-Drelayfarm.bench.models=squeezenet,resnet50] [-Drelayfarm.bench.records=DIR] [-Drelayfarm.bench.retune=false]
+ * ./mvnw -q -pl tools -am test -Dtest=TunedModelsBenchmark -Dsurefire.failIfNoSpecifiedTests=false -Drelayfarm.bench=true
+ *     [-Drelayfarm.bench.budget=180] [-Drelayfarm.bench.models=squeezenet,resnet50] [-Drelayfarm.bench.records=DIR] [-Drelayfarm.bench.retune=false]
  * </pre>
  * {@code budget}: tuning seconds per model (default 180; the issue allows up to 20 minutes). Records are kept in
- * {@code records} (default {@code target/tuned-models}); with {@code retune=false} a model whose records file exists
- * is not tuned again, so the table can be re-measured without re-tuning. Latencies: the median of 50 runs after 5
+ * {@code records} (default {@code target/tuned-models}), the artifacts under its {@code artifacts/}; with
+ * {@code retune=false} a model whose records file exists is not tuned again, so the table can be re-measured without
+ * re-tuning. A model that fails is reported and the others go on. Latencies: the median of 50 runs after 5
  * warm-up runs of each, 2 threads for our artifacts and ONNX Runtime alike.
  */
 class TunedModelsBenchmark {
@@ -50,8 +52,8 @@ class TunedModelsBenchmark {
     @Test
     @EnabledIfSystemProperty(named = "relayfarm.bench", matches = "true")
     void tunedAgainstUntunedAgainstOnnxRuntime() throws IOException {
-        Path modelsDir = OnnxTestData.models().orElse(null), lightDir = OnnxTestData.light().orElse(null);
-        assumeTrue(modelsDir != null && lightDir != null, "../shared/onnx/models and ../shared/onnx/light not found: skipped");
+        List<Path> folders = Stream.of(OnnxTestData.models(), OnnxTestData.light()).flatMap(java.util.Optional::stream).toList();
+        assumeTrue(!folders.isEmpty(), "../shared/onnx/models and ../shared/onnx/light not found: skipped");
         CCompiler cc = CCompiler.host().orElse(null);
         assumeTrue(cc != null, "no C compiler");
         Duration budget = Duration.ofSeconds(Long.getLong("relayfarm.bench.budget", 180));
@@ -65,9 +67,36 @@ class TunedModelsBenchmark {
         Tuner.Options options = new Tuner.Options("xgb", 16, 0, budget, 1, 64);
 
         List<Row> rows = new ArrayList<>();
-        for (Path model : models(modelsDir, lightDir)) {
+        List<String> failed = new ArrayList<>();
+        System.out.println(Row.HEADER);
+        for (Path model : models(folders)) {
+            String name = model.getFileName().toString().replaceFirst("\\.onnx$", "").replaceFirst("^light_", "");
+            if (!only.isEmpty() && !only.contains(name)) continue;
+            try {
+                Row row = measure(model, recordsDir, retune, target, runner, context, options);
+                rows.add(row);
+                System.out.println(row.line());
+            } catch (RuntimeException e) {
+                failed.add(name + ": " + e);
+                System.out.println(name + " FAILED: " + e);
+            }
+            System.out.flush();
+        }
+        System.out.printf("%n%s%n", Row.HEADER);
+        rows.forEach(r -> System.out.println(r.line()));
+        System.out.printf(Locale.ROOT, "geometric means over %d models: tuned/untuned %.3fx, untuned/ORT %.3fx, tuned/ORT %.3fx; tuned slower than untuned: %s%n",
+                rows.size(), geomean(rows, Row::tunedOverUntuned), geomean(rows, Row::untunedOverOrt), geomean(rows, Row::tunedOverOrt),
+                rows.stream().filter(r -> r.tunedOverUntuned() > 1).map(r -> String.format(Locale.ROOT, "%s %.3fx", r.model(), r.tunedOverUntuned())).toList());
+        failed.forEach(f -> System.out.println("failed: " + f));
+        System.out.printf("(budget %d s per model, xgb, %d threads, median of %d runs after %d warm-up, records in %s)%n", budget.toSeconds(), THREADS, ITERATIONS, WARMUP,
+                recordsDir.toAbsolutePath());
+    }
+
+    /** One model: tuned (unless its records are reused), compiled both ways, and the three engines timed. */
+    private static Row measure(Path model, Path recordsDir, boolean retune, Target target, SandboxedRunner runner, RecordContext context,
+                               Tuner.Options options) {
+        try {
             BenchInputs in = BenchInputs.load(model, Map.of(), 42);
-            if (!only.isEmpty() && !only.contains(in.model())) continue;
             IRModule optimized = Stages.optimize(Stages.importModel(ModelSource.read(in.onnx()), in.shapes()), 3, target);
             List<TuningTask> tasks = Stages.tasks(optimized, target);
             Path records = recordsDir.resolve(in.model() + ".jsonl");
@@ -80,43 +109,35 @@ class TunedModelsBenchmark {
                 tuneSeconds = r.status().elapsed().toSeconds();
             }
             Map<String, ScheduleConfig> tuned = Files.exists(records) ? ScheduleFile.choose(records, tasks, target, null) : Map.of();
-            try (CompiledRunner untunedRun = compile(in, optimized, target, Map.of(), "untuned");
-                 CompiledRunner tunedRun = compile(in, optimized, target, tuned, "tuned");
+            Path artifacts = recordsDir.resolve("artifacts");
+            try (CompiledRunner untunedRun = compile(optimized, target, Map.of(), artifacts.resolve(in.model() + "-untuned"));
+                 CompiledRunner tunedRun = compile(optimized, target, tuned, artifacts.resolve(in.model() + "-tuned"));
                  OrtRunner ort = OrtRunner.open(in.onnx(), THREADS)) {
                 double diff = SideBySide.maxAbsDiff(tunedRun.run(in.values()), ort.run(in.values()), in.model());
                 double[][] t = SideBySide.alternate(List.of(untunedRun, tunedRun, ort), in.values(), WARMUP, ITERATIONS);
-                Row row = new Row(in.model(), tasks.size(), tuned.size(), trials, tuneSeconds, SideBySide.percentile(t[0], 0.5),
+                return new Row(in.model(), tasks.size(), tuned.size(), trials, tuneSeconds, SideBySide.percentile(t[0], 0.5),
                         SideBySide.percentile(t[1], 0.5), SideBySide.percentile(t[2], 0.5), diff);
-                rows.add(row);
-                System.out.println(row.line());
-                System.out.flush();
             }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        System.out.printf("%n%s%n", Row.HEADER);
-        rows.forEach(r -> System.out.println(r.line()));
-        System.out.printf(Locale.ROOT, "geometric means over %d models: tuned/untuned %.3fx, untuned/ORT %.3fx, tuned/ORT %.3fx; tuned slower than untuned: %s%n",
-                rows.size(), geomean(rows, Row::tunedOverUntuned), geomean(rows, Row::untunedOverOrt), geomean(rows, Row::tunedOverOrt),
-                rows.stream().filter(r -> r.tunedOverUntuned() > 1).map(r -> String.format(Locale.ROOT, "%s %.3fx", r.model(), r.tunedOverUntuned())).toList());
-        System.out.printf("(budget %d s per model, xgb, %d threads, median of %d runs after %d warm-up, records in %s)%n", budget.toSeconds(), THREADS, ITERATIONS, WARMUP,
-                recordsDir.toAbsolutePath());
     }
 
     /** The shared test folders (inputs and expected outputs) and light models, by name. */
-    private static List<Path> models(Path modelsDir, Path lightDir) throws IOException {
+    private static List<Path> models(List<Path> folders) throws IOException {
         List<Path> all = new ArrayList<>();
-        try (Stream<Path> dirs = Files.list(modelsDir)) {
-            dirs.filter(d -> Files.isRegularFile(d.resolve("model.onnx"))).sorted().forEach(all::add);
-        }
-        try (Stream<Path> files = Files.list(lightDir)) {
-            files.filter(f -> f.toString().endsWith(".onnx")).sorted().forEach(all::add);
+        for (Path folder : folders) {
+            try (Stream<Path> entries = Files.list(folder)) {
+                entries.filter(p -> Files.isRegularFile(p.resolve("model.onnx")) || p.toString().endsWith(".onnx")).sorted().forEach(all::add);
+            }
         }
         return all;
     }
 
-    private static CompiledRunner compile(BenchInputs in, IRModule optimized, Target target, Map<String, ScheduleConfig> configs, String label) throws IOException {
-        Path dir = Files.createTempDirectory("relayfarm-tuned-models-");
+    /** Compiles into {@code dir} (kept, replaced by the next run: the artifacts the table measured can be inspected). */
+    private static CompiledRunner compile(IRModule optimized, Target target, Map<String, ScheduleConfig> configs, Path dir) {
         Stages.codegen(optimized, new CompileOptions(target, 3, configs), dir);
-        return new CompiledRunner(CompiledModel.load(dir), THREADS, "relayfarm-c-" + label);
+        return new CompiledRunner(CompiledModel.load(dir), THREADS, "relayfarm-c-" + dir.getFileName());
     }
 
     private static double geomean(List<Row> rows, java.util.function.ToDoubleFunction<Row> f) {

@@ -76,7 +76,9 @@ class TransferBenchmark {
         double finalSpeedup = scratch.getLast().speedup();
         // 90% of the gain: time <= default - 0.9 (default - final), i.e. 1/speedup <= 1 - 0.9 (1 - 1/final)
         double target = 1 / (1 - 0.9 * (1 - 1 / finalSpeedup));
-        int fromScratch = reached(scratch, target), transferred = reached(transfer, target);
+        // no gain from scratch: every run "reaches" it at its first complete estimate, and the ratio would mean nothing
+        boolean gained = finalSpeedup > 1;
+        int fromScratch = gained ? reached(scratch, target) : -1, transferred = gained ? reached(transfer, target) : -1;
         System.out.printf("%n%-6s %22s %22s%n", "round", "B from scratch", "B after A");
         for (int i = 0; i < Math.max(scratch.size(), transfer.size()); i++) {
             System.out.printf(Locale.ROOT, "%-6d %22s %22s%n", i + 1, i < scratch.size() ? point(scratch.get(i)) : "", i < transfer.size() ? point(transfer.get(i)) : "");

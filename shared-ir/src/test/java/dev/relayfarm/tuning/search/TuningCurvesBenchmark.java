@@ -25,7 +25,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * random; the cost model should reach random search's final best in at most half its trials, median over the
  * workloads). Not a unit test: disabled unless asked for, and it needs an idle machine.
  * <pre>
- * ./mvnw -q -o -pl shared-ir test -Dtest=TuningCurvesBenchmark -Drelayfarm.bench=true [-Drelayfarm.bench.trials=64]
+ * ./mvnw -q -o -pl shared-ir test -Dtest=TuningCurvesBenchmark -Drelayfarm.bench=true [-Drelayfarm.bench.trials=64] [-Drelayfarm.bench.workloads=conv1x1,3x3/2]
  * </pre>
  * Each workload is a convolution of the shape real models have (ResNet's 3×3 and 1×1 convolutions, SqueezeNet's expand
  * layer, a strided convolution). Every strategy runs {@code trials} trials in batches of
@@ -70,9 +70,9 @@ class TuningCurvesBenchmark {
         SandboxedRunner runner = new SandboxedRunner(CCompiler.host().orElseThrow(), MeasureOptions.DEFAULT.withThreads(1));
         List<Double> xgbShare = new ArrayList<>(), gaShare = new ArrayList<>(), xgbExact = new ArrayList<>(), gaExact = new ArrayList<>();
         StringBuilder summary = new StringBuilder();
-        String only = System.getProperty("relayfarm.bench.workloads", "");
+        List<String> only = List.of(System.getProperty("relayfarm.bench.workloads", "").split(",")).stream().filter(t -> !t.isBlank()).toList();
         for (Map.Entry<String, String> w : WORKLOADS.entrySet()) {
-            if (!only.isEmpty() && !only.contains(w.getKey())) continue;
+            if (!only.isEmpty() && only.stream().noneMatch(w.getKey()::contains)) continue;
             TuningTask task = TuningModels.task(w.getValue(), "nn.contrib_conv2d");
             MemoizedObjective objective = new MemoizedObjective(runner, task);
             Map<String, double[]> curves = new LinkedHashMap<>();
@@ -85,7 +85,7 @@ class TuningCurvesBenchmark {
                 millis.put(s, (System.nanoTime() - start) / 1_000_000);
             }
             double randomBest = last(curves.get(RandomSearch.NAME));
-            System.out.printf(Locale.ROOT, "%n%s (%s; space %d configs; default %.1f us; %d distinct configs measured: median %.1f us, slowest %.1f us,"
+            System.out.printf(Locale.ROOT, "%n%s (%s; space %d configs; default %.1f us; %d distinct configs measured (the default included): median %.1f us, slowest %.1f us,"
                     + " %d failed; wall ms %s)%n", w.getKey(), task.key(), task.space().size(), objective.defaultUs(), objective.measured(),
                     objective.quantile(0.5), objective.quantile(1), objective.failed(), millis);
             System.out.printf("%-8s", "trials");
@@ -116,8 +116,9 @@ class TuningCurvesBenchmark {
         for (String s : STRATEGIES) System.out.printf(" %10s", s);
         System.out.println();
         System.out.print(summary);
-        System.out.printf(Locale.ROOT, "as a share of random's %d trials, median over the workloads: ga %.0f%% / %.0f%%, xgb %.0f%% / %.0f%% (target <= 50%%)%n",
-                trials, 100 * median(gaShare), 100 * median(gaExact), 100 * median(xgbShare), 100 * median(xgbExact));
+        if (gaShare.isEmpty()) throw new IllegalArgumentException("no workload matches -Drelayfarm.bench.workloads=" + only + " (workloads: " + WORKLOADS.keySet() + ")");
+        System.out.printf(Locale.ROOT, "as a share of random's %d trials, median over the workloads: ga %s / %s, xgb %s / %s (target <= 50%%)%n",
+                trials, percent(median(gaShare)), percent(median(gaExact)), percent(median(xgbShare)), percent(median(xgbExact)));
     }
 
     /** The trial count (1-based) at which {@code curve} first comes down to {@code target}, or -1. */
@@ -126,9 +127,13 @@ class TuningCurvesBenchmark {
         return -1;
     }
 
-    /** A strategy that never reaches the target counts as twice the budget (it is worse than random by at least that). */
+    /** A strategy that never reaches the target within the budget counts as +∞ (it needs more than the budget). */
     private static double share(int reached, int trials) {
-        return reached < 0 ? 2.0 : reached / (double) trials;
+        return reached < 0 ? Double.POSITIVE_INFINITY : reached / (double) trials;
+    }
+
+    private static String percent(double share) {
+        return Double.isFinite(share) ? String.format(Locale.ROOT, "%.0f%%", 100 * share) : ">100%";
     }
 
     private static String text(int reached, int trials) {
