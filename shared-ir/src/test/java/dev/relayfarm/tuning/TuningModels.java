@@ -37,18 +37,22 @@ public final class TuningModels {
 
     /** {@code relay}'s module through the real pipeline: import, type inference, -O3 for {@code target}. */
     public static IRModule optimized(String relay, Target target) {
-        ModelSource src = ModelSource.of("m.relay", ModelFormat.RELAY, relay.getBytes(StandardCharsets.UTF_8));
-        return Stages.optimize(Stages.inferTypes(Stages.importModel(src, "")), 3, target);
+        return optimized(relay, target, 3);
     }
 
-    /** The host's tuning tasks of {@code relay}'s module. */
-    public static List<TuningTask> tasks(String relay) {
-        return Stages.tasks(optimized(relay, Target.host()), Target.host());
+    public static IRModule optimized(String relay, Target target, int optLevel) {
+        ModelSource src = ModelSource.of("m.relay", ModelFormat.RELAY, relay.getBytes(StandardCharsets.UTF_8));
+        return Stages.optimize(Stages.inferTypes(Stages.importModel(src, "")), optLevel, target);
+    }
+
+    /** The host's tuning tasks of {@code relay}'s module at -O{@code optLevel}. */
+    public static List<TuningTask> tasks(String relay, int optLevel) {
+        return Stages.tasks(optimized(relay, Target.host(), optLevel), Target.host());
     }
 
     /** The host's task of {@code relay}'s module whose workload key starts with {@code anchor}. */
     public static TuningTask task(String relay, String anchor) {
-        List<TuningTask> tasks = tasks(relay);
+        List<TuningTask> tasks = tasks(relay, 3);
         return tasks.stream().filter(t -> t.key().startsWith(anchor)).findFirst()
                 .orElseThrow(() -> new AssertionError("no " + anchor + " task among " + tasks.stream().map(TuningTask::key).toList()));
     }

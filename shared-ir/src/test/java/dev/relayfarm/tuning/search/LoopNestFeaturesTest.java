@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.relayfarm.kernel.template.InvalidConfigException;
 import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.tuning.TuningModels;
 import dev.relayfarm.tuning.TuningTask;
 import dev.relayfarm.tuning.TuningTasks;
 import java.util.Arrays;
@@ -25,7 +26,7 @@ class LoopNestFeaturesTest {
     void everyConfigurationOfEveryTaskHasFiniteFeaturesOfOneLength() {
         for (String model : List.of(SearchTasks.CONV, SearchTasks.DENSE)) {
             for (int opt : new int[] {1, 3}) {
-                for (TuningTask t : SearchTasks.tasks(model, opt)) {
+                for (TuningTask t : TuningModels.tasks(model, opt)) {
                     TaskFeatures f = new TaskFeatures(t);
                     long lowered = 0;
                     for (long i = 0; i < t.space().size(); i++) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.tuning.Measurement;
+import dev.relayfarm.tuning.TuningModels;
 import dev.relayfarm.tuning.TuningTask;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -24,7 +25,7 @@ class SearchStrategyTest {
     @BeforeAll
     static void tasks() {
         conv = SearchTasks.conv();
-        dense = SearchTasks.tasks(SearchTasks.DENSE, 1).getFirst();
+        dense = TuningModels.tasks(SearchTasks.DENSE, 1).getFirst();
     }
 
     /** Every proposal until the strategy is exhausted, measured by {@code objective} batch by batch. */

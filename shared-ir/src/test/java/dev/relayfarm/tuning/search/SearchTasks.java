@@ -1,13 +1,7 @@
 package dev.relayfarm.tuning.search;
 
-import dev.relayfarm.ir.IRModule;
-import dev.relayfarm.kernel.target.Target;
-import dev.relayfarm.pipeline.ModelFormat;
-import dev.relayfarm.pipeline.ModelSource;
-import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.tuning.TuningModels;
 import dev.relayfarm.tuning.TuningTask;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
 
 /** Real tuning tasks for the search tests: a convolution and dense layers, as the optimizer leaves them. */
 final class SearchTasks {
@@ -28,14 +22,8 @@ final class SearchTasks {
 
     private SearchTasks() {}
 
-    static List<TuningTask> tasks(String relay, int optLevel) {
-        ModelSource src = ModelSource.of("search.relay", ModelFormat.RELAY, relay.getBytes(StandardCharsets.UTF_8));
-        IRModule opt = Stages.optimize(Stages.inferTypes(Stages.importModel(src, "")), optLevel, Target.host());
-        return Stages.tasks(opt, Target.host());
-    }
-
     /** The convolution's task (the first one with the largest space). */
     static TuningTask conv() {
-        return tasks(CONV, 1).stream().max(java.util.Comparator.comparingLong(t -> t.space().size())).orElseThrow();
+        return TuningModels.tasks(CONV, 1).stream().max(java.util.Comparator.comparingLong(t -> t.space().size())).orElseThrow();
     }
 }
