@@ -26,11 +26,17 @@ import java.util.Set;
  * declared shapes, dynamic dims bound by {@code --shape NAME=D0xD1x...}.
  */
 public record BenchInputs(String model, Path onnx, Map<String, List<Long>> shapes, List<NDArray> values) {
+    /** The name a model is reported under: an ONNX test folder's name, or the file's without {@code .onnx} and {@code light_}. */
+    public static String modelName(Path modelOrDir) {
+        String file = modelOrDir.getFileName().toString();
+        return Files.isDirectory(modelOrDir) ? file : file.replaceFirst("\\.onnx$", "").replaceFirst("^light_", "");
+    }
+
     public static BenchInputs load(Path modelOrDir, Map<String, List<Long>> bound, long seed) {
         if (Files.isDirectory(modelOrDir) && Files.isRegularFile(modelOrDir.resolve("model.onnx"))) return fromTestFolder(modelOrDir, bound);
         if (!Files.isRegularFile(modelOrDir)) throw new IllegalArgumentException(modelOrDir + ": neither an .onnx file nor an ONNX test folder (DIR/model.onnx)");
         ModelProto m = OnnxModels.read(modelOrDir);
-        String name = modelOrDir.getFileName().toString().replaceFirst("\\.onnx$", "").replaceFirst("^light_", "");
+        String name = modelName(modelOrDir);
         Random random = new Random(seed);
         Map<String, List<Long>> shapes = new LinkedHashMap<>();
         List<NDArray> values = new ArrayList<>();
@@ -59,7 +65,7 @@ public record BenchInputs(String model, Path onnx, Map<String, List<Long>> shape
             for (int d : a.shape()) dims.add((long) d);
             shapes.put(fed.get(i).getName(), dims);
         }
-        return new BenchInputs(dir.getFileName().toString(), dir.resolve("model.onnx"), shapes, values);
+        return new BenchInputs(modelName(dir), dir.resolve("model.onnx"), shapes, values);
     }
 
     /** Graph inputs that are not initializers, in graph order. */

@@ -70,7 +70,7 @@ class TunedModelsBenchmark {
         List<String> failed = new ArrayList<>();
         System.out.println(Row.HEADER);
         for (Path model : models(folders)) {
-            String name = model.getFileName().toString().replaceFirst("\\.onnx$", "").replaceFirst("^light_", "");
+            String name = BenchInputs.modelName(model);
             if (!only.isEmpty() && !only.contains(name)) continue;
             try {
                 Row row = measure(model, recordsDir, retune, target, runner, context, options);

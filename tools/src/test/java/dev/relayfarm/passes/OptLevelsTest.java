@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.relayfarm.bench.BenchInputs;
 import dev.relayfarm.conformance.OnnxTestCase;
 import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxImporter;
@@ -68,7 +69,7 @@ class OptLevelsTest {
         if (light != null) {
             try (Stream<Path> s = Files.list(light)) {
                 for (Path f : s.filter(p -> p.getFileName().toString().matches("light_.*\\.onnx")).sorted().toList()) {
-                    String name = f.getFileName().toString().replaceFirst("^light_", "").replaceFirst("\\.onnx$", "");
+                    String name = BenchInputs.modelName(f);
                     if (all || FAST.contains(name)) tests.add(DynamicTest.dynamicTest(name, () -> check(fromLightModel(name, f))));
                 }
             }
