@@ -27,6 +27,9 @@ public enum Stage {
      * the first message of a job. A constant, so {@code @ServiceRole(Stage.GATEWAY)} can name it.
      */
     public static final String GATEWAY = "gateway";
+    /** The tuning farm's roles (not stages of a job): a tuner worker and a hardware agent. */
+    public static final String TUNER_WORKER = "tuner-worker";
+    public static final String HARDWARE_AGENT = "hardware-agent";
 
     /** The name stored in {@code stage_results.stage}, {@code job_events.stage}, {@code jobs.error_stage} and envelopes. */
     public final String wireName;
@@ -70,7 +73,7 @@ public enum Stage {
         return inputTopic + "." + serviceName() + ".dlq";
     }
 
-    /** Every topic name the farm uses: the pipeline's in order, then {@link #JOB_EVENTS_TOPIC}, then the dead letters. */
+    /** Every topic name the farm uses: the pipeline's in order, {@link #JOB_EVENTS_TOPIC}, the tuning farm's fixed ones, then the dead letters. */
     public static List<String> topicNames() {
         Set<String> names = new LinkedHashSet<>();
         for (Stage s : values()) {
@@ -78,6 +81,7 @@ public enum Stage {
             names.add(s.outputTopic);
         }
         names.add(JOB_EVENTS_TOPIC);
+        names.addAll(FarmTopics.fixed());
         for (Stage s : values()) names.add(s.dlqTopic());
         return List.copyOf(names);
     }
@@ -90,11 +94,13 @@ public enum Stage {
         return pipelinePartitions;
     }
 
-    /** Every role a process can run ({@code relayfarm.roles}): the gateway, then each stage's service. */
+    /** Every role a process can run ({@code relayfarm.roles}): the gateway, each stage's service, the tuner worker and the hardware agent. */
     public static List<String> roles() {
         List<String> roles = new ArrayList<>();
         roles.add(GATEWAY);
         for (Stage s : values()) roles.add(s.serviceName());
+        roles.add(TUNER_WORKER);
+        roles.add(HARDWARE_AGENT);
         return List.copyOf(roles);
     }
 }

@@ -55,7 +55,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Thread-safe. Runs of every runner in this JVM take turns ({@link #HOST_RUNS}): they share this machine, and two
  * kernels timed at once would time each other. Builds of one batch may overlap runs of another.
  */
-public final class SandboxedRunner implements Measurer {
+public final class SandboxedRunner implements Measurer, BatchMeasurer {
     /** The file the driver writes the reference's or candidate's outputs to, in the run's own directory. */
     private static final String OUTPUTS_FILE = "outputs.bin";
     /** How much of a failed program's output goes into a failure's detail (its end: the error is printed last). */
@@ -110,6 +110,7 @@ public final class SandboxedRunner implements Measurer {
      * calling thread (milliseconds per config, and a {@link dev.relayfarm.kernel.lower.LoweringObserver} bound there
      * sees it); only the C builds run in parallel.
      */
+    @Override
     public MeasuredBatch measureWithBaseline(TuningTask task, List<ScheduleConfig> configs) {
         Item reference = lowered(task, task.defaultConfig());
         List<Item> items = new ArrayList<>();

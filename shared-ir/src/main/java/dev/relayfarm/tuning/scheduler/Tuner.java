@@ -8,8 +8,8 @@ import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.tuning.Measurement;
 import dev.relayfarm.tuning.TuningTask;
 import dev.relayfarm.tuning.measure.BaselineFailedException;
+import dev.relayfarm.tuning.measure.BatchMeasurer;
 import dev.relayfarm.tuning.measure.MeasuredBatch;
-import dev.relayfarm.tuning.measure.SandboxedRunner;
 import dev.relayfarm.tuning.record.RecordContext;
 import dev.relayfarm.tuning.record.RecordFile;
 import dev.relayfarm.tuning.record.TuningRecord;
@@ -84,14 +84,14 @@ public final class Tuner {
     /** What a run found: per task its progress (default and best cost, trials) and why tasks stopped early. */
     public record Result(Status status, Map<String, String> notes) {}
 
-    private final SandboxedRunner runner;
+    private final BatchMeasurer runner;
     private final RecordContext context;
     private final Path records;
     private final Options options;
     private final Listener listener;
 
     /** {@code records}: where every measurement is appended (JSON lines); null to keep none. */
-    public Tuner(SandboxedRunner runner, RecordContext context, Path records, Options options, Listener listener) {
+    public Tuner(BatchMeasurer runner, RecordContext context, Path records, Options options, Listener listener) {
         this.runner = Objects.requireNonNull(runner, "runner");
         this.context = Objects.requireNonNull(context, "context");
         this.records = records;

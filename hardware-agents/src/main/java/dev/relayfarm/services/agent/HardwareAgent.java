@@ -1,0 +1,221 @@
+package dev.relayfarm.services.agent;
+
+import dev.relayfarm.compile.ArtifactCompiler;
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.services.farm.DeviceRegistry;
+import dev.relayfarm.services.farm.FarmConsumerLoop;
+import dev.relayfarm.services.farm.FarmMessages;
+import dev.relayfarm.services.farm.MeasureRequest;
+import dev.relayfarm.services.farm.MeasureResult;
+import dev.relayfarm.services.kit.FarmTopics;
+import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
+import dev.relayfarm.services.kit.TopicsProperties;
+import dev.relayfarm.tuning.Device;
+import dev.relayfarm.tuning.MeasureError;
+import dev.relayfarm.tuning.Measurement;
+import dev.relayfarm.tuning.measure.BaselineFailedException;
+import dev.relayfarm.tuning.measure.MeasureOptions;
+import dev.relayfarm.tuning.measure.MeasuredBatch;
+import dev.relayfarm.tuning.measure.SandboxedRunner;
+import dev.relayfarm.tuning.record.RecordContext;
+import dev.relayfarm.tuning.record.TuningRecord;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.kafka.KafkaProperties;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.kafka.config.TopicBuilder;
+import org.springframework.kafka.core.KafkaAdmin;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * A hardware agent (ARCHITECTURE.md section 5): registers this host's device in {@code devices} (id
+ * {@code HOST/NAME}, the class the library derives from the CPU), heartbeats, and measures what its class is asked
+ * for on {@code measure.requests.<class>} with the library's sandboxed runner, reporting the batch's records on
+ * {@code measure.results}. Everything it knows about measuring is the library's; this is the transport.
+ *
+ * <p>Failure handling is the consumer group's ({@link FarmConsumerLoop}): a request is committed only after its
+ * result was acknowledged by the broker, so after a SIGKILL the request goes to another agent of the class once the
+ * session times out ({@link AgentProperties#sessionTimeout}) — a second measurement of it is possible (the result was
+ * sent, the commit was not), a second record is not (the worker writes each request's records once). SIGTERM drains:
+ * the batch in progress finishes and is reported, then the agent leaves the group and shows OFFLINE. An operator's
+ * drain (DRAINING, seen at the next heartbeat) leaves the group once the batch in progress is reported.
+ */
+@Component
+@ServiceRole(Stage.HARDWARE_AGENT)
+@EnableConfigurationProperties(AgentProperties.class)
+public class HardwareAgent implements SmartLifecycle {
+    private static final Logger LOG = LoggerFactory.getLogger(HardwareAgent.class);
+
+    private final AgentProperties props;
+    private final DeviceRegistry devices;
+    private final KafkaTemplate<String, String> kafka;
+    private final KafkaProperties kafkaProperties;
+    private final KafkaAdmin admin;
+    private final TopicsProperties topics;
+    private final Device device = Device.local();
+    private final String id;
+    private final Map<String, Optional<SandboxedRunner>> runners = new ConcurrentHashMap<>();
+    private volatile String status = "ONLINE";
+    private volatile int inFlight;
+    private FarmConsumerLoop loop;
+    private ScheduledExecutorService heartbeats;
+    private volatile boolean running;
+
+    public HardwareAgent(AgentProperties props, DeviceRegistry devices, KafkaTemplate<String, String> kafka, KafkaProperties kafkaProperties,
+                         KafkaAdmin admin, TopicsProperties topics) {
+        this.props = props;
+        this.devices = devices;
+        this.kafka = kafka;
+        this.kafkaProperties = kafkaProperties;
+        this.admin = admin;
+        this.topics = topics;
+        this.id = host() + "/" + props.name();
+    }
+
+    private static String host() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
+    }
+
+    /** The device id ({@code HOST/NAME}). */
+    public String deviceId() {
+        return id;
+    }
+
+    public Device device() {
+        return device;
+    }
+
+    @Override
+    public void start() {
+        String compiler = CCompiler.host().map(CCompiler::identity).orElse("none");
+        Map<String, Object> capabilities = new LinkedHashMap<>();
+        capabilities.put("kind", "cpu");
+        capabilities.put("cores", device.cores());
+        capabilities.put("isa", device.isa());
+        capabilities.put("measure", props.fast() ? "fast" : "default");
+        capabilities.put("threads", props.threads());
+        String topic = FarmTopics.measureRequests(device.deviceClass());
+        admin.createOrModifyTopics(TopicBuilder.name(topic).partitions(topics.partitions()).replicas(topics.replicas()).build());
+        devices.register(id, host(), device, compiler, ArtifactCompiler.VERSION, capabilities);
+        heartbeats = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().name("agent-heartbeat").daemon().unstarted(r));
+        heartbeats.scheduleWithFixedDelay(this::heartbeat, props.heartbeat().toMillis(), props.heartbeat().toMillis(), TimeUnit.MILLISECONDS);
+        BooleanSupplier accepting = () -> !"DRAINING".equals(status);
+        loop = new FarmConsumerLoop("agent-" + props.name(), topic, "hardware-agents." + device.deviceClass(), kafkaProperties.buildConsumerProperties(null),
+                props.sessionTimeout(), this::measure, accepting).start();
+        running = true;
+        LOG.info("hardware agent {} registered: class {}, compiler {}, consuming {}", id, device.deviceClass(), compiler, topic);
+    }
+
+    private void heartbeat() {
+        try {
+            Optional<String> s = devices.heartbeat(id, inFlight);
+            if (s.isEmpty()) {
+                LOG.warn("device {} has no row any more; registering again", id);
+                devices.register(id, host(), device, CCompiler.host().map(CCompiler::identity).orElse("none"), ArtifactCompiler.VERSION, Map.of("kind", "cpu"));
+                return;
+            }
+            if (!s.get().equals(status)) LOG.info("device {} is now {}", id, s.get());
+            status = s.get();
+        } catch (RuntimeException e) {
+            LOG.warn("heartbeat of {} failed: {}", id, e.toString());
+        }
+    }
+
+    /** One request: measure it, report it, count it. An exception leaves it uncommitted (redelivered). */
+    private void measure(ConsumerRecord<String, String> record, BooleanSupplier revoked) throws Exception {
+        MeasureRequest req;
+        try {
+            req = FarmMessages.read(record.value(), MeasureRequest.class);
+        } catch (IllegalArgumentException e) {
+            LOG.error("measure request at {}@{} is unreadable, skipped: {}", record.partition(), record.offset(), e.getMessage());
+            return;
+        }
+        if (!req.deviceClass().equals(device.deviceClass())) {
+            LOG.error("request {} is for class {}, this device is {}: skipped", req.requestId(), req.deviceClass(), device.deviceClass());
+            return;
+        }
+        inFlight = req.candidates().size() + 1;
+        Target target = Target.parse(req.target());
+        SandboxedRunner runner = runners.computeIfAbsent(req.target(), t -> SandboxedRunner.forTarget(target, options())).orElse(null);
+        RecordContext context = new RecordContext(req.target(), device, runner == null ? "none" : CCompiler.forTarget(target).orElseThrow().identity(),
+                ArtifactCompiler.VERSION);
+        List<Measurement> measured = new ArrayList<>();
+        boolean baselineFailed = false;
+        if (runner == null) {
+            baselineFailed = true;
+            measured.add(new Measurement(req.reference().workloadKey(), req.reference().config(),
+                    new Measurement.Failure(MeasureError.COMPILE_ERROR, "no C compiler for target " + req.target() + " on device " + id)));
+        } else {
+            try {
+                MeasuredBatch b = runner.measureCandidates(req.reference(), req.candidates());
+                measured.add(b.baseline());
+                measured.addAll(b.results());
+            } catch (BaselineFailedException e) {
+                baselineFailed = true;
+                measured.add(e.baseline());
+            }
+        }
+        if (revoked.getAsBoolean()) return; // another agent has it now; its result is the one written
+        List<String> records = TuningRecord.batch(measured, req.reference().config(), context, Instant.now()).stream().map(TuningRecord::toJson).toList();
+        MeasureResult result = new MeasureResult(req.requestId(), req.taskId(), req.workerId(), id, baselineFailed, records, Instant.now());
+        kafka.send(FarmTopics.MEASURE_RESULTS, req.requestId().toString(), FarmMessages.write(result)).get(30, TimeUnit.SECONDS);
+        Map<MeasureError, Integer> failures = new EnumMap<>(MeasureError.class);
+        for (Measurement m : measured) if (m.outcome() instanceof Measurement.Failure f) failures.merge(f.error(), 1, Integer::sum);
+        devices.reported(id, measured.size(), failures);
+        inFlight = 0;
+        LOG.info("measured request {} of task {}: {} configs, {} failed{}", req.requestId(), req.taskId(), measured.size(),
+                failures.values().stream().mapToInt(Integer::intValue).sum(), baselineFailed ? " (the default failed)" : "");
+    }
+
+    private MeasureOptions options() {
+        MeasureOptions o = props.fast() ? MeasureOptions.FAST : MeasureOptions.DEFAULT;
+        return props.threads() > 0 ? o.withThreads(props.threads()) : o;
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        if (loop != null) loop.close(props.drainTimeout());
+        if (heartbeats != null) heartbeats.shutdownNow();
+        try {
+            devices.offline(id);
+        } catch (RuntimeException e) {
+            LOG.warn("could not mark {} OFFLINE on stop: {}", id, e.toString());
+        }
+        LOG.info("hardware agent {} stopped", id);
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** After the stage consumers (which use the database and broker the same way), before the context's pools close. */
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE - 100;
+    }
+}

@@ -1,0 +1,94 @@
+package dev.relayfarm.services.farm;
+
+import dev.relayfarm.tuning.record.TuningRecord;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * {@code tuning_tasks} as tuner workers move them — claimed (RUNNING, by this worker, one more attempt), progress
+ * after every round, finished with why — and the {@code schedules} row a finished task proposes.
+ */
+@Component
+public class TaskStore {
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate tx;
+
+    public TaskStore(JdbcTemplate jdbc, TransactionTemplate tx) {
+        this.jdbc = jdbc;
+        this.tx = tx;
+    }
+
+    /**
+     * Takes task {@code id} for {@code worker}: a PENDING one, or a RUNNING one (its worker died or lost it: the message
+     * came back). Empty when it has ended (DONE, FAILED, CANCELLED): the message is then only acknowledged.
+     */
+    public Optional<TaskRow> claim(long id, String worker) {
+        return jdbc.query("""
+                UPDATE tuning_tasks SET status = 'RUNNING', worker = ?, attempts = attempts + 1, updated_at = now()
+                WHERE id = ? AND status IN ('PENDING', 'RUNNING')
+                RETURNING id, workload_key, template, target, device_class, strategy, ir_ref, trials_budget, batch, deadline, calls, status, attempts
+                """, rs -> rs.next() ? Optional.of(row(rs)) : Optional.empty(), worker, id);
+    }
+
+    private static TaskRow row(ResultSet rs) throws SQLException {
+        Timestamp deadline = rs.getTimestamp(10);
+        return new TaskRow(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5), rs.getString(6), rs.getString(7),
+                rs.getInt(8), rs.getInt(9), deadline == null ? null : deadline.toInstant(), rs.getInt(11), rs.getString(12), rs.getInt(13));
+    }
+
+    /** The task's status now (a cancel comes from the gateway while the worker runs it). */
+    public String status(long id) {
+        return jdbc.queryForObject("SELECT status FROM tuning_tasks WHERE id = ?", String.class, id);
+    }
+
+    /** Progress after a round: candidate trials so far, the default's cost and the best found. */
+    public void progress(long id, int trials, OptionalDouble defaultUs, Optional<TuningRecord> best) {
+        jdbc.update("""
+                UPDATE tuning_tasks SET trials = ?, default_cost_us = ?, best_cost_us = ?, best_config = ?::jsonb, updated_at = now()
+                WHERE id = ? AND status = 'RUNNING'
+                """, trials, defaultUs.isPresent() ? defaultUs.getAsDouble() : null, best.map(TuningRecord::costUs).orElse(null),
+                best.map(b -> b.config().toJson()).orElse(null), id);
+    }
+
+    /** Ends the task: DONE or FAILED, with why. A task cancelled meanwhile stays CANCELLED. */
+    public void finish(long id, String status, String note) {
+        jdbc.update("UPDATE tuning_tasks SET status = ?, note = ?, finished_at = now(), updated_at = now() WHERE id = ? AND status = 'RUNNING'",
+                status, note, id);
+    }
+
+    /**
+     * Proposes {@code best} (a record that beat its default) as the schedule of its workload, target and device class:
+     * a new PENDING row, or the existing row updated back to PENDING when the config changed — unless a reviewer
+     * PINNED one, which stays. Returns the schedule id when something was proposed. History: a PROPOSED row.
+     */
+    public Optional<Long> propose(long taskId, TuningRecord best, Long recordId, int measurements, String worker) {
+        return tx.execute(s -> {
+            Long id = jdbc.query("""
+                    INSERT INTO schedules (workload_key, target, device_class, template, config, cost_us, default_cost_us, record_id, task_id, measurements, status)
+                    VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, 'PENDING')
+                    ON CONFLICT (workload_key, target, device_class) DO UPDATE SET template = EXCLUDED.template, config = EXCLUDED.config,
+                        cost_us = EXCLUDED.cost_us, default_cost_us = EXCLUDED.default_cost_us, record_id = EXCLUDED.record_id, task_id = EXCLUDED.task_id,
+                        measurements = EXCLUDED.measurements, status = 'PENDING', reviewer = NULL, note = NULL, updated_at = now()
+                    WHERE schedules.status <> 'PINNED' AND schedules.config <> EXCLUDED.config
+                    RETURNING id
+                    """, rs -> rs.next() ? rs.getLong(1) : null, best.workloadKey(), best.target(), best.deviceClass(), best.template(),
+                    best.config().toJson(), best.costUs(), best.defaultCostUs().isPresent() ? (Double) best.defaultCostUs().getAsDouble() : null, recordId, taskId, measurements);
+            if (id == null) return Optional.<Long>empty();
+            jdbc.update("INSERT INTO schedule_history (schedule_id, action, status, actor, note, config, cost_us) VALUES (?, 'PROPOSED', 'PENDING', ?, ?, ?::jsonb, ?)",
+                    id, worker, "task " + taskId, best.config().toJson(), best.costUs());
+            return Optional.of(id);
+        });
+    }
+
+    /** The id of the row holding {@code r} (its request and position), for the schedule's link to its trial. */
+    public Optional<Long> recordId(long taskId, TuningRecord r) {
+        return jdbc.query("SELECT id FROM tuning_records WHERE task_id = ? AND config = ?::jsonb AND cost_us = ? ORDER BY id LIMIT 1",
+                rs -> rs.next() ? Optional.of(rs.getLong(1)) : Optional.empty(), taskId, r.config().toJson(), r.costUs());
+    }
+}

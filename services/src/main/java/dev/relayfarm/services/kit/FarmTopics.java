@@ -1,0 +1,28 @@
+package dev.relayfarm.services.kit;
+
+import java.util.List;
+
+/**
+ * The tuning farm's topics (ARCHITECTURE.md section 3): tuner workers share {@link #TUNING_TASKS} as one consumer
+ * group; each hardware agent consumes the measure requests of its device class ({@link #measureRequests}) in that
+ * class's group, so a request goes to one agent and, when that agent dies before committing it, to another of the
+ * class; results come back on {@link #MEASURE_RESULTS}, which every worker reads whole and keeps its own.
+ */
+public final class FarmTopics {
+    public static final String TUNING_TASKS = "tuning.tasks";
+    public static final String MEASURE_RESULTS = "measure.results";
+    private static final String MEASURE_REQUESTS = "measure.requests.";
+
+    private FarmTopics() {}
+
+    /** The topics that exist whatever devices join (the per-class request topics are made by the agents that serve them). */
+    public static List<String> fixed() {
+        return List.of(TUNING_TASKS, MEASURE_RESULTS);
+    }
+
+    /** The requests for devices of {@code deviceClass} ({@code cpu-x86_64-avx2-2c-3f9a2b1c}: characters Kafka accepts). */
+    public static String measureRequests(String deviceClass) {
+        if (!deviceClass.matches("[A-Za-z0-9._-]+")) throw new IllegalArgumentException("a device class names a topic: letters, digits, '.', '_' and '-' only, got '" + deviceClass + "'");
+        return MEASURE_REQUESTS + deviceClass;
+    }
+}

@@ -1,0 +1,116 @@
+package dev.relayfarm.services.tuner;
+
+import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.services.farm.FarmMessages;
+import dev.relayfarm.services.farm.MeasureRequest;
+import dev.relayfarm.services.farm.MeasureResult;
+import dev.relayfarm.services.farm.RecordRows;
+import dev.relayfarm.services.kit.FarmTopics;
+import dev.relayfarm.tuning.MeasureError;
+import dev.relayfarm.tuning.Measurement;
+import dev.relayfarm.tuning.TuningTask;
+import dev.relayfarm.tuning.measure.BaselineFailedException;
+import dev.relayfarm.tuning.measure.BatchMeasurer;
+import dev.relayfarm.tuning.measure.Candidate;
+import dev.relayfarm.tuning.measure.MeasuredBatch;
+import dev.relayfarm.tuning.record.RecordContext;
+import dev.relayfarm.tuning.record.TuningRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The {@link BatchMeasurer} of a tuner worker: each round is lowered to C here and sent as one
+ * {@link MeasureRequest} to the agents of the task's device class; the result's records are written to
+ * {@code tuning_records} (once per request and position, whoever measured it and however often it was delivered)
+ * before the round goes back to the search. Configs the template refuses to lower are recorded as COMPILE_ERROR
+ * here, as the library's runner does, without a trip to an agent.
+ */
+final class RemoteMeasurer implements BatchMeasurer {
+    private final long taskId;
+    private final String workerId;
+    private final String deviceClass;
+    private final RecordContext context;
+    private final KafkaTemplate<String, String> kafka;
+    private final ResultInbox inbox;
+    private final RecordRows rows;
+    private final TransactionTemplate tx;
+    private final CandidateLowering lowering;
+    private final Duration timeout;
+
+    RemoteMeasurer(long taskId, String workerId, RecordContext context, KafkaTemplate<String, String> kafka, ResultInbox inbox, RecordRows rows,
+                   TransactionTemplate tx, CandidateLowering lowering, Duration timeout) {
+        this.taskId = taskId;
+        this.workerId = workerId;
+        this.deviceClass = context.device().deviceClass();
+        this.context = context;
+        this.kafka = kafka;
+        this.inbox = inbox;
+        this.rows = rows;
+        this.tx = tx;
+        this.lowering = lowering;
+        this.timeout = timeout;
+    }
+
+    @Override
+    public MeasuredBatch measureWithBaseline(TuningTask task, List<ScheduleConfig> configs) {
+        Candidate reference = Candidate.lower(task, task.defaultConfig());
+        List<Candidate> sent = new ArrayList<>();
+        List<Integer> sentIndex = new ArrayList<>();
+        Map<Integer, Measurement> refused = new TreeMap<>();
+        for (int i = 0; i < configs.size(); i++) {
+            try {
+                sent.add(lowering.lower(task, configs.get(i)));
+                sentIndex.add(i);
+            } catch (RuntimeException e) { // the template refuses the config for this shape
+                refused.put(i, new Measurement(task.key(), configs.get(i), new Measurement.Failure(MeasureError.COMPILE_ERROR, "lowering: " + e.getMessage())));
+            }
+        }
+        UUID id = UUID.randomUUID();
+        MeasureResult result = send(new MeasureRequest(id, taskId, workerId, deviceClass, task.target().toString(), reference, sent, Instant.now()));
+        List<TuningRecord> measured = result.records().stream().map(TuningRecord::fromJson).toList();
+        List<TuningRecord> local = TuningRecord.batch(new ArrayList<>(refused.values()), task.defaultConfig(), context, Instant.now());
+        tx.executeWithoutResult(s -> {
+            for (int p = 0; p < measured.size(); p++) rows.insert(measured.get(p), taskId, result.deviceId(), id, p);
+            for (int k = 0; k < local.size(); k++) rows.insert(local.get(k), taskId, null, id, measured.size() + k);
+        });
+        Measurement baseline = measured.getFirst().measurement();
+        if (result.baselineFailed()) throw new BaselineFailedException(baseline);
+        if (measured.size() != sent.size() + 1) {
+            throw new IllegalStateException("agent " + result.deviceId() + " answered request " + id + " with " + measured.size() + " records for "
+                    + (sent.size() + 1) + " configs");
+        }
+        Measurement[] out = new Measurement[configs.size()];
+        for (int k = 0; k < sent.size(); k++) out[sentIndex.get(k)] = measured.get(k + 1).measurement();
+        refused.forEach((i, m) -> out[i] = m);
+        return new MeasuredBatch(baseline, List.of(out));
+    }
+
+    private MeasureResult send(MeasureRequest request) {
+        var future = inbox.expect(request.requestId());
+        try {
+            kafka.send(FarmTopics.measureRequests(deviceClass), request.requestId().toString(), FarmMessages.write(request)).get(30, TimeUnit.SECONDS);
+            return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("interrupted while waiting for measure request " + request.requestId());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("no agent of device class " + deviceClass + " answered measure request " + request.requestId() + " within "
+                    + timeout + " (is one ONLINE? GET /api/v1/devices)");
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("could not send measure request " + request.requestId() + ": " + e.getCause(), e.getCause());
+        } finally {
+            inbox.forget(request.requestId());
+        }
+    }
+}
