@@ -50,6 +50,8 @@ class TuningRunsTest extends GatewayTestBase {
 
     @Autowired
     IrStore ir;
+    @Autowired
+    TuningRuns runs;
 
     /** A job SUCCEEDED through the pipeline's stages; its optimized module's workload keys, in {@link #optimized}'s order. */
     record OptimizedJob(UUID id, IRModule optimized, List<String> workloads) {}
@@ -197,6 +199,30 @@ class TuningRunsTest extends GatewayTestBase {
         assertEquals("{\"status\":\"DONE\"}", sse.getLast()[1]);
         assertEquals("DONE", jdbc.queryForObject("SELECT status FROM tuning_runs WHERE id = ?", String.class, id));
         assertProblem(postJson(OPERATOR, "/api/v1/tuning-runs/" + id + "/cancel", null), 409, "is already DONE");
+    }
+
+    @Test
+    void concurrentRunsOfTheSameWorkloadsShareOneTaskEach() throws Exception {
+        String cls = deviceClass();
+        List<dev.relayfarm.services.store.RunWorkload> workloads = List.of(new dev.relayfarm.services.store.RunWorkload("race-a-" + cls, "dense_pack.x86", 2),
+                new dev.relayfarm.services.store.RunWorkload("race-b-" + cls, "dense_pack.x86", 1));
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(6);
+        List<java.util.concurrent.Future<dev.relayfarm.services.store.TuningRunCreated>> futures = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            futures.add(pool.submit(() -> runs.create(new dev.relayfarm.services.store.NewTuningRun(null, "race.relay", "ir-ref", TARGET, cls, "random",
+                    Duration.ofMinutes(1), 8, "race", workloads))));
+        }
+        Set<Long> created = new TreeSet<>(), joined = new TreeSet<>();
+        for (var f : futures) {
+            var c = f.get(30, TimeUnit.SECONDS);
+            assertEquals(2, c.newTaskIds().size() + c.joinedTaskIds().size());
+            created.addAll(c.newTaskIds());
+            joined.addAll(c.joinedTaskIds());
+        }
+        pool.shutdown();
+        assertEquals(2, created.size(), "each workload's task is created once: " + created);
+        assertTrue(created.containsAll(joined), "the others joined those: " + joined);
+        assertEquals(12, jdbc.queryForObject("SELECT count(*) FROM tuning_run_tasks WHERE task_id = ANY (?)", Integer.class, (Object) created.toArray(Long[]::new)));
     }
 
     @Test
