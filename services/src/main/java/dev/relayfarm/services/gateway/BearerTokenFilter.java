@@ -8,6 +8,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.Optional;
 import java.util.Set;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -20,7 +21,9 @@ import org.springframework.web.filter.OncePerRequestFilter;
 /**
  * Requires {@code Authorization: Bearer <token>} ({@link GatewayToken}) on {@code /api/v1/**}, except the API
  * description and its docs page, which are public so a client can learn how to authenticate. Runs before Spring MVC
- * (and before the multipart body is read), so an unauthenticated upload is refused without being stored.
+ * (and before the multipart body is read), so an unauthenticated upload is refused without being stored. A valid token
+ * puts its {@link Caller} on the request; whether that caller may make this call is {@link RoleInterceptor}'s
+ * question (a 403, not a 401: the token is good, its roles are not enough).
  */
 @Component
 @ServiceRole(Stage.GATEWAY)
@@ -28,6 +31,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
 public class BearerTokenFilter extends OncePerRequestFilter {
     /** The request attribute holding the caller's token id ({@link GatewayToken#id}). */
     static final String TOKEN_ID = "relayfarm.tokenId";
+    /** The request attribute holding the {@link Caller}: the token's name and roles ({@link RoleInterceptor} checks them). */
+    static final String CALLER = "relayfarm.caller";
     static final Set<String> PUBLIC = Set.of("/api/v1/openapi.json", "/api/v1/docs", "/api/v1/health");
 
     private final GatewayToken token;
@@ -59,17 +64,21 @@ public class BearerTokenFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         String header = request.getHeader(HttpHeaders.AUTHORIZATION);
         String why;
-        if (token.value().isEmpty()) {
-            why = "the server has no API token configured (set RELAYFARM_TOKEN or relayfarm.token, or run with relayfarm.local=true)";
+        Optional<Caller> caller = Optional.empty();
+        if (!token.configured()) {
+            why = "the server has no API token configured (set RELAYFARM_TOKEN or relayfarm.token, or RELAYFARM_TOKENS, or run with relayfarm.local=true)";
         } else if (header == null || header.isBlank()) {
             why = "missing Authorization header (expected 'Authorization: Bearer <token>')";
         } else if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
             why = "the Authorization header is not a Bearer token (expected 'Authorization: Bearer <token>')";
-        } else if (!token.matches(header.substring(7).trim())) {
-            why = "the bearer token is not valid";
         } else {
-            // who is calling, for per-token quotas (JobsController): the id, never the token
-            request.setAttribute(TOKEN_ID, GatewayToken.id(token.value().orElseThrow()));
+            caller = token.authenticate(header.substring(7).trim());
+            why = "the bearer token is not valid";
+        }
+        if (caller.isPresent()) {
+            // who is calling: for roles (RoleInterceptor), reviewer names, and per-token quotas (JobsController); never the token
+            request.setAttribute(CALLER, caller.get());
+            request.setAttribute(TOKEN_ID, caller.get().tokenId());
             chain.doFilter(request, response);
             return;
         }

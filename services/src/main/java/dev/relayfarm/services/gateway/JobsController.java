@@ -38,10 +38,12 @@ import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
 
 /**
  * REST API v1 for compile jobs (issue 6; described in {@code gateway/openapi.json}). Thin: checks the request,
- * then asks {@link JobRepository}, {@link CompileRequests} or {@link JobEventStreams}.
+ * then asks {@link JobRepository}, {@link CompileRequests} or {@link JobEventStreams}. Every call needs the
+ * {@link Role#SUBMITTER} role.
  */
 @RestController
 @ServiceRole(Stage.GATEWAY)
+@RequiresRole(Role.SUBMITTER)
 @RequestMapping("/api/v1/jobs")
 public class JobsController {
     private static final Logger log = LoggerFactory.getLogger(JobsController.class);

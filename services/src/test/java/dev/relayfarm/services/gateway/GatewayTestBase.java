@@ -37,6 +37,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "relayfarm.roles=gateway",
         "relayfarm.token=" + GatewayTestBase.TOKEN,
+        "relayfarm.tokens=" + GatewayTestBase.TOKENS,
         "relayfarm.gateway.max-upload-size=64KB",
         "relayfarm.gateway.event-poll=50ms",
         // QueuedJobsResender runs when a test calls it: a timer would re-send other tests' QUEUED jobs
@@ -47,6 +48,9 @@ import org.springframework.test.context.DynamicPropertySource;
 @Import(GatewayTestBase.Tracing.class)
 abstract class GatewayTestBase {
     static final String TOKEN = "test-token-4f1c";
+    /** One token per role (relayfarm.tokens): the admin TOKEN has them all. */
+    static final String SUBMITTER = "sub-token-7a21", REVIEWER = "rev-token-93be", OPERATOR = "op-token-c40d", AGENT = "agent-token-5e6f";
+    static final String TOKENS = "sam:submitter:" + SUBMITTER + ", rita:reviewer:" + REVIEWER + ", otto:operator:" + OPERATOR + ",ada:agent:" + AGENT;
     static final InMemorySpanExporter SPANS = InMemorySpanExporter.create();
 
     @DynamicPropertySource
@@ -85,6 +89,17 @@ abstract class GatewayTestBase {
 
     HttpRequest.Builder authed(String path) {
         return HttpRequest.newBuilder(uri(path)).header("Authorization", "Bearer " + TOKEN);
+    }
+
+    /** A request with {@code token} as its bearer token. */
+    HttpRequest.Builder as(String token, String path) {
+        return HttpRequest.newBuilder(uri(path)).header("Authorization", "Bearer " + token);
+    }
+
+    /** POSTs {@code jsonBody} (null: no body) with {@code token}. */
+    HttpResponse<String> postJson(String token, String path, String jsonBody) {
+        return send(as(token, path).header("Content-Type", "application/json")
+                .POST(jsonBody == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(jsonBody)).build());
     }
 
     HttpResponse<String> get(String path) {

@@ -8,7 +8,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Iterator;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -17,8 +19,9 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 
 /**
  * The hand-written OpenAPI document and the controllers describe the same API: every mapped gateway endpoint is in
- * {@code paths} with its method, every documented operation is mapped, and every {@link ProblemType} is listed for the
- * docs page with its status.
+ * {@code paths} with its method, every documented operation is mapped and names the role its handler requires
+ * ({@code x-required-role}, {@link RequiresRole}), and every {@link ProblemType} is listed for the docs page with its
+ * status.
  */
 class OpenApiDocumentTest extends GatewayTestBase {
     @Autowired
@@ -33,10 +36,16 @@ class OpenApiDocumentTest extends GatewayTestBase {
         assertTrue(doc.get("openapi").asText().startsWith("3."));
 
         Set<String> mapped = new TreeSet<>();
+        Map<String, String> roles = new TreeMap<>();
         mappings.getHandlerMethods().forEach((info, method) -> {
             if (!method.getBeanType().getPackageName().equals(JobsController.class.getPackageName())) return;
+            Role role = RoleInterceptor.required(method);
             for (String path : info.getPatternValues()) {
-                for (var m : info.getMethodsCondition().getMethods()) mapped.add(m.name().toLowerCase(Locale.ROOT) + " " + path);
+                for (var m : info.getMethodsCondition().getMethods()) {
+                    String op = m.name().toLowerCase(Locale.ROOT) + " " + path;
+                    mapped.add(op);
+                    roles.put(op, role == null ? "" : role.wireName());
+                }
             }
         });
         Set<String> documented = new TreeSet<>();
@@ -44,8 +53,15 @@ class OpenApiDocumentTest extends GatewayTestBase {
             String path = paths.next();
             doc.get("paths").get(path).fieldNames().forEachRemaining(m -> documented.add(m + " " + path));
         }
-        assertEquals(9, mapped.size(), "the gateway's endpoints: " + mapped);
+        assertEquals(24, mapped.size(), "the gateway's endpoints: " + mapped);
         assertEquals(mapped, documented);
+        // the role each operation documents (x-required-role) is the one its handler requires (@RequiresRole)
+        Map<String, String> documentedRoles = new TreeMap<>();
+        for (String op : documented) {
+            String[] mp = op.split(" ", 2);
+            documentedRoles.put(op, doc.get("paths").get(mp[1]).get(mp[0]).path("x-required-role").asText(""));
+        }
+        assertEquals(roles, documentedRoles);
     }
 
     @Test
