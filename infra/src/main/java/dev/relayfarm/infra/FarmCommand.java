@@ -8,8 +8,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code ./relayfarm up | demo [--exit]}: the local farm, and the demo job run against it. */
-@Command(name = "relayfarm", mixinStandardHelpOptions = true, subcommands = {FarmCommand.Up.class, FarmCommand.Demo.class},
+/** {@code ./relayfarm up | demo [--exit] | agent | worker}: the local farm, the demo job run against it, and one more agent or worker for it. */
+@Command(name = "relayfarm", mixinStandardHelpOptions = true, subcommands = {FarmCommand.Up.class, FarmCommand.Demo.class, FarmRoleCommand.Agent.class, FarmRoleCommand.Worker.class},
         description = "The RelayFarm compile farm on this machine: a Kafka broker, PostgreSQL and every service in one process.")
 public final class FarmCommand {
 
@@ -31,7 +31,7 @@ public final class FarmCommand {
                 description = "interface the REST API listens on (default ${DEFAULT-VALUE}: this machine only; 0.0.0.0: every interface)")
         String bind;
 
-        @Option(names = "--roles", defaultValue = "all", description = "services to run: all, or a comma list of gateway, importer, type-inference, optimizer, autotuner, codegen (default ${DEFAULT-VALUE})")
+        @Option(names = "--roles", defaultValue = "all", description = "services to run: all, or a comma list of gateway, importer, type-inference, optimizer, autotuner, codegen, tuner-worker, hardware-agent (default ${DEFAULT-VALUE})")
         String roles;
 
         FarmConfig config() {

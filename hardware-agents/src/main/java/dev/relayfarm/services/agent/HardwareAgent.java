@@ -3,7 +3,7 @@ package dev.relayfarm.services.agent;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.target.Target;
-import dev.relayfarm.services.farm.DeviceRegistry;
+import dev.relayfarm.services.store.Devices;
 import dev.relayfarm.services.farm.FarmConsumerLoop;
 import dev.relayfarm.services.farm.FarmMessages;
 import dev.relayfarm.services.farm.MeasureRequest;
@@ -66,7 +66,7 @@ public class HardwareAgent implements SmartLifecycle {
     private static final Logger LOG = LoggerFactory.getLogger(HardwareAgent.class);
 
     private final AgentProperties props;
-    private final DeviceRegistry devices;
+    private final Devices devices;
     private final KafkaTemplate<String, String> kafka;
     private final KafkaProperties kafkaProperties;
     private final KafkaAdmin admin;
@@ -80,7 +80,7 @@ public class HardwareAgent implements SmartLifecycle {
     private ScheduledExecutorService heartbeats;
     private volatile boolean running;
 
-    public HardwareAgent(AgentProperties props, DeviceRegistry devices, KafkaTemplate<String, String> kafka, KafkaProperties kafkaProperties,
+    public HardwareAgent(AgentProperties props, Devices devices, KafkaTemplate<String, String> kafka, KafkaProperties kafkaProperties,
                          KafkaAdmin admin, TopicsProperties topics) {
         this.props = props;
         this.devices = devices;

@@ -9,11 +9,12 @@ import dev.relayfarm.serde.Sha256;
  * A checked {@code POST /api/v1/jobs}: every field already validated, target in its canonical form.
  *
  * @param shapes {@code ""} when none were given
+ * @param tune   the {@link dev.relayfarm.services.kit.TuneOption} as text
  */
-record JobSubmission(String modelName, ModelFormat format, byte[] model, String modelSha256, String target, int optLevel, String shapes) {
+record JobSubmission(String modelName, ModelFormat format, byte[] model, String modelSha256, String target, int optLevel, String shapes, String tune) {
     /** The job row's fields of a checked request: the target in its canonical form, the shapes in their comma-joined form. */
-    static JobSubmission of(CompileRequest r) {
+    static JobSubmission of(CompileRequest r, String tune) {
         byte[] bytes = r.model().bytes();
-        return new JobSubmission(r.model().name(), r.model().format(), bytes, Sha256.hex(bytes), r.target().toString(), r.optLevel(), InputShapes.format(r.shapes()));
+        return new JobSubmission(r.model().name(), r.model().format(), bytes, Sha256.hex(bytes), r.target().toString(), r.optLevel(), InputShapes.format(r.shapes()), tune);
     }
 }

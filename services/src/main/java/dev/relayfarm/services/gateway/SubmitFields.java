@@ -1,5 +1,6 @@
 package dev.relayfarm.services.gateway;
 
+import dev.relayfarm.services.kit.TuneOption;
 import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.target.TargetException;
@@ -45,6 +46,15 @@ final class SubmitFields {
             return Target.parse(text);
         } catch (TargetException e) {
             throw problem(ProblemType.BAD_TARGET, "target: " + e.getMessage(), e);
+        }
+    }
+
+    /** The {@code tune} field: off, apply (the default) or budget=DURATION ({@link TuneOption}). */
+    static TuneOption tune(String tune) {
+        try {
+            return TuneOption.parse(tune);
+        } catch (IllegalArgumentException e) {
+            throw new ApiProblem(ProblemType.BAD_TUNE, e.getMessage(), Map.of(CODE, "invalid-tune"));
         }
     }
 

@@ -4,7 +4,7 @@ import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
-import dev.relayfarm.services.kit.TuningTasksTopic;
+import dev.relayfarm.services.kit.FarmTopics;
 import dev.relayfarm.services.store.Devices;
 import dev.relayfarm.services.store.IrStore;
 import dev.relayfarm.services.store.JobModule;
@@ -29,7 +29,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * {@code POST /api/v1/tuning-runs}: checks the request, finds the job's optimized module, records the run with
- * {@link TuningRuns#create} and announces each task it created on {@value TuningTasksTopic#NAME} (tasks it joined
+ * {@link TuningRuns#create} and announces each task it created on {@value FarmTopics#TUNING_TASKS} (tasks it joined
  * were announced by the run that created them).
  */
 @Component
@@ -135,14 +135,14 @@ public class TuningRunRequests {
     /** Sends the task's message and waits for the broker (bounded by {@code relayfarm.gateway.send-timeout}). */
     private void announce(long task) {
         try {
-            kafka.send(TuningTasksTopic.record(task)).get(props.sendTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            kafka.send(FarmTopics.tuningTask(task)).get(props.sendTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            throw new SendFailed("Kafka refused " + TuningTasksTopic.NAME + " for task " + task + ": " + e.getCause().getMessage(), e.getCause());
+            throw new SendFailed("Kafka refused " + FarmTopics.TUNING_TASKS + " for task " + task + ": " + e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
-            throw new SendFailed("Kafka did not acknowledge " + TuningTasksTopic.NAME + " for task " + task + " within " + props.sendTimeout(), e);
+            throw new SendFailed("Kafka did not acknowledge " + FarmTopics.TUNING_TASKS + " for task " + task + " within " + props.sendTimeout(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new SendFailed("interrupted while sending " + TuningTasksTopic.NAME, e);
+            throw new SendFailed("interrupted while sending " + FarmTopics.TUNING_TASKS, e);
         }
     }
 

@@ -11,9 +11,13 @@ import java.util.Objects;
  * @param scheduleId {@code schedules.id} when {@code source} is {@link Source#STORED}, else null
  */
 public record ChosenSchedule(String workload, String template, ScheduleConfig config, Source source, Long scheduleId) {
-    /** Where the config came from: the farm's stored schedules, or the template's default. */
+    /**
+     * Where the config came from: the farm's stored schedules (approved or pinned), the job's own tuning on the farm
+     * ({@code tune=budget}: the best record that beat the default, not reviewed yet), or the template's default.
+     */
     public enum Source {
         @JsonProperty("stored") STORED,
+        @JsonProperty("tuned") TUNED,
         @JsonProperty("default") DEFAULT
     }
 

@@ -36,7 +36,13 @@ public final class Envelopes {
      */
     public static Envelope compileRequested(UUID jobId, String modelSha256, String modelName, String format, String target, int optLevel,
                                             String shapes, String traceparent) {
-        JobPayload payload = new JobPayload(new JobModel(modelSha256, modelName, format), new JobOptions(target, optLevel, shapes));
+        return compileRequested(jobId, modelSha256, modelName, format, target, optLevel, shapes, TuneOption.APPLY.toString(), traceparent);
+    }
+
+    /** {@link #compileRequested} with the job's {@code tune} option ({@link TuneOption}). */
+    public static Envelope compileRequested(UUID jobId, String modelSha256, String modelName, String format, String target, int optLevel,
+                                            String shapes, String tune, String traceparent) {
+        JobPayload payload = new JobPayload(new JobModel(modelSha256, modelName, format), new JobOptions(target, optLevel, shapes, tune));
         return new Envelope(jobId, Stage.GATEWAY, 1, Envelope.SCHEMA_VERSION, null, payload, traceparent, Instant.now());
     }
 

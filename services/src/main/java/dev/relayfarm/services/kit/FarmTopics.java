@@ -1,6 +1,7 @@
 package dev.relayfarm.services.kit;
 
 import java.util.List;
+import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * The tuning farm's topics (ARCHITECTURE.md section 3): tuner workers share {@link #TUNING_TASKS} as one consumer
@@ -18,6 +19,15 @@ public final class FarmTopics {
     /** The topics that exist whatever devices join (the per-class request topics are made by the agents that serve them). */
     public static List<String> fixed() {
         return List.of(TUNING_TASKS, MEASURE_RESULTS);
+    }
+
+    /**
+     * The message announcing task {@code taskId} on {@link #TUNING_TASKS}, sent once its row is committed: key the id (a
+     * task's messages stay on one partition), value {@code {"taskId": N}} ({@code TuningTaskMessage}). The row is the
+     * truth, the message only says "look at it", so a duplicate is harmless.
+     */
+    public static ProducerRecord<String, String> tuningTask(long taskId) {
+        return new ProducerRecord<>(TUNING_TASKS, Long.toString(taskId), "{\"taskId\":" + taskId + "}");
     }
 
     /** The requests for devices of {@code deviceClass} ({@code cpu-x86_64-avx2-2c-3f9a2b1c}: characters Kafka accepts). */

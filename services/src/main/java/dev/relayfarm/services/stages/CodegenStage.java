@@ -60,7 +60,7 @@ public class CodegenStage implements StageHandler {
         Map<String, ScheduleConfig> configs = new HashMap<>();
         for (ChosenSchedule s : in.payload(TunedPayload.class).schedules()) {
             // defaults need no entry: codegen falls back to them by itself
-            if (s.source() == ChosenSchedule.Source.STORED) configs.put(s.workload(), s.config());
+            if (s.source() != ChosenSchedule.Source.DEFAULT) configs.put(s.workload(), s.config());
         }
         Path dir = workDir.resolve("artifacts").resolve(in.job().id().toString());
         clean(dir); // a retry or redelivery starts from an empty directory

@@ -9,5 +9,11 @@ import java.util.UUID;
  * @param tokenId        the client's token (quotas count per token), null when the gateway runs without one
  * @param modelSizeBytes the upload's size, counted against the token's stored-uploads quota
  */
-public record NewJob(UUID id, String modelName, String modelFormat, String modelSha256, String target, int optLevel, String shapes,
-                     String traceId, String tokenId, long modelSizeBytes) {}
+public record NewJob(UUID id, String modelName, String modelFormat, String modelSha256, String target, int optLevel, String shapes, String tune,
+                     String traceId, String tokenId, long modelSizeBytes) {
+    /** A job with {@code tune=apply} (the default option). */
+    public NewJob(UUID id, String modelName, String modelFormat, String modelSha256, String target, int optLevel, String shapes, String traceId, String tokenId,
+                  long modelSizeBytes) {
+        this(id, modelName, modelFormat, modelSha256, target, optLevel, shapes, "apply", traceId, tokenId, modelSizeBytes);
+    }
+}

@@ -6,6 +6,7 @@ import static dev.relayfarm.services.store.Columns.nullableDouble;
 import static dev.relayfarm.services.store.Columns.nullableInt;
 import static dev.relayfarm.services.store.Columns.nullableLong;
 
+import dev.relayfarm.tuning.record.TuningRecord;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -176,4 +177,29 @@ public class ScheduleReviews {
                 nullableLong(rs, "record_id"), nullableLong(rs, "task_id"), rs.getString("status"), rs.getString("reviewer"), rs.getString("note"),
                 instant(rs, "created_at"), instant(rs, "updated_at"));
     }
+
+    /**
+     * Proposes {@code best} (a record that beat its default) as the schedule of its workload, target and device class:
+     * a new PENDING row, or the existing row updated back to PENDING when the config changed — unless a reviewer
+     * PINNED one, which stays. Returns the schedule id when something was proposed. History: a PROPOSED row.
+     */
+    public Optional<Long> propose(long taskId, TuningRecord best, Long recordId, int measurements, String worker) {
+        return tx.execute(st -> {
+            Long id = jdbc.query("""
+                    INSERT INTO schedules (workload_key, target, device_class, template, config, cost_us, default_cost_us, record_id, task_id, measurements, status)
+                    VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, 'PENDING')
+                    ON CONFLICT (workload_key, target, device_class) DO UPDATE SET template = EXCLUDED.template, config = EXCLUDED.config,
+                        cost_us = EXCLUDED.cost_us, default_cost_us = EXCLUDED.default_cost_us, record_id = EXCLUDED.record_id, task_id = EXCLUDED.task_id,
+                        measurements = EXCLUDED.measurements, status = 'PENDING', reviewer = NULL, note = NULL, updated_at = now()
+                    WHERE schedules.status <> 'PINNED' AND schedules.config <> EXCLUDED.config
+                    RETURNING id
+                    """, rs -> rs.next() ? rs.getLong(1) : null, best.workloadKey(), best.target(), best.deviceClass(), best.template(),
+                    best.config().toJson(), best.costUs(), best.defaultCostUs().isPresent() ? (Double) best.defaultCostUs().getAsDouble() : null, recordId, taskId, measurements);
+            if (id == null) return Optional.<Long>empty();
+            jdbc.update("INSERT INTO schedule_history (schedule_id, action, status, actor, note, config, cost_us) VALUES (?, 'PROPOSED', 'PENDING', ?, ?, ?::jsonb, ?)",
+                    id, worker, "task " + taskId, best.config().toJson(), best.costUs());
+            return Optional.of(id);
+        });
+    }
+
 }

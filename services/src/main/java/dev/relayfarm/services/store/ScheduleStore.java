@@ -36,24 +36,26 @@ public class ScheduleStore {
         this.jdbc = jdbc;
     }
 
-    /** The schedule {@link ScheduleRule} chooses per task's workload key for {@code target}; keys without one are absent. */
-    public Map<String, StoredSchedule> choose(List<TuningTask> tasks, Target target) {
-        List<StoredSchedule> rows = stored(tasks.stream().map(TuningTask::key).distinct().toList(), target.toString());
+    /**
+     * The schedule {@link ScheduleRule} chooses per task's workload key for {@code target} on devices of
+     * {@code deviceClass}; keys without one are absent. Rows from before schedules had a device class
+     * ({@link Device#UNKNOWN_CLASS}) stand for the target's device, whichever class that is.
+     */
+    public Map<String, StoredSchedule> choose(List<TuningTask> tasks, Target target, String deviceClass) {
+        List<StoredSchedule> rows = stored(tasks.stream().map(TuningTask::key).distinct().toList(), target.toString(), deviceClass);
         Map<String, StoredSchedule> out = new HashMap<>();
-        // the table has no device class column yet: its rows and the codegen that applies them both stand for "the
-        // target's device" (Device.UNKNOWN_CLASS), so the target alone decides, as before device classes
-        for (TuningTask t : tasks) ScheduleRule.choose(t, Device.UNKNOWN_CLASS, rows).ifPresent(s -> out.put(t.key(), s));
+        for (TuningTask t : tasks) ScheduleRule.choose(t, deviceClass, rows).ifPresent(s -> out.put(t.key(), s));
         return out;
     }
 
     /** Every readable row for these workload keys and {@code target}, oldest first (the rule's tie-break: the latest). */
-    private List<StoredSchedule> stored(List<String> workloadKeys, String target) {
+    private List<StoredSchedule> stored(List<String> workloadKeys, String target, String deviceClass) {
         List<StoredSchedule> out = new ArrayList<>();
         if (workloadKeys.isEmpty()) return out;
         String sql = """
                 SELECT id, workload_key, target, config::text, status, cost_us, default_cost_us
                 FROM schedules
-                WHERE workload_key = ANY (?) AND target = ?
+                WHERE workload_key = ANY (?) AND target = ? AND device_class IN (?, ?)
                 ORDER BY updated_at, id
                 """;
         jdbc.query(con -> {
@@ -61,11 +63,13 @@ public class ScheduleStore {
             Array keys = con.createArrayOf("text", workloadKeys.toArray());
             ps.setArray(1, keys);
             ps.setString(2, target);
+            ps.setString(3, deviceClass);
+            ps.setString(4, Device.UNKNOWN_CLASS);
             return ps;
         }, rs -> {
             try {
                 ScheduleConfig config = ScheduleConfig.fromJson(rs.getString(4));
-                out.add(new StoredSchedule(rs.getLong(1), rs.getString(2), rs.getString(3), Device.UNKNOWN_CLASS, config, ScheduleStatus.valueOf(rs.getString(5)),
+                out.add(new StoredSchedule(rs.getLong(1), rs.getString(2), rs.getString(3), deviceClass, config, ScheduleStatus.valueOf(rs.getString(5)),
                         cost(rs, 6), cost(rs, 7)));
             } catch (IllegalArgumentException e) {
                 // one unreadable row must not fail every job with that workload: the template default applies

@@ -10,6 +10,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -162,5 +163,28 @@ public class TuningRecords {
         if (def != null) n.put("default_cost_us", def);
         n.put("measured_at", Columns.instant(rs, "measured_at").toString());
         return n;
+    }
+
+    /**
+     * A worker's write: {@code record} of measure request {@code requestId} at {@code position} (0: the default) unless that
+     * position of that request is written already; returns whether it wrote it. The row is built from the record's JSON
+     * line ({@code jsonb_populate_record}: its field names are the columns), the farm's own columns beside it.
+     */
+    public boolean insert(TuningRecord record, Long taskId, String deviceId, UUID requestId, int position) {
+        int n = jdbc.update("""
+                INSERT INTO tuning_records (task_id, device_id, request_id, position, workload_key, target, config, cost_us, error, error_detail,
+                                            measured_at, template, device_class, hardware, compiler, relayfarm_version, cv, number, repeat, default_cost_us)
+                SELECT ?, ?, ?, ?, r.workload_key, r.target, r.config, r.cost_us, r.error, r.error_detail,
+                       r.measured_at, r.template, r.device_class, r.hardware, r.compiler, r.relayfarm_version, r.cv, r.number, r.repeat, r.default_cost_us
+                FROM jsonb_populate_record(NULL::tuning_records, ?::jsonb) r
+                ON CONFLICT (request_id, position) WHERE request_id IS NOT NULL DO NOTHING
+                """, taskId, deviceId, requestId, position, record.toJson());
+        return n == 1;
+    }
+
+    /** The records of a workload for a target and device class, oldest first (what a worker resumes from, what a job applies). */
+    public List<TuningRecord> of(String workloadKey, String target, String deviceClass) {
+        return jdbc.query("SELECT to_jsonb(r)::text FROM tuning_records r WHERE workload_key = ? AND target = ? AND device_class = ? ORDER BY id",
+                (rs, i) -> TuningRecord.fromJson(rs.getString(1)), workloadKey, target, deviceClass);
     }
 }

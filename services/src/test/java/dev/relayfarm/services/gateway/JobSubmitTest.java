@@ -147,6 +147,7 @@ class JobSubmitTest extends GatewayTestBase {
         assertEquals("invalid-shapes", assertProblem(submit(new Form().file("model", "m.relay", relay).field("shapes", "x=1x0")), 400, "below 1").path("code").asText());
         assertEquals("invalid-target", assertProblem(submit(new Form().file("model", "m.relay", relay).field("target", "cuda")), 400, "target: ").path("code").asText());
         assertEquals("invalid-opt-level", assertProblem(submit(new Form().file("model", "m.relay", relay).field("opt_level", "0")), 400, "opt_level").path("code").asText());
+        assertEquals("invalid-tune", assertProblem(submit(new Form().file("model", "m.relay", relay).field("tune", "budget=forever")), 400, "tune: ").path("code").asText());
         assertEquals("unknown-format", assertProblem(submit(new Form().file("model", "m.relay", relay).field("format", "tflite")), 400, "format").path("code").asText());
         assertEquals("unknown-format", assertProblem(submit(new Form().file("model", "weights.bin", new byte[] {0x7f, 0x00})), 400, "cannot tell").path("code").asText());
         assertFalse(assertProblem(submit(new Form().file("model", "m.onnx", new byte[0])), 400, "empty").has("code"), "no code where the library was not asked");

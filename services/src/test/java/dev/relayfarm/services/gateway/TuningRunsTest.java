@@ -9,7 +9,7 @@ import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.services.TopicReader;
 import dev.relayfarm.services.kit.Envelopes;
-import dev.relayfarm.services.kit.TuningTasksTopic;
+import dev.relayfarm.services.kit.FarmTopics;
 import dev.relayfarm.services.store.IrStore;
 import dev.relayfarm.services.store.JobStore;
 import dev.relayfarm.services.store.TuningRuns;
@@ -255,7 +255,7 @@ class TuningRunsTest extends GatewayTestBase {
         Map<String, List<String>> byKey = new java.util.TreeMap<>();
         Set<String> keys = new TreeSet<>();
         for (Long t : tasks) keys.add(t.toString());
-        for (ConsumerRecord<String, String> m : TopicReader.readAll(FarmTestInfra.brokers(), TuningTasksTopic.NAME)) {
+        for (ConsumerRecord<String, String> m : TopicReader.readAll(FarmTestInfra.brokers(), FarmTopics.TUNING_TASKS)) {
             if (keys.contains(m.key())) byKey.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(m.value());
         }
         Map<String, List<String>> wrong = new java.util.TreeMap<>();

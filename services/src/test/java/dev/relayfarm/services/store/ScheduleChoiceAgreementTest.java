@@ -93,7 +93,7 @@ class ScheduleChoiceAgreementTest {
             if (s.defaultCostUs() != null) line.put("default_cost_us", s.defaultCostUs());
             lines.add(line.toString());
         }
-        Map<String, StoredSchedule> farm = new ScheduleStore(jdbc).choose(tasks, target);
+        Map<String, StoredSchedule> farm = new ScheduleStore(jdbc).choose(tasks, target, dev.relayfarm.tuning.Device.UNKNOWN_CLASS);
         Map<String, ScheduleConfig> farmConfigs = new HashMap<>();
         for (TuningTask t : tasks) farmConfigs.put(t.key(), farm.containsKey(t.key()) ? farm.get(t.key()).config() : t.defaultConfig());
         assertEquals(Map.of(tasks.get(0).key(), other(tasks.get(0)), tasks.get(1).key(), other(tasks.get(1))),

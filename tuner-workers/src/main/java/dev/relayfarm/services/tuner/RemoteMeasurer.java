@@ -4,7 +4,7 @@ import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.services.farm.FarmMessages;
 import dev.relayfarm.services.farm.MeasureRequest;
 import dev.relayfarm.services.farm.MeasureResult;
-import dev.relayfarm.services.farm.RecordRows;
+import dev.relayfarm.services.store.TuningRecords;
 import dev.relayfarm.services.kit.FarmTopics;
 import dev.relayfarm.tuning.MeasureError;
 import dev.relayfarm.tuning.Measurement;
@@ -43,12 +43,12 @@ final class RemoteMeasurer implements BatchMeasurer {
     private final RecordContext context;
     private final KafkaTemplate<String, String> kafka;
     private final ResultInbox inbox;
-    private final RecordRows rows;
+    private final TuningRecords rows;
     private final TransactionTemplate tx;
     private final CandidateLowering lowering;
     private final Duration timeout;
 
-    RemoteMeasurer(long taskId, String workerId, RecordContext context, KafkaTemplate<String, String> kafka, ResultInbox inbox, RecordRows rows,
+    RemoteMeasurer(long taskId, String workerId, RecordContext context, KafkaTemplate<String, String> kafka, ResultInbox inbox, TuningRecords rows,
                    TransactionTemplate tx, CandidateLowering lowering, Duration timeout) {
         this.taskId = taskId;
         this.workerId = workerId;

@@ -4,17 +4,19 @@ import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.services.farm.DeviceRegistry;
+import dev.relayfarm.services.store.Devices;
 import dev.relayfarm.services.farm.FarmConsumerLoop;
 import dev.relayfarm.services.farm.FarmMessages;
-import dev.relayfarm.services.farm.RecordRows;
-import dev.relayfarm.services.farm.TaskRow;
-import dev.relayfarm.services.farm.TaskStore;
+import dev.relayfarm.services.store.TuningRecords;
+import dev.relayfarm.services.store.TaskRow;
+import dev.relayfarm.services.store.TuningTasks;
 import dev.relayfarm.services.farm.TuningTaskMessage;
 import dev.relayfarm.services.kit.FarmTopics;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.store.IrStore;
+import dev.relayfarm.services.store.ScheduleReviews;
+import dev.relayfarm.services.store.TuningRuns;
 import dev.relayfarm.tuning.Device;
 import dev.relayfarm.tuning.TuningTask;
 import dev.relayfarm.tuning.record.RecordContext;
@@ -64,9 +66,11 @@ public class TunerWorker implements SmartLifecycle {
     private static final Logger LOG = LoggerFactory.getLogger(TunerWorker.class);
 
     private final TunerProperties props;
-    private final TaskStore tasks;
-    private final RecordRows records;
-    private final DeviceRegistry devices;
+    private final TuningTasks tasks;
+    private final TuningRuns runs;
+    private final ScheduleReviews reviews;
+    private final TuningRecords records;
+    private final Devices devices;
     private final IrStore ir;
     private final ResultInbox inbox;
     private final KafkaTemplate<String, String> kafka;
@@ -77,10 +81,12 @@ public class TunerWorker implements SmartLifecycle {
     private final List<FarmConsumerLoop> loops = new ArrayList<>();
     private volatile boolean running;
 
-    public TunerWorker(TunerProperties props, TaskStore tasks, RecordRows records, DeviceRegistry devices, IrStore ir, ResultInbox inbox,
+    public TunerWorker(TunerProperties props, TuningTasks tasks, TuningRuns runs, ScheduleReviews reviews, TuningRecords records, Devices devices, IrStore ir, ResultInbox inbox,
                        KafkaTemplate<String, String> kafka, KafkaProperties kafkaProperties, TransactionTemplate tx, ObjectProvider<CandidateLowering> lowering) {
         this.props = props;
         this.tasks = tasks;
+        this.runs = runs;
+        this.reviews = reviews;
         this.records = records;
         this.devices = devices;
         this.ir = ir;
@@ -149,39 +155,50 @@ public class TunerWorker implements SmartLifecycle {
             if (revoked.getAsBoolean()) return;
             LOG.warn("task {} ({}) failed: {}", row.id(), row.workloadKey(), e.toString(), e);
             tasks.finish(row.id(), "FAILED", e.getMessage());
+            for (long run : tasks.runs(row.id())) runs.refreshStatus(run);
         }
     }
 
-    private void run(TaskRow row, BooleanSupplier revoked) {
-        Target target = Target.parse(row.target());
-        IRModule module = ir.read(row.irRef());
-        TuningTask task = Stages.tasks(module, target).stream().filter(t -> t.key().equals(row.workloadKey())).findFirst()
-                .orElseThrow(() -> new IllegalStateException("module " + row.irRef() + " has no workload " + row.workloadKey() + " for " + row.target()));
-        List<TuningRecord> all = records.of(row.workloadKey(), row.target(), row.deviceClass());
-        String compiler = devices.compilerOf(row.deviceClass()).orElseGet(() -> all.isEmpty() ? "unknown" : all.getLast().compiler());
-        Device device = devices.deviceOf(row.deviceClass()).orElseGet(() -> new Device(row.deviceClass(), "unknown", "unknown", List.of(), 1));
-        RecordContext context = new RecordContext(row.target(), device, compiler, ArtifactCompiler.VERSION);
-        List<TuningRecord> prior = all.stream().filter(r -> r.compiler().equals(compiler)).toList();
-        int done = (int) prior.stream().filter(r -> !r.config().equals(task.defaultConfig())).map(TuningRecord::config).distinct().count();
-        int left = row.trialsBudget() - done;
-        Duration time = row.deadline() == null ? null : Duration.between(Instant.now(), row.deadline());
-        if (left <= 0 || time != null && (time.isNegative() || time.isZero())) {
-            finish(row, task, compiler, left <= 0 ? "trial budget spent (" + done + " trials)" : "deadline passed");
-            return;
+    private void run(TaskRow claimed, BooleanSupplier revoked) {
+        Target target = Target.parse(claimed.target());
+        IRModule module = ir.read(claimed.irRef());
+        TuningTask task = Stages.tasks(module, target).stream().filter(t -> t.key().equals(claimed.workloadKey())).findFirst()
+                .orElseThrow(() -> new IllegalStateException("module " + claimed.irRef() + " has no workload " + claimed.workloadKey() + " for " + claimed.target()));
+        TaskRow row = claimed;
+        while (true) {
+            List<TuningRecord> all = records.of(row.workloadKey(), row.target(), row.deviceClass());
+            String compiler = devices.compilerOf(row.deviceClass()).orElseGet(() -> all.isEmpty() ? "unknown" : all.getLast().compiler());
+            TaskRow r = row;
+            Device device = devices.deviceOf(row.deviceClass()).orElseGet(() -> new Device(r.deviceClass(), "unknown", "unknown", List.of(), 1));
+            RecordContext context = new RecordContext(row.target(), device, compiler, ArtifactCompiler.VERSION);
+            List<TuningRecord> prior = all.stream().filter(x -> x.compiler().equals(compiler)).toList();
+            int done = (int) prior.stream().filter(x -> !x.config().equals(task.defaultConfig())).map(TuningRecord::config).distinct().count();
+            int left = row.trialsBudget() - done;
+            Duration time = row.deadline() == null ? null : Duration.between(Instant.now(), row.deadline());
+            if (left <= 0 || time != null && (time.isNegative() || time.isZero())) {
+                finish(row, task, compiler, left <= 0 ? "trial budget spent (" + done + " trials)" : "time budget spent (" + done + " trials)");
+                return;
+            }
+            RemoteMeasurer measurer = new RemoteMeasurer(row.id(), id, context, kafka, inbox, records, tx, lowering, props.measureTimeout());
+            Tuner.Options options = new Tuner.Options(row.strategy(), row.batch(), left, time, props.seed() + row.id(), props.patience());
+            Tuner tuner = new Tuner(measurer, context, null, options, (t, batch, status) -> {
+                TaskScheduler.Progress p = status.tasks().getFirst();
+                List<TuningRecord> now = records.of(r.workloadKey(), r.target(), r.deviceClass());
+                tasks.progress(r.id(), done + status.trials(), Double.isFinite(p.defaultUs()) ? OptionalDouble.of(p.defaultUs()) : OptionalDouble.empty(),
+                        best(now, task, compiler));
+                if (revoked.getAsBoolean()) throw new Stopped("its message went to another worker");
+                if ("CANCELLED".equals(tasks.status(r.id()))) throw new Stopped("cancelled");
+            });
+            Tuner.Result result = tuner.tune(List.of(task), Map.of(task.key(), row.calls()), prior);
+            String note = result.notes().get(task.key());
+            if (note != null) { // the search ended by itself (space exhausted, no improvement): no budget would change that
+                finish(row, task, compiler, note + " (" + (done + result.status().trials()) + " trials)");
+                return;
+            }
+            // the budget is spent; a run that joined meanwhile may have raised it: read the row again
+            row = tasks.find(row.id()).orElseThrow();
+            if (!row.status().equals("RUNNING")) return;
         }
-        RemoteMeasurer measurer = new RemoteMeasurer(row.id(), id, context, kafka, inbox, records, tx, lowering, props.measureTimeout());
-        Tuner.Options options = new Tuner.Options(row.strategy(), row.batch(), left, time, props.seed() + row.id(), props.patience());
-        Tuner tuner = new Tuner(measurer, context, null, options, (t, batch, status) -> {
-            TaskScheduler.Progress p = status.tasks().getFirst();
-            List<TuningRecord> now = records.of(row.workloadKey(), row.target(), row.deviceClass());
-            tasks.progress(row.id(), done + status.trials(), Double.isFinite(p.defaultUs()) ? OptionalDouble.of(p.defaultUs()) : OptionalDouble.empty(),
-                    best(now, task, compiler));
-            if (revoked.getAsBoolean()) throw new Stopped("its message went to another worker");
-            if ("CANCELLED".equals(tasks.status(row.id()))) throw new Stopped("cancelled");
-        });
-        Tuner.Result result = tuner.tune(List.of(task), Map.of(task.key(), row.calls()), prior);
-        String note = result.notes().getOrDefault(task.key(), left - result.status().trials() <= 0 ? "trial budget spent" : "time budget spent");
-        finish(row, task, compiler, note);
     }
 
     /** The cheapest successful record of the task's template measured with {@code compiler}. */
@@ -198,13 +215,15 @@ public class TunerWorker implements SmartLifecycle {
             TuningRecord b = best.get();
             int measurements = (int) all.stream().filter(r -> r.ok() && r.config().equals(b.config()) && r.compiler().equals(compiler)).count();
             long recordId = tasks.recordId(row.id(), b).orElse(0L);
-            Optional<Long> schedule = tasks.propose(row.id(), b, recordId == 0 ? null : recordId, measurements, id);
+            Optional<Long> schedule = reviews.propose(row.id(), b, recordId == 0 ? null : recordId, measurements, id);
+            schedule.ifPresent(reviews::autoApproveIfEligible);
             proposed = schedule.map(s -> "; proposed schedule " + s + String.format(java.util.Locale.ROOT, " (%.2fx the default)",
                     b.defaultCostUs().getAsDouble() / b.costUs())).orElse("; best unchanged");
         } else {
             proposed = "; the default stays (nothing beat it)";
         }
         tasks.finish(row.id(), "DONE", note + proposed);
+        for (long run : tasks.runs(row.id())) runs.refreshStatus(run);
         LOG.info("task {} ({}) done: {}{}", row.id(), row.workloadKey(), note, proposed);
     }
 

@@ -1,4 +1,4 @@
-package dev.relayfarm.services.farm;
+package dev.relayfarm.services.store;
 
 import java.time.Instant;
 

@@ -1,4 +1,4 @@
-package dev.relayfarm.services.farm;
+package dev.relayfarm.services.store;
 
 import dev.relayfarm.tuning.record.TuningRecord;
 import java.sql.ResultSet;
@@ -8,20 +8,17 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * {@code tuning_tasks} as tuner workers move them — claimed (RUNNING, by this worker, one more attempt), progress
- * after every round, finished with why — and the {@code schedules} row a finished task proposes.
+ * {@code tuning_tasks} as tuner workers move them: claimed (RUNNING, by this worker, one more attempt), progress after
+ * every round, finished with why. Runs create and cancel them ({@link TuningRuns}).
  */
 @Component
-public class TaskStore {
+public class TuningTasks {
     private final JdbcTemplate jdbc;
-    private final TransactionTemplate tx;
 
-    public TaskStore(JdbcTemplate jdbc, TransactionTemplate tx) {
+    public TuningTasks(JdbcTemplate jdbc) {
         this.jdbc = jdbc;
-        this.tx = tx;
     }
 
     /**
@@ -42,6 +39,19 @@ public class TaskStore {
                 rs.getInt(8), rs.getInt(9), deadline == null ? null : deadline.toInstant(), rs.getInt(11), rs.getString(12), rs.getInt(13));
     }
 
+    /** The task's row now (a run joining it raises its budget and deadline while a worker has it). */
+    public Optional<TaskRow> find(long id) {
+        return jdbc.query("""
+                SELECT id, workload_key, template, target, device_class, strategy, ir_ref, trials_budget, batch, deadline, calls, status, attempts
+                FROM tuning_tasks WHERE id = ?
+                """, rs -> rs.next() ? Optional.of(row(rs)) : Optional.empty(), id);
+    }
+
+    /** The runs that hold the task (each one's status follows its tasks'). */
+    public java.util.List<Long> runs(long id) {
+        return jdbc.queryForList("SELECT run_id FROM tuning_run_tasks WHERE task_id = ?", Long.class, id);
+    }
+
     /** The task's status now (a cancel comes from the gateway while the worker runs it). */
     public String status(long id) {
         return jdbc.queryForObject("SELECT status FROM tuning_tasks WHERE id = ?", String.class, id);
@@ -60,30 +70,6 @@ public class TaskStore {
     public void finish(long id, String status, String note) {
         jdbc.update("UPDATE tuning_tasks SET status = ?, note = ?, finished_at = now(), updated_at = now() WHERE id = ? AND status = 'RUNNING'",
                 status, note, id);
-    }
-
-    /**
-     * Proposes {@code best} (a record that beat its default) as the schedule of its workload, target and device class:
-     * a new PENDING row, or the existing row updated back to PENDING when the config changed — unless a reviewer
-     * PINNED one, which stays. Returns the schedule id when something was proposed. History: a PROPOSED row.
-     */
-    public Optional<Long> propose(long taskId, TuningRecord best, Long recordId, int measurements, String worker) {
-        return tx.execute(s -> {
-            Long id = jdbc.query("""
-                    INSERT INTO schedules (workload_key, target, device_class, template, config, cost_us, default_cost_us, record_id, task_id, measurements, status)
-                    VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, 'PENDING')
-                    ON CONFLICT (workload_key, target, device_class) DO UPDATE SET template = EXCLUDED.template, config = EXCLUDED.config,
-                        cost_us = EXCLUDED.cost_us, default_cost_us = EXCLUDED.default_cost_us, record_id = EXCLUDED.record_id, task_id = EXCLUDED.task_id,
-                        measurements = EXCLUDED.measurements, status = 'PENDING', reviewer = NULL, note = NULL, updated_at = now()
-                    WHERE schedules.status <> 'PINNED' AND schedules.config <> EXCLUDED.config
-                    RETURNING id
-                    """, rs -> rs.next() ? rs.getLong(1) : null, best.workloadKey(), best.target(), best.deviceClass(), best.template(),
-                    best.config().toJson(), best.costUs(), best.defaultCostUs().isPresent() ? (Double) best.defaultCostUs().getAsDouble() : null, recordId, taskId, measurements);
-            if (id == null) return Optional.<Long>empty();
-            jdbc.update("INSERT INTO schedule_history (schedule_id, action, status, actor, note, config, cost_us) VALUES (?, 'PROPOSED', 'PENDING', ?, ?, ?::jsonb, ?)",
-                    id, worker, "task " + taskId, best.config().toJson(), best.costUs());
-            return Optional.of(id);
-        });
     }
 
     /** The id of the row holding {@code r} (its request and position), for the schedule's link to its trial. */
