@@ -37,6 +37,9 @@ public final class E2eFarm implements AutoCloseable {
     /** The stage that runs in its own context (the slowest one: gcc runs there, so a job is easy to catch in it). */
     public static final String SEPARATE_ROLE = "codegen";
     static final String FARM_ROLES = "gateway,importer,type-inference,optimizer,autotuner";
+    /** Tokens with one role each besides the farm's admin token (relayfarm.tokens): the role checks are exercised end to end. */
+    static final String REVIEWER_TOKEN = "rf_e2e_reviewer_" + java.util.UUID.randomUUID();
+    static final String SUBMITTER_TOKEN = "rf_e2e_submitter_" + java.util.UUID.randomUUID();
 
     public final LocalFarm farm;
     public final FarmClient client;
@@ -56,7 +59,8 @@ public final class E2eFarm implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        LocalFarm farm = LocalFarm.start(FarmConfig.defaults(work).withFreePorts().withRoles(FARM_ROLES));
+        LocalFarm farm = LocalFarm.start(FarmConfig.defaults(work).withFreePorts().withRoles(FARM_ROLES)
+                .withProperty("relayfarm.tokens", "reviewer1:reviewer:" + REVIEWER_TOKEN + ",submitter1:submitter:" + SUBMITTER_TOKEN));
         E2eFarm f = new E2eFarm(farm, work);
         f.startSeparateStage();
         return f;

@@ -5,33 +5,61 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.bench.BenchInputs;
+import dev.relayfarm.bench.CompiledRunner;
+import dev.relayfarm.bench.SideBySide;
+import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.runtime.CompiledModel;
 import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The tuning farm end to end (issue 16): a tuner worker beside the farm and two hardware agents as processes of their
- * own ({@code FarmCommand agent}, separate JVMs). A job with {@code tune=budget=...} makes the autotuner stage put
- * its workloads on the farm; one agent is SIGKILLed while it measures. Its request goes to the other agent (the
- * Kafka group's rebalance), every trial is in {@code tuning_records} exactly once, the killed device shows OFFLINE,
- * and the job completes with the tuned configs applied. The worker's proposals are then approved over REST and a
- * second job of the model applies them as stored schedules.
+ * The tuning farm end to end (issue 16), with tuner workers and hardware agents as processes of their own
+ * ({@code FarmCommand agent|worker}: separate JVMs, killed with SIGKILL).
  */
 @ExtendWith(E2eFarmExtension.class)
 class TuningFarmTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What the test tunes: the issue's two models when the shared data is there, else the example MLP. */
+    private record Model(String name, Path file, String shapes) {}
+
+    private static List<Model> models() {
+        List<Model> out = new ArrayList<>();
+        OnnxTestData.models().map(m -> m.resolve("ppocr_cls_mobilenetv3/model.onnx")).filter(Files::isRegularFile)
+                .ifPresent(p -> out.add(new Model("ppocr_cls_mobilenetv3", p, "x=1x3x48x192")));
+        OnnxTestData.light().map(l -> l.resolve("light_resnet50.onnx")).filter(Files::isRegularFile).ifPresent(p -> out.add(new Model("resnet50", p, "")));
+        if (out.isEmpty()) out.add(new Model("mlp", Path.of("../examples/mlp.relay"), ""));
+        return out;
+    }
+
+    /**
+     * Jobs with {@code tune=budget=...} put their workloads on the farm (one worker, two agent JVMs); one agent is
+     * SIGKILLed while it measures: its request goes to the other agent (the Kafka group's rebalance), every trial is in
+     * {@code tuning_records} once, the killed device shows OFFLINE, and the jobs complete. A submitter cannot approve
+     * the proposed schedules (403), a reviewer can; a second job of each model applies them (the manifest's kernels say
+     * {@code tuned}) and runs faster than the model compiled with {@code tune=off} (ratio printed).
+     */
     @Test
-    void twoAgentsOneKilledEveryTrialOnceJobCompletesSchedulesApply(E2eFarm farm) throws Exception {
+    void twoAgentsOneKilledEveryTrialOnceJobsCompleteApprovedSchedulesApply(E2eFarm farm) throws Exception {
         assumeTrue(CCompiler.host().isPresent(), "skipped: no C compiler, agents cannot measure");
         ConfigurableApplicationContext worker = farm.farm.startServices("tuner-worker", 0, Map.of("relayfarm.tuner.concurrency", "2"));
         Process a1 = agent(farm, "a1"), a2 = agent(farm, "a2");
@@ -39,44 +67,70 @@ class TuningFarmTest {
             awaitTrue(() -> count(farm, "SELECT count(*) FROM devices WHERE status = 'ONLINE' AND id LIKE '%/a_'") == 2, Duration.ofSeconds(90),
                     "two agents ONLINE");
             String deviceA1 = text(farm, "SELECT id FROM devices WHERE id LIKE '%/a1'");
+            Map<Model, String> jobs = new LinkedHashMap<>();
+            for (Model m : models()) jobs.put(m, submit(farm, m, "budget=90s"));
 
-            String job = farm.client.submit(Path.of("../examples/mlp.relay"), Map.of("opt_level", "3", "tune", "budget=120s"));
-            // kill a1 while it measures a batch (in flight), so that batch is the one redelivered
-            awaitTrue(() -> count(farm, "SELECT count(*) FROM devices WHERE id = '" + deviceA1 + "' AND in_flight > 0") == 1, Duration.ofSeconds(120),
+            awaitTrue(() -> count(farm, "SELECT count(*) FROM devices WHERE id = '" + deviceA1 + "' AND in_flight > 0") == 1, Duration.ofSeconds(180),
                     "agent a1 measuring");
             long killedAt = System.currentTimeMillis();
             a1.destroyForcibly(); // SIGKILL
             a1.waitFor(10, TimeUnit.SECONDS);
             System.out.println("SIGKILLed agent a1 (pid " + a1.pid() + ") mid-measurement");
 
-            JsonNode done = farm.client.await(job, Duration.ofMinutes(5), j -> {});
-            assertEquals("SUCCEEDED", done.path("status").asText(), done.toString());
+            for (var e : jobs.entrySet()) {
+                JsonNode done = farm.client.await(e.getValue(), Duration.ofMinutes(10), j -> {});
+                assertEquals("SUCCEEDED", done.path("status").asText(), e.getKey().name() + ": " + done);
+            }
             awaitTrue(() -> "OFFLINE".equals(text(farm, "SELECT status FROM devices WHERE id = '" + deviceA1 + "'")), Duration.ofSeconds(60),
                     "the killed agent's device OFFLINE");
+            assertEquals(0, count(farm, "SELECT count(*) FROM (SELECT request_id, position FROM tuning_records WHERE request_id IS NOT NULL "
+                    + "GROUP BY 1, 2 HAVING count(*) > 1) d"), "a trial recorded twice");
+            long byA2AfterKill = count(farm, "SELECT count(*) FROM tuning_records WHERE device_id LIKE '%/a2' AND measured_at > to_timestamp(" + killedAt / 1000.0 + ")");
+            assertTrue(byA2AfterKill > 0, "a2 measured after a1 was killed");
+            // the request a1 held was answered by a2, else its task would have failed waiting: no task of the runs FAILED
+            assertEquals(0, count(farm, "SELECT count(*) FROM tuning_tasks WHERE status = 'FAILED'"),
+                    rows(farm, "SELECT id || ' ' || status || ' ' || coalesce(note, '') FROM tuning_tasks WHERE status = 'FAILED'").toString());
+            System.out.printf("records per device: %s; by a2 after the kill: %d; tasks: %s%n",
+                    rows(farm, "SELECT device_id || ' ' || count(*) FROM tuning_records GROUP BY device_id"), byA2AfterKill,
+                    rows(farm, "SELECT status || ' ' || count(*) FROM tuning_tasks GROUP BY status"));
 
-            long duplicates = count(farm, "SELECT count(*) FROM (SELECT request_id, position FROM tuning_records WHERE request_id IS NOT NULL "
-                    + "GROUP BY 1, 2 HAVING count(*) > 1) d");
-            assertEquals(0, duplicates, "a trial recorded twice");
-            long afterKillByA2 = count(farm, "SELECT count(*) FROM tuning_records WHERE device_id LIKE '%/a2' AND measured_at > to_timestamp(" + killedAt / 1000.0 + ")");
-            assertTrue(afterKillByA2 > 0, "a2 measured after a1 was killed");
-            // the request a1 held was measured by a2 (else its task would wait and fail): every task of the run ended DONE
-            assertEquals(0, count(farm, "SELECT count(*) FROM tuning_tasks t JOIN tuning_run_tasks rt ON rt.task_id = t.id JOIN tuning_runs u ON u.id = rt.run_id "
-                    + "WHERE u.job_id = '" + job + "' AND t.status <> 'DONE'"), rows(farm, "SELECT id || ' ' || status || ' ' || coalesce(note, '') FROM tuning_tasks"));
-            long trials = count(farm, "SELECT count(*) FROM tuning_records r JOIN tuning_run_tasks rt ON rt.task_id = r.task_id "
-                    + "JOIN tuning_runs u ON u.id = rt.run_id WHERE u.job_id = '" + job + "'");
-            System.out.printf("tuning run of job %s: %d records, %d by a2 after the kill; per device: %s%n", job, trials, afterKillByA2,
-                    rows(farm, "SELECT device_id || ': ' || count(*) FROM tuning_records GROUP BY device_id"));
+            List<String> pending = rows(farm, "SELECT id::text FROM schedules WHERE status = 'PENDING' ORDER BY id");
+            assumeTrue(!pending.isEmpty(), "the budget found nothing faster than the defaults: no schedule to review");
+            assertEquals(403, post(farm, "/api/v1/schedules/" + pending.getFirst() + "/approve", "{\"note\": \"e2e\"}", E2eFarm.SUBMITTER_TOKEN),
+                    "a submitter approving");
+            for (String id : pending) assertEquals(200, post(farm, "/api/v1/schedules/" + id + "/approve", "{\"note\": \"e2e\"}", E2eFarm.REVIEWER_TOKEN));
+            assertEquals(pending.size(), count(farm, "SELECT count(*) FROM schedules WHERE status = 'APPROVED' AND reviewer = 'reviewer1'"));
 
-            // the worker proposed what beat the default; a reviewer approves; the next job applies them as stored schedules
-            List<String> pending = rows(farm, "SELECT id::text FROM schedules WHERE status = 'PENDING'");
-            for (String id : pending) post(farm, "/api/v1/schedules/" + id + "/approve", "{\"note\": \"e2e\"}");
-            String second = farm.client.submit(Path.of("../examples/mlp.relay"), Map.of("opt_level", "3"));
-            JsonNode secondDone = farm.await(second);
-            assertEquals("SUCCEEDED", secondDone.path("status").asText(), secondDone.toString());
-            long stored = count(farm, "SELECT count(*) FROM stage_results, jsonb_array_elements(output -> 'payload' -> 'schedules') s "
-                    + "WHERE job_id = '" + second + "' AND stage = 'tune' AND s ->> 'source' = 'stored'");
-            assertEquals(pending.size(), stored, "every approved schedule applied by the second job");
-            System.out.printf("approved %d schedules; the second job applied %d%n", pending.size(), stored);
+            // timing wants a quiet machine: the farm's tuning stops first (SIGTERM: a2 drains its batch, the worker its round)
+            a2.destroy();
+            a2.waitFor(60, TimeUnit.SECONDS);
+            worker.close();
+            for (Model m : jobs.keySet()) {
+                String tuned = submit(farm, m, "apply"), untuned = submit(farm, m, "off");
+                JsonNode t = farm.await(tuned), u = farm.await(untuned);
+                assertEquals("SUCCEEDED", t.path("status").asText(), t.toString());
+                assertEquals("SUCCEEDED", u.path("status").asText(), u.toString());
+                Path tunedDir = farm.client.downloadArtifact(tuned, farm.work.resolve("tuned-" + tuned));
+                Path untunedDir = farm.client.downloadArtifact(untuned, farm.work.resolve("untuned-" + untuned));
+                int tunedKernels = 0;
+                for (JsonNode k : JSON.readTree(Files.readString(tunedDir.resolve("manifest.json"))).path("kernels")) {
+                    if (k.path("source").asText().equals("tuned")) tunedKernels++;
+                }
+                long applied = count(farm, "SELECT count(*) FROM stage_results, jsonb_array_elements(output -> 'payload' -> 'schedules') s "
+                        + "WHERE job_id = '" + tuned + "' AND stage = 'tune' AND s ->> 'source' = 'stored'");
+                if (applied == 0) {
+                    System.out.printf("%s: no approved schedule for its workloads (nothing beat the defaults in the budget)%n", m.name());
+                    continue;
+                }
+                assertTrue(tunedKernels > 0, m.name() + ": the manifest lists no tuned kernel though " + applied + " schedules were applied");
+                double ratio = tunedOverUntuned(m, tunedDir, untunedDir);
+                System.out.printf(Locale.ROOT, "%s: approved schedules %s%n", m.name(), rows(farm, "SELECT workload_key || ' ' || round((default_cost_us / cost_us)::numeric, 3) "
+                        + "|| 'x' FROM schedules WHERE status = 'APPROVED' AND id IN (SELECT (s ->> 'scheduleId')::bigint FROM stage_results, "
+                        + "jsonb_array_elements(output -> 'payload' -> 'schedules') s WHERE job_id = '" + tuned + "' AND stage = 'tune' AND s ->> 'source' = 'stored')"));
+                System.out.printf(Locale.ROOT, "%s: %d approved schedules applied (%d kernels tuned); tuned/untuned latency %.3f%n", m.name(), applied,
+                        tunedKernels, ratio);
+                assertTrue(ratio < 1.05, m.name() + ": the tuned artifact is slower than untuned: " + ratio);
+            }
         } finally {
             a1.destroyForcibly();
             a2.destroy();
@@ -86,20 +140,99 @@ class TuningFarmTest {
         }
     }
 
-    private static Process agent(E2eFarm farm, String name) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-                "dev.relayfarm.infra.FarmCommand", "agent", "--bootstrap", farm.farm.bootstrapServers(), "--db", farm.farm.jdbcUrl(), "--name", name,
-                "--fast", "--log-dir", farm.work.toString()));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(new File(farm.work.toFile(), "agent-" + name + ".out")).start();
+    /**
+     * A tuner worker (its own JVM) SIGKILLed in the middle of a task: the task's message goes to another worker once the
+     * group's session expires, which resumes it from its records: the task ends DONE after two attempts and no config
+     * was measured twice.
+     */
+    @Test
+    void aKilledWorkersTaskResumesElsewhereWithoutRepeatingTrials(E2eFarm farm) throws Exception {
+        assumeTrue(CCompiler.host().isPresent(), "skipped: no C compiler, agents cannot measure");
+        ConfigurableApplicationContext agent = farm.farm.startServices("hardware-agent", 0, Map.of("relayfarm.agent.name", "resume", "relayfarm.agent.fast", "true"));
+        Process w1 = worker(farm, "w1");
+        ConfigurableApplicationContext w2 = null;
+        try {
+            // a workload no other test tunes: its own shapes
+            String relay = """
+                    #[version = "0.0.5"]
+                    def @main(%x: Tensor[(3, 96), float32], %w: Tensor[(40, 96), float32]) {
+                      nn.relu(nn.dense(%x, %w))
+                    }
+                    """;
+            String job = farm.client.submit("resume.relay", relay.getBytes(StandardCharsets.UTF_8), Map.of("opt_level", "3", "tune", "budget=180s"));
+            awaitTrue(() -> count(farm, "SELECT count(*) FROM tuning_tasks t JOIN tuning_runs u ON u.job_id = t.job_id WHERE u.job_id = '" + job
+                    + "' AND t.status = 'RUNNING' AND t.trials >= 8") > 0, Duration.ofSeconds(120), "w1 has measured rounds of the task");
+            String task = text(farm, "SELECT t.id::text FROM tuning_tasks t WHERE t.job_id = '" + job + "' AND t.status = 'RUNNING' ORDER BY t.trials DESC LIMIT 1");
+            long before = count(farm, "SELECT count(*) FROM tuning_records WHERE task_id = " + task + " AND position > 0");
+            w1.destroyForcibly(); // SIGKILL
+            w1.waitFor(10, TimeUnit.SECONDS);
+            System.out.println("SIGKILLed worker w1 (pid " + w1.pid() + ") with " + before + " trials of task " + task + " recorded");
+            w2 = farm.farm.startServices("tuner-worker", 0, Map.of("relayfarm.tuner.concurrency", "1"));
+
+            JsonNode done = farm.client.await(job, Duration.ofMinutes(6), j -> {});
+            assertEquals("SUCCEEDED", done.path("status").asText(), done.toString());
+            Map<String, String> row = Map.of("status", text(farm, "SELECT status FROM tuning_tasks WHERE id = " + task),
+                    "attempts", text(farm, "SELECT attempts::text FROM tuning_tasks WHERE id = " + task),
+                    "note", String.valueOf(text(farm, "SELECT note FROM tuning_tasks WHERE id = " + task)));
+            assertEquals("DONE", row.get("status"), row.toString());
+            assertEquals("2", row.get("attempts"), "claimed by w1, then resumed by the second worker: " + row);
+            long after = count(farm, "SELECT count(*) FROM tuning_records WHERE task_id = " + task + " AND position > 0");
+            assertTrue(after > before, "the second worker measured more: " + before + " -> " + after);
+            assertEquals(0, count(farm, "SELECT count(*) FROM (SELECT config FROM tuning_records WHERE task_id = " + task
+                    + " AND position > 0 GROUP BY config HAVING count(*) > 1) d"), "a config measured twice");
+            System.out.printf("task %s: %d trials before the kill, %d in all, %s%n", task, before, after, row);
+        } finally {
+            w1.destroyForcibly();
+            if (w2 != null) w2.close();
+            agent.close();
+        }
     }
 
-    private static void post(E2eFarm farm, String path, String json) throws Exception {
+    private static String submit(E2eFarm farm, Model m, String tune) throws Exception {
+        Map<String, String> fields = new LinkedHashMap<>(Map.of("opt_level", "3", "tune", tune));
+        if (!m.shapes().isEmpty()) fields.put("shapes", m.shapes());
+        return farm.client.submit(m.file(), fields);
+    }
+
+    /** Tuned/untuned median latency, the two artifacts alternating in this process (1 thread each). */
+    private static double tunedOverUntuned(Model m, Path tunedDir, Path untunedDir) {
+        Map<String, List<Long>> bound = new LinkedHashMap<>();
+        if (!m.shapes().isEmpty()) for (String s : m.shapes().split(",")) {
+            String[] kv = s.split("=");
+            bound.put(kv[0], java.util.Arrays.stream(kv[1].split("x")).map(Long::parseLong).toList());
+        }
+        if (m.file().toString().endsWith(".relay")) return 1.0; // no ONNX inputs to feed: the example only shows the schedules applied
+        BenchInputs in = BenchInputs.load(m.file(), bound, 7);
+        try (CompiledRunner tuned = new CompiledRunner(CompiledModel.load(tunedDir), 1, "tuned");
+             CompiledRunner untuned = new CompiledRunner(CompiledModel.load(untunedDir), 1, "untuned")) {
+            double[][] ms = SideBySide.alternate(List.of(tuned, untuned), in.values(), 5, 30);
+            return SideBySide.percentile(ms[0], 0.5) / SideBySide.percentile(ms[1], 0.5);
+        }
+    }
+
+    private static Process agent(E2eFarm farm, String name) throws Exception {
+        // full measurements (not --fast): what these agents measure becomes schedules the test applies and times
+        return farmProcess(farm, name, "agent", "--name", name);
+    }
+
+    private static Process worker(E2eFarm farm, String name) throws Exception {
+        return farmProcess(farm, name, "worker", "--set", "relayfarm.tuner.concurrency=1");
+    }
+
+    private static Process farmProcess(E2eFarm farm, String name, String command, String... extra) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+                "dev.relayfarm.infra.FarmCommand", command, "--bootstrap", farm.farm.bootstrapServers(), "--db", farm.farm.jdbcUrl(),
+                "--log-dir", farm.work.toString()));
+        cmd.addAll(List.of(extra));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(new File(farm.work.toFile(), command + "-" + name + ".out")).start();
+    }
+
+    private static int post(E2eFarm farm, String path, String json, String token) throws Exception {
         var req = java.net.http.HttpRequest.newBuilder(java.net.URI.create(farm.farm.gatewayUrl() + path))
-                .header("Authorization", "Bearer " + farm.farm.token()).header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
                 .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json)).build();
-        var res = java.net.http.HttpClient.newHttpClient().send(req, java.net.http.HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, res.statusCode(), path + ": " + res.body());
+        return java.net.http.HttpClient.newHttpClient().send(req, java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode();
     }
 
     private static long count(E2eFarm farm, String sql) {
@@ -121,7 +254,7 @@ class TuningFarmTest {
         }
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition, Duration timeout, String what) throws InterruptedException {
+    private static void awaitTrue(BooleanSupplier condition, Duration timeout, String what) throws InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > end) throw new AssertionError("timed out after " + timeout + " waiting for: " + what);

@@ -12,6 +12,7 @@ import dev.relayfarm.services.store.NewTuningRun;
 import dev.relayfarm.services.store.RunWorkload;
 import dev.relayfarm.services.store.TuningRunCreated;
 import dev.relayfarm.services.store.TuningRuns;
+import dev.relayfarm.services.store.TuningTasks;
 import dev.relayfarm.tuning.search.SearchStrategies;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -43,13 +44,15 @@ public class TuningRunRequests {
     static final Duration MAX_BUDGET = Duration.ofDays(7);
 
     private final TuningRuns runs;
+    private final TuningTasks tasks;
     private final Devices devices;
     private final IrStore ir;
     private final KafkaTemplate<String, String> kafka;
     private final GatewayProperties props;
 
-    public TuningRunRequests(TuningRuns runs, Devices devices, IrStore ir, KafkaTemplate<String, String> kafka, GatewayProperties props) {
+    public TuningRunRequests(TuningRuns runs, TuningTasks tasks, Devices devices, IrStore ir, KafkaTemplate<String, String> kafka, GatewayProperties props) {
         this.runs = runs;
+        this.tasks = tasks;
         this.devices = devices;
         this.ir = ir;
         this.kafka = kafka;
@@ -119,7 +122,7 @@ public class TuningRunRequests {
         TuningRunCreated created = runs.create(new NewTuningRun(r.jobId(), job.modelName(), job.optimizedIrRef(), target.toString(), r.deviceClass(),
                 r.strategy(), r.budget(), r.trialsPerTask(), caller.name(), workloads));
         try {
-            for (long task : created.newTaskIds()) announce(task);
+            for (long task : tasks.announceOrder(created.newTaskIds())) announce(task);
         } catch (SendFailed e) {
             log.error("tuning run {}: {}", created.runId(), e.getMessage(), e);
             runs.cancel(created.runId());

@@ -21,6 +21,7 @@ import dev.relayfarm.services.store.ScheduleStore;
 import dev.relayfarm.services.store.TuningRecords;
 import dev.relayfarm.services.store.TuningRunCreated;
 import dev.relayfarm.services.store.TuningRuns;
+import dev.relayfarm.services.store.TuningTasks;
 import dev.relayfarm.tuning.ScheduleRule;
 import dev.relayfarm.tuning.StoredSchedule;
 import dev.relayfarm.tuning.TuningTask;
@@ -66,18 +67,20 @@ public class AutotunerStage implements StageHandler {
     private final IrStore ir;
     private final ScheduleStore schedules;
     private final TuningRuns runs;
+    private final TuningTasks tuningTasks;
     private final TuningRecords records;
     private final KafkaTemplate<String, String> kafka;
     private final String deviceClass;
     private final String strategy;
     private final int trialsPerTask;
 
-    public AutotunerStage(IrStore ir, ScheduleStore schedules, TuningRuns runs, TuningRecords records, KafkaTemplate<String, String> kafka,
+    public AutotunerStage(IrStore ir, ScheduleStore schedules, TuningRuns runs, TuningTasks tuningTasks, TuningRecords records, KafkaTemplate<String, String> kafka,
                           @Value("${relayfarm.autotuner.device-class:}") String deviceClass, @Value("${relayfarm.autotuner.strategy:xgb}") String strategy,
                           @Value("${relayfarm.autotuner.trials-per-task:32}") int trialsPerTask) {
         this.ir = ir;
         this.schedules = schedules;
         this.runs = runs;
+        this.tuningTasks = tuningTasks;
         this.records = records;
         this.kafka = kafka;
         this.deviceClass = deviceClass.isBlank() ? dev.relayfarm.tuning.Device.local().deviceClass() : deviceClass;
@@ -116,7 +119,7 @@ public class AutotunerStage implements StageHandler {
         List<RunWorkload> workloads = TuningRuns.workloads(module, target).stream().filter(w -> missing.contains(w.workloadKey())).toList();
         TuningRunCreated run = runs.create(new NewTuningRun(in.job().id(), in.model().name(), in.irRef(), target.toString(), deviceClass, strategy, budget,
                 trialsPerTask, "autotuner", workloads));
-        for (long task : run.newTaskIds()) {
+        for (long task : tuningTasks.announceOrder(run.newTaskIds())) {
             try {
                 kafka.send(FarmTopics.tuningTask(task)).get(30, TimeUnit.SECONDS);
             } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {

@@ -47,6 +47,21 @@ public class TuningTasks {
                 """, rs -> rs.next() ? Optional.of(row(rs)) : Optional.empty(), id);
     }
 
+    /**
+     * {@code ids} in the order to announce them on {@code tuning.tasks}, which workers take first come, first served: a
+     * run's budget is often too short for all its workloads, so those where tuning pays come first — anchored
+     * templates (convolutions, dense, pooling: compute-bound, a wide space) before injective ones (layout copies and
+     * elementwise kernels, memory-bound, a few configs), then the ones the model calls most.
+     */
+    public java.util.List<Long> announceOrder(java.util.List<Long> ids) {
+        if (ids.isEmpty()) return ids;
+        return jdbc.query(con -> {
+            var ps = con.prepareStatement("SELECT id FROM tuning_tasks WHERE id = ANY (?) ORDER BY (template LIKE 'injective%'), calls DESC, id");
+            ps.setArray(1, con.createArrayOf("bigint", ids.toArray()));
+            return ps;
+        }, (rs, i) -> rs.getLong(1));
+    }
+
     /** The runs that hold the task (each one's status follows its tasks'). */
     public java.util.List<Long> runs(long id) {
         return jdbc.queryForList("SELECT run_id FROM tuning_run_tasks WHERE task_id = ?", Long.class, id);
