@@ -76,7 +76,7 @@ class FarmThroughputBenchmark {
         rows.add(new String[] {"in one process (relayc tune)", Long.toString(inProcess), fmt(inProcessMin), fmt(inProcess / inProcessMin)});
         for (int agents = 1; agents <= 2; agents++) {
             clearTuning(farm);
-            ConfigurableApplicationContext worker = farm.farm.startServices("tuner-worker", 0, Map.of("relayfarm.tuner.concurrency", Integer.toString(agents)));
+            ConfigurableApplicationContext worker = farm.farm.startServices("tuner-worker", 0, Map.of("relayfarm.tuner.concurrency", Integer.toString(agents + 1)));
             List<Process> procs = new ArrayList<>();
             try {
                 for (int i = 0; i < agents; i++) procs.add(agent(farm, "bench" + i));

@@ -72,10 +72,11 @@ class TuningFarmTest {
 
             awaitTrue(() -> count(farm, "SELECT count(*) FROM devices WHERE id = '" + deviceA1 + "' AND in_flight > 0") == 1, Duration.ofSeconds(180),
                     "agent a1 measuring");
+            String held = text(farm, "SELECT in_flight_request::text FROM devices WHERE id = '" + deviceA1 + "'");
             long killedAt = System.currentTimeMillis();
             a1.destroyForcibly(); // SIGKILL
             a1.waitFor(10, TimeUnit.SECONDS);
-            System.out.println("SIGKILLed agent a1 (pid " + a1.pid() + ") mid-measurement");
+            System.out.println("SIGKILLed agent a1 (pid " + a1.pid() + ") while it measured request " + held);
 
             for (var e : jobs.entrySet()) {
                 JsonNode done = farm.client.await(e.getValue(), Duration.ofMinutes(10), j -> {});
@@ -83,8 +84,16 @@ class TuningFarmTest {
             }
             awaitTrue(() -> "OFFLINE".equals(text(farm, "SELECT status FROM devices WHERE id = '" + deviceA1 + "'")), Duration.ofSeconds(60),
                     "the killed agent's device OFFLINE");
-            assertEquals(0, count(farm, "SELECT count(*) FROM (SELECT request_id, position FROM tuning_records WHERE request_id IS NOT NULL "
-                    + "GROUP BY 1, 2 HAVING count(*) > 1) d"), "a trial recorded twice");
+            // the request a1 held was measured by a2, once: its records are a2's, positions 0..n without a gap or a repeat
+            assertTrue(held != null, "a1 named the request it measured");
+            assertTrue(count(farm, "SELECT count(*) FROM tuning_records WHERE request_id = '" + held + "' AND device_id LIKE '%/a2'") > 0, "a2 measured a1's request");
+            assertEquals(0, count(farm, "SELECT count(*) FROM tuning_records WHERE request_id = '" + held + "' AND device_id NOT LIKE '%/a2'"), "only a2 did");
+            assertEquals(0, count(farm, "SELECT count(*) FROM (SELECT request_id FROM tuning_records WHERE request_id IS NOT NULL GROUP BY request_id "
+                    + "HAVING count(*) <> max(position) + 1 OR count(DISTINCT position) <> count(*)) d"), "a request's records with a gap or a repeat");
+            // every trial once: within a task a config is measured once, the best one a second time to confirm it (the last request)
+            assertEquals(0, count(farm, "SELECT count(*) FROM (SELECT task_id, config FROM tuning_records WHERE position > 0 GROUP BY 1, 2 HAVING count(*) > 2) d"));
+            assertTrue(count(farm, "SELECT count(*) FROM (SELECT task_id FROM (SELECT task_id, config FROM tuning_records WHERE position > 0 "
+                    + "GROUP BY 1, 2 HAVING count(*) = 2) twice GROUP BY task_id HAVING count(*) > 1) d") == 0, "more than one config repeated in a task");
             long byA2AfterKill = count(farm, "SELECT count(*) FROM tuning_records WHERE device_id LIKE '%/a2' AND measured_at > to_timestamp(" + killedAt / 1000.0 + ")");
             assertTrue(byA2AfterKill > 0, "a2 measured after a1 was killed");
             // the request a1 held was answered by a2, else its task would have failed waiting: no task of the runs FAILED
@@ -178,8 +187,10 @@ class TuningFarmTest {
             assertEquals("2", row.get("attempts"), "claimed by w1, then resumed by the second worker: " + row);
             long after = count(farm, "SELECT count(*) FROM tuning_records WHERE task_id = " + task + " AND position > 0");
             assertTrue(after > before, "the second worker measured more: " + before + " -> " + after);
-            assertEquals(0, count(farm, "SELECT count(*) FROM (SELECT config FROM tuning_records WHERE task_id = " + task
-                    + " AND position > 0 GROUP BY config HAVING count(*) > 1) d"), "a config measured twice");
+            // a config is measured once; only the best may be measured a second time, to confirm it, at the very end
+            assertTrue(count(farm, "SELECT count(*) FROM (SELECT config FROM tuning_records WHERE task_id = " + task
+                    + " AND position > 0 GROUP BY config HAVING count(*) > 1) d") <= (row.get("note").contains("measured again") || row.get("note").contains("proposed") ? 1 : 0),
+                    "a config measured twice: " + row);
             System.out.printf("task %s: %d trials before the kill, %d in all, %s%n", task, before, after, row);
         } finally {
             w1.destroyForcibly();

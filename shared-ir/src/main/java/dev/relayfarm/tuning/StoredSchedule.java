@@ -10,7 +10,7 @@ import java.util.OptionalDouble;
  * line's number. {@code target} is the target string the schedule was tuned for, {@code deviceClass} the
  * {@link Device#deviceClass() device class} both costs were measured on: {@code costUs} the schedule's,
  * {@code defaultCostUs} the template default's on the same device (microseconds, empty when not measured). The
- * farm's rows have no device class yet: they carry {@link Device#UNKNOWN_CLASS}. Which one applies is
+ * farm's rows from before schedules had a device class carry {@link Device#UNKNOWN_CLASS}. Which one applies is
  * {@link ScheduleRule}'s decision.
  */
 public record StoredSchedule(long id, String workloadKey, String target, String deviceClass, ScheduleConfig config, ScheduleStatus status,

@@ -30,11 +30,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,8 +74,10 @@ public class HardwareAgent implements SmartLifecycle {
     private final Device device = Device.local();
     private final String id;
     private final Map<String, Optional<SandboxedRunner>> runners = new ConcurrentHashMap<>();
+    private final Map<String, Object> capabilities = new LinkedHashMap<>();
     private volatile String status = "ONLINE";
     private volatile int inFlight;
+    private volatile UUID inFlightRequest;
     private FarmConsumerLoop loop;
     private ScheduledExecutorService heartbeats;
     private volatile boolean running;
@@ -110,31 +112,29 @@ public class HardwareAgent implements SmartLifecycle {
 
     @Override
     public void start() {
-        String compiler = CCompiler.host().map(CCompiler::identity).orElse("none");
-        Map<String, Object> capabilities = new LinkedHashMap<>();
+        String compiler = compiler();
         capabilities.put("kind", "cpu");
         capabilities.put("cores", device.cores());
         capabilities.put("isa", device.isa());
         capabilities.put("measure", props.fast() ? "fast" : "default");
         capabilities.put("threads", props.threads());
         String topic = FarmTopics.measureRequests(device.deviceClass());
-        admin.createOrModifyTopics(TopicBuilder.name(topic).partitions(topics.partitions()).replicas(topics.replicas()).build());
+        admin.createOrModifyTopics(TopicBuilder.name(topic).partitions(FarmTopics.partitions(topics.partitions())).replicas(topics.replicas()).build());
         devices.register(id, host(), device, compiler, ArtifactCompiler.VERSION, capabilities);
         heartbeats = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().name("agent-heartbeat").daemon().unstarted(r));
         heartbeats.scheduleWithFixedDelay(this::heartbeat, props.heartbeat().toMillis(), props.heartbeat().toMillis(), TimeUnit.MILLISECONDS);
-        BooleanSupplier accepting = () -> !"DRAINING".equals(status);
         loop = new FarmConsumerLoop("agent-" + props.name(), topic, "hardware-agents." + device.deviceClass(), kafkaProperties.buildConsumerProperties(null),
-                props.sessionTimeout(), this::measure, accepting).start();
+                props.sessionTimeout(), this::measure, () -> !"DRAINING".equals(status)).start();
         running = true;
         LOG.info("hardware agent {} registered: class {}, compiler {}, consuming {}", id, device.deviceClass(), compiler, topic);
     }
 
     private void heartbeat() {
         try {
-            Optional<String> s = devices.heartbeat(id, inFlight);
+            Optional<String> s = devices.heartbeat(id, inFlight, inFlightRequest);
             if (s.isEmpty()) {
                 LOG.warn("device {} has no row any more; registering again", id);
-                devices.register(id, host(), device, CCompiler.host().map(CCompiler::identity).orElse("none"), ArtifactCompiler.VERSION, Map.of("kind", "cpu"));
+                devices.register(id, host(), device, compiler(), ArtifactCompiler.VERSION, capabilities);
                 return;
             }
             if (!s.get().equals(status)) LOG.info("device {} is now {}", id, s.get());
@@ -145,7 +145,16 @@ public class HardwareAgent implements SmartLifecycle {
     }
 
     /** One request: measure it, report it, count it. An exception leaves it uncommitted (redelivered). */
-    private void measure(ConsumerRecord<String, String> record, BooleanSupplier revoked) throws Exception {
+    private void measure(ConsumerRecord<String, String> record, FarmConsumerLoop.Control control) throws Exception {
+        try {
+            measureOne(record, control);
+        } finally {
+            inFlight = 0;
+            inFlightRequest = null;
+        }
+    }
+
+    private void measureOne(ConsumerRecord<String, String> record, FarmConsumerLoop.Control control) throws Exception {
         MeasureRequest req;
         try {
             req = FarmMessages.read(record.value(), MeasureRequest.class);
@@ -158,6 +167,8 @@ public class HardwareAgent implements SmartLifecycle {
             return;
         }
         inFlight = req.candidates().size() + 1;
+        inFlightRequest = req.requestId();
+        devices.heartbeat(id, inFlight, inFlightRequest);
         Target target = Target.parse(req.target());
         SandboxedRunner runner = runners.computeIfAbsent(req.target(), t -> SandboxedRunner.forTarget(target, options())).orElse(null);
         RecordContext context = new RecordContext(req.target(), device, runner == null ? "none" : CCompiler.forTarget(target).orElseThrow().identity(),
@@ -178,16 +189,20 @@ public class HardwareAgent implements SmartLifecycle {
                 measured.add(e.baseline());
             }
         }
-        if (revoked.getAsBoolean()) return; // another agent has it now; its result is the one written
+        // another agent has it now (its result is the one written); a stopping agent still reports: that is its drain
+        if (control.revoked()) return;
         List<String> records = TuningRecord.batch(measured, req.reference().config(), context, Instant.now()).stream().map(TuningRecord::toJson).toList();
         MeasureResult result = new MeasureResult(req.requestId(), req.taskId(), req.workerId(), id, baselineFailed, records, Instant.now());
         kafka.send(FarmTopics.MEASURE_RESULTS, req.requestId().toString(), FarmMessages.write(result)).get(30, TimeUnit.SECONDS);
         Map<MeasureError, Integer> failures = new EnumMap<>(MeasureError.class);
         for (Measurement m : measured) if (m.outcome() instanceof Measurement.Failure f) failures.merge(f.error(), 1, Integer::sum);
         devices.reported(id, measured.size(), failures);
-        inFlight = 0;
         LOG.info("measured request {} of task {}: {} configs, {} failed{}", req.requestId(), req.taskId(), measured.size(),
                 failures.values().stream().mapToInt(Integer::intValue).sum(), baselineFailed ? " (the default failed)" : "");
+    }
+
+    private static String compiler() {
+        return CCompiler.host().map(CCompiler::identity).orElse("none");
     }
 
     private MeasureOptions options() {
@@ -199,7 +214,14 @@ public class HardwareAgent implements SmartLifecycle {
     public void stop() {
         running = false;
         if (loop != null) loop.close(props.drainTimeout());
-        if (heartbeats != null) heartbeats.shutdownNow();
+        if (heartbeats != null) {
+            heartbeats.shutdownNow();
+            try {
+                heartbeats.awaitTermination(5, TimeUnit.SECONDS); // a late heartbeat must not flip the device back ONLINE
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         try {
             devices.offline(id);
         } catch (RuntimeException e) {

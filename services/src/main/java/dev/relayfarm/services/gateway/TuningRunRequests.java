@@ -122,7 +122,9 @@ public class TuningRunRequests {
         TuningRunCreated created = runs.create(new NewTuningRun(r.jobId(), job.modelName(), job.optimizedIrRef(), target.toString(), r.deviceClass(),
                 r.strategy(), r.budget(), r.trialsPerTask(), caller.name(), workloads));
         try {
-            for (long task : tasks.announceOrder(created.newTaskIds())) announce(task);
+            List<Long> announce = new java.util.ArrayList<>(created.newTaskIds());
+            announce.addAll(created.joinedTaskIds()); // a joined task still PENDING may never have been announced (a lost send); duplicates are harmless
+            for (long task : tasks.announceOrder(announce)) announce(task);
         } catch (SendFailed e) {
             log.error("tuning run {}: {}", created.runId(), e.getMessage(), e);
             runs.cancel(created.runId());

@@ -13,8 +13,17 @@ public final class FarmTopics {
     public static final String TUNING_TASKS = "tuning.tasks";
     public static final String MEASURE_RESULTS = "measure.results";
     private static final String MEASURE_REQUESTS = "measure.requests.";
+    static final int MIN_PARTITIONS = 12;
 
     private FarmTopics() {}
+
+    /**
+     * Partitions of the farm's topics: at least {@value #MIN_PARTITIONS}, since partitions bound how many workers'
+     * task loops and how many agents of a class can work at once (a fourth agent on three partitions idles).
+     */
+    public static int partitions(int pipelinePartitions) {
+        return Math.max(MIN_PARTITIONS, pipelinePartitions);
+    }
 
     /** The topics that exist whatever devices join (the per-class request topics are made by the agents that serve them). */
     public static List<String> fixed() {

@@ -91,7 +91,7 @@ public enum Stage {
         for (Stage s : values()) {
             if (s.dlqTopic().equals(topic)) return 1;
         }
-        return pipelinePartitions;
+        return FarmTopics.fixed().contains(topic) ? FarmTopics.partitions(pipelinePartitions) : pipelinePartitions;
     }
 
     /** Every role a process can run ({@code relayfarm.roles}): the gateway, each stage's service, the tuner worker and the hardware agent. */

@@ -14,11 +14,11 @@ import dev.relayfarm.services.kit.StageInput;
 import dev.relayfarm.services.kit.StageOutput;
 import dev.relayfarm.services.kit.TuneOption;
 import dev.relayfarm.services.kit.TunedPayload;
+import dev.relayfarm.services.store.Devices;
 import dev.relayfarm.services.store.IrStore;
 import dev.relayfarm.services.store.NewTuningRun;
 import dev.relayfarm.services.store.RunWorkload;
 import dev.relayfarm.services.store.ScheduleStore;
-import dev.relayfarm.services.store.TuningRecords;
 import dev.relayfarm.services.store.TuningRunCreated;
 import dev.relayfarm.services.store.TuningRuns;
 import dev.relayfarm.services.store.TuningTasks;
@@ -69,12 +69,13 @@ public class AutotunerStage implements StageHandler {
     private final TuningRuns runs;
     private final TuningTasks tuningTasks;
     private final TuningRecords records;
+    private final Devices devices;
     private final KafkaTemplate<String, String> kafka;
     private final String deviceClass;
     private final String strategy;
     private final int trialsPerTask;
 
-    public AutotunerStage(IrStore ir, ScheduleStore schedules, TuningRuns runs, TuningTasks tuningTasks, TuningRecords records, KafkaTemplate<String, String> kafka,
+    public AutotunerStage(IrStore ir, ScheduleStore schedules, TuningRuns runs, TuningTasks tuningTasks, TuningRecords records, Devices devices, KafkaTemplate<String, String> kafka,
                           @Value("${relayfarm.autotuner.device-class:}") String deviceClass, @Value("${relayfarm.autotuner.strategy:xgb}") String strategy,
                           @Value("${relayfarm.autotuner.trials-per-task:32}") int trialsPerTask) {
         this.ir = ir;
@@ -82,10 +83,17 @@ public class AutotunerStage implements StageHandler {
         this.runs = runs;
         this.tuningTasks = tuningTasks;
         this.records = records;
+        this.devices = devices;
         this.kafka = kafka;
         this.deviceClass = deviceClass.isBlank() ? dev.relayfarm.tuning.Device.local().deviceClass() : deviceClass;
         this.strategy = strategy;
         this.trialsPerTask = trialsPerTask;
+    }
+
+    private static List<Long> concat(List<Long> a, List<Long> b) {
+        List<Long> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
     }
 
     @Override
@@ -119,7 +127,7 @@ public class AutotunerStage implements StageHandler {
         List<RunWorkload> workloads = TuningRuns.workloads(module, target).stream().filter(w -> missing.contains(w.workloadKey())).toList();
         TuningRunCreated run = runs.create(new NewTuningRun(in.job().id(), in.model().name(), in.irRef(), target.toString(), deviceClass, strategy, budget,
                 trialsPerTask, "autotuner", workloads));
-        for (long task : tuningTasks.announceOrder(run.newTaskIds())) {
+        for (long task : tuningTasks.announceOrder(concat(run.newTaskIds(), run.joinedTaskIds()))) {
             try {
                 kafka.send(FarmTopics.tuningTask(task)).get(30, TimeUnit.SECONDS);
             } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
@@ -129,12 +137,18 @@ public class AutotunerStage implements StageHandler {
         LOG.info("job {}: tuning run {} for {} workloads ({} new tasks, {} joined), waiting up to {}", in.job().id(), run.runId(), workloads.size(),
                 run.newTaskIds().size(), run.joinedTaskIds().size(), budget);
         long deadline = System.nanoTime() + budget.toNanos();
-        while (System.nanoTime() < deadline) {
-            Optional<String> status = runs.refreshStatus(run.runId());
-            if (status.isEmpty() || !status.get().equals("RUNNING")) break;
-            Thread.sleep(POLL); // interrupted when the job is cancelled
+        try {
+            while (System.nanoTime() < deadline) {
+                Optional<String> status = runs.refreshStatus(run.runId());
+                if (status.isEmpty() || !status.get().equals("RUNNING")) break;
+                Thread.sleep(POLL);
+            }
+        } catch (InterruptedException e) { // the job was cancelled: so is its run (tasks another run needs go on)
+            runs.cancel(run.runId());
+            throw e;
         }
-        String compiler = CCompiler.forTarget(target).map(CCompiler::identity).orElse("unknown");
+        // the records the agents made carry their compiler; codegen here is meant to be the same machine's (the class's)
+        String compiler = devices.compilerOf(deviceClass).orElseGet(() -> CCompiler.forTarget(target).map(CCompiler::identity).orElse("unknown"));
         Map<String, StoredSchedule> out = new java.util.HashMap<>();
         for (TuningTask t : tasks) {
             if (!missing.contains(t.key())) continue;

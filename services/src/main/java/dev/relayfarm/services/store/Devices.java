@@ -14,8 +14,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
- * The farm's devices (table {@code devices}) as the gateway sees them: hardware agents register and beat there
- * themselves; this reads them, drains one on an operator's request, and marks silent ones OFFLINE.
+ * The farm's devices (table {@code devices}): hardware agents register, heartbeat and count what they report
+ * (their {@code HOST/NAME} row, see {@code HardwareAgent}); the gateway reads them, drains one on an operator's
+ * request and marks silent ones OFFLINE; tuner workers ask what compiler and hardware a class has.
  */
 @Component
 public class Devices {
@@ -104,11 +105,12 @@ public class Devices {
      * long GC pause, a suspended VM) comes back ONLINE; a DRAINING one stays DRAINING. Returns the status after it,
      * empty when the row is gone.
      */
-    public Optional<String> heartbeat(String id, int inFlight) {
+    public Optional<String> heartbeat(String id, int inFlight, java.util.UUID inFlightRequest) {
         return jdbc.query("""
-                UPDATE devices SET last_heartbeat = now(), in_flight = ?, status = CASE WHEN status = 'OFFLINE' THEN 'ONLINE' ELSE status END
+                UPDATE devices SET last_heartbeat = now(), in_flight = ?, in_flight_request = ?,
+                    status = CASE WHEN status = 'OFFLINE' THEN 'ONLINE' ELSE status END
                 WHERE id = ? RETURNING status
-                """, rs -> rs.next() ? Optional.of(rs.getString(1)) : Optional.empty(), inFlight, id);
+                """, rs -> rs.next() ? Optional.of(rs.getString(1)) : Optional.empty(), inFlight, inFlightRequest, id);
     }
 
     /** Counts one reported batch: its measurements and its failures by type. */
@@ -116,7 +118,7 @@ public class Devices {
         ObjectNode f = DEVICE_JSON.createObjectNode();
         failures.forEach((k, v) -> f.put(k.name(), v));
         jdbc.update("""
-                UPDATE devices SET measured = measured + ?, in_flight = 0, last_heartbeat = now(),
+                UPDATE devices SET measured = measured + ?, in_flight = 0, in_flight_request = NULL, last_heartbeat = now(),
                     failures = (SELECT coalesce(jsonb_object_agg(k, coalesce((failures ->> k)::bigint, 0) + coalesce((?::jsonb ->> k)::bigint, 0)), '{}'::jsonb)
                                 FROM (SELECT jsonb_object_keys(failures || ?::jsonb) AS k) keys)
                 WHERE id = ?
@@ -126,6 +128,12 @@ public class Devices {
     /** A stopped agent: OFFLINE at once, not after the missed heartbeats. */
     public void offline(String id) {
         jdbc.update("UPDATE devices SET status = 'OFFLINE', in_flight = 0 WHERE id = ?", id);
+    }
+
+    /** Whether a device of {@code deviceClass} is ONLINE (a DRAINING one takes no new work). */
+    public boolean anyAlive(String deviceClass) {
+        return Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM devices WHERE device_class = ? AND status = 'ONLINE')", Boolean.class,
+                deviceClass));
     }
 
     /** The compiler identity of the device of {@code deviceClass} heard from last, if any registered. */

@@ -179,22 +179,24 @@ public class ScheduleReviews {
     }
 
     /**
-     * Proposes {@code best} (a record that beat its default) as the schedule of its workload, target and device class:
-     * a new PENDING row, or the existing row updated back to PENDING when the config changed — unless a reviewer
-     * PINNED one, which stays. Returns the schedule id when something was proposed. History: a PROPOSED row.
+     * Proposes {@code best} (a record that beat its default, confirmed by a second measurement) as the schedule of its
+     * workload, target and device class: a new PENDING row, or a PENDING or REJECTED row with another config updated
+     * to it. An APPROVED or PINNED row stays as the reviewer left it (jobs keep applying it; a better config waits for
+     * the next review of the records). Returns the schedule id when something was proposed. History: a PROPOSED row.
      */
-    public Optional<Long> propose(long taskId, TuningRecord best, Long recordId, int measurements, String worker) {
+    public Optional<Long> propose(long taskId, TuningRecord best, int measurements, String worker) {
         return tx.execute(st -> {
             Long id = jdbc.query("""
                     INSERT INTO schedules (workload_key, target, device_class, template, config, cost_us, default_cost_us, record_id, task_id, measurements, status)
-                    VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, 'PENDING')
+                    VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, (SELECT max(id) FROM tuning_records WHERE task_id = ? AND config = ?::jsonb AND cost_us IS NOT NULL),
+                            ?, ?, 'PENDING')
                     ON CONFLICT (workload_key, target, device_class) DO UPDATE SET template = EXCLUDED.template, config = EXCLUDED.config,
                         cost_us = EXCLUDED.cost_us, default_cost_us = EXCLUDED.default_cost_us, record_id = EXCLUDED.record_id, task_id = EXCLUDED.task_id,
                         measurements = EXCLUDED.measurements, status = 'PENDING', reviewer = NULL, note = NULL, updated_at = now()
-                    WHERE schedules.status <> 'PINNED' AND schedules.config <> EXCLUDED.config
+                    WHERE schedules.status = 'PENDING' OR schedules.status = 'REJECTED' AND schedules.config <> EXCLUDED.config
                     RETURNING id
                     """, rs -> rs.next() ? rs.getLong(1) : null, best.workloadKey(), best.target(), best.deviceClass(), best.template(),
-                    best.config().toJson(), best.costUs(), best.defaultCostUs().isPresent() ? (Double) best.defaultCostUs().getAsDouble() : null, recordId, taskId, measurements);
+                    best.config().toJson(), best.costUs(), best.defaultCostUs().isPresent() ? (Double) best.defaultCostUs().getAsDouble() : null, taskId, best.config().toJson(), taskId, measurements);
             if (id == null) return Optional.<Long>empty();
             jdbc.update("INSERT INTO schedule_history (schedule_id, action, status, actor, note, config, cost_us) VALUES (?, 'PROPOSED', 'PENDING', ?, ?, ?::jsonb, ?)",
                     id, worker, "task " + taskId, best.config().toJson(), best.costUs());

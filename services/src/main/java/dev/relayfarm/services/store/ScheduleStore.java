@@ -43,8 +43,14 @@ public class ScheduleStore {
      */
     public Map<String, StoredSchedule> choose(List<TuningTask> tasks, Target target, String deviceClass) {
         List<StoredSchedule> rows = stored(tasks.stream().map(TuningTask::key).distinct().toList(), target.toString(), deviceClass);
+        // the class's own schedules first; the old class-less rows only where none of the class's applies
+        List<StoredSchedule> own = rows.stream().filter(s -> s.deviceClass().equals(deviceClass)).toList();
+        List<StoredSchedule> old = rows.stream().filter(s -> !s.deviceClass().equals(deviceClass))
+                .map(s -> new StoredSchedule(s.id(), s.workloadKey(), s.target(), deviceClass, s.config(), s.status(), s.costUs(), s.defaultCostUs())).toList();
         Map<String, StoredSchedule> out = new HashMap<>();
-        for (TuningTask t : tasks) ScheduleRule.choose(t, deviceClass, rows).ifPresent(s -> out.put(t.key(), s));
+        for (TuningTask t : tasks) {
+            ScheduleRule.choose(t, deviceClass, own).or(() -> ScheduleRule.choose(t, deviceClass, old)).ifPresent(s -> out.put(t.key(), s));
+        }
         return out;
     }
 
@@ -53,7 +59,7 @@ public class ScheduleStore {
         List<StoredSchedule> out = new ArrayList<>();
         if (workloadKeys.isEmpty()) return out;
         String sql = """
-                SELECT id, workload_key, target, config::text, status, cost_us, default_cost_us
+                SELECT id, workload_key, target, config::text, status, cost_us, default_cost_us, device_class
                 FROM schedules
                 WHERE workload_key = ANY (?) AND target = ? AND device_class IN (?, ?)
                 ORDER BY updated_at, id
@@ -69,7 +75,7 @@ public class ScheduleStore {
         }, rs -> {
             try {
                 ScheduleConfig config = ScheduleConfig.fromJson(rs.getString(4));
-                out.add(new StoredSchedule(rs.getLong(1), rs.getString(2), rs.getString(3), deviceClass, config, ScheduleStatus.valueOf(rs.getString(5)),
+                out.add(new StoredSchedule(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(8), config, ScheduleStatus.valueOf(rs.getString(5)),
                         cost(rs, 6), cost(rs, 7)));
             } catch (IllegalArgumentException e) {
                 // one unreadable row must not fail every job with that workload: the template default applies

@@ -1,6 +1,5 @@
 package dev.relayfarm.services.store;
 
-import dev.relayfarm.tuning.record.TuningRecord;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -48,7 +47,9 @@ public class TuningTasks {
     }
 
     /**
-     * {@code ids} in the order to announce them on {@code tuning.tasks}, which workers take first come, first served: a
+     * Of {@code ids}, the PENDING ones (a run's new tasks, and joined ones that no worker has taken yet: their first
+     * announcement may have been lost; a duplicate is harmless) in the order to announce them on {@code tuning.tasks},
+     * which workers take first come, first served: a
      * run's budget is often too short for all its workloads, so those where tuning pays come first — anchored
      * templates (convolutions, dense, pooling: compute-bound, a wide space) before injective ones (layout copies and
      * elementwise kernels, memory-bound, a few configs), then the ones the model calls most.
@@ -56,7 +57,7 @@ public class TuningTasks {
     public java.util.List<Long> announceOrder(java.util.List<Long> ids) {
         if (ids.isEmpty()) return ids;
         return jdbc.query(con -> {
-            var ps = con.prepareStatement("SELECT id FROM tuning_tasks WHERE id = ANY (?) ORDER BY (template LIKE 'injective%'), calls DESC, id");
+            var ps = con.prepareStatement("SELECT id FROM tuning_tasks WHERE id = ANY (?) AND status = 'PENDING' ORDER BY (template LIKE 'injective%'), calls DESC, id");
             ps.setArray(1, con.createArrayOf("bigint", ids.toArray()));
             return ps;
         }, (rs, i) -> rs.getLong(1));
@@ -72,24 +73,32 @@ public class TuningTasks {
         return jdbc.queryForObject("SELECT status FROM tuning_tasks WHERE id = ?", String.class, id);
     }
 
-    /** Progress after a round: candidate trials so far, the default's cost and the best found. */
-    public void progress(long id, int trials, OptionalDouble defaultUs, Optional<TuningRecord> best) {
-        jdbc.update("""
-                UPDATE tuning_tasks SET trials = ?, default_cost_us = ?, best_cost_us = ?, best_config = ?::jsonb, updated_at = now()
-                WHERE id = ? AND status = 'RUNNING'
-                """, trials, defaultUs.isPresent() ? defaultUs.getAsDouble() : null, best.map(TuningRecord::costUs).orElse(null),
-                best.map(b -> b.config().toJson()).orElse(null), id);
+    /**
+     * Progress after a round: the task's candidate trials, the default's cost and its best candidate (from its records).
+     * Only by the worker holding {@code attempt} (the claim's): false when another worker claimed the task since — this
+     * one lost its message (a long pause, a rebalance) and must stop.
+     */
+    public boolean progress(long id, int attempt, OptionalDouble defaultUs) {
+        return jdbc.update("""
+                UPDATE tuning_tasks t SET trials = (SELECT count(DISTINCT config) FROM tuning_records r WHERE r.task_id = t.id AND r.position > 0),
+                    default_cost_us = coalesce(?, default_cost_us),
+                    best_cost_us = (SELECT cost_us FROM tuning_records r WHERE r.task_id = t.id AND r.position > 0 AND r.cost_us IS NOT NULL ORDER BY cost_us LIMIT 1),
+                    best_config = (SELECT config FROM tuning_records r WHERE r.task_id = t.id AND r.position > 0 AND r.cost_us IS NOT NULL ORDER BY cost_us LIMIT 1),
+                    updated_at = now()
+                WHERE id = ? AND status = 'RUNNING' AND attempts = ?
+                """, defaultUs.isPresent() ? defaultUs.getAsDouble() : null, id, attempt) == 1;
     }
 
-    /** Ends the task: DONE or FAILED, with why. A task cancelled meanwhile stays CANCELLED. */
-    public void finish(long id, String status, String note) {
-        jdbc.update("UPDATE tuning_tasks SET status = ?, note = ?, finished_at = now(), updated_at = now() WHERE id = ? AND status = 'RUNNING'",
-                status, note, id);
+    /** The distinct configs this task has measured (its trials: what its budget counts). */
+    public int trials(long id) {
+        Integer n = jdbc.queryForObject("SELECT count(DISTINCT config) FROM tuning_records WHERE task_id = ? AND position > 0", Integer.class, id);
+        return n == null ? 0 : n;
     }
 
-    /** The id of the row holding {@code r} (its request and position), for the schedule's link to its trial. */
-    public Optional<Long> recordId(long taskId, TuningRecord r) {
-        return jdbc.query("SELECT id FROM tuning_records WHERE task_id = ? AND config = ?::jsonb AND cost_us = ? ORDER BY id LIMIT 1",
-                rs -> rs.next() ? Optional.of(rs.getLong(1)) : Optional.empty(), taskId, r.config().toJson(), r.costUs());
+    /** Ends the task: DONE or FAILED, with why — by the worker holding {@code attempt}. A task cancelled meanwhile stays CANCELLED. */
+    public boolean finish(long id, int attempt, String status, String note) {
+        return jdbc.update("UPDATE tuning_tasks SET status = ?, note = ?, finished_at = now(), updated_at = now() WHERE id = ? AND status = 'RUNNING' AND attempts = ?",
+                status, note, id, attempt) == 1;
     }
+
 }

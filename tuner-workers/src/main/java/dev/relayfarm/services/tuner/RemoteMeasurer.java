@@ -79,6 +79,19 @@ final class RemoteMeasurer implements BatchMeasurer {
         UUID id = UUID.randomUUID();
         MeasureResult result = send(new MeasureRequest(id, taskId, workerId, deviceClass, task.target().toString(), reference, sent, Instant.now()));
         List<TuningRecord> measured = result.records().stream().map(TuningRecord::fromJson).toList();
+        // checked before anything is written: a result that does not answer this request is not a measurement of it
+        int expected = result.baselineFailed() ? 1 : sent.size() + 1;
+        if (measured.size() != expected) {
+            throw new IllegalStateException("agent " + result.deviceId() + " answered measure request " + id + " with " + measured.size() + " records for "
+                    + expected + " configs");
+        }
+        for (int p = 0; p < measured.size(); p++) {
+            ScheduleConfig want = p == 0 ? reference.config() : sent.get(p - 1).config();
+            if (!measured.get(p).config().equals(want)) {
+                throw new IllegalStateException("agent " + result.deviceId() + " answered measure request " + id + " with config " + measured.get(p).config()
+                        + " at position " + p + ", where " + want + " was sent");
+            }
+        }
         List<TuningRecord> local = TuningRecord.batch(new ArrayList<>(refused.values()), task.defaultConfig(), context, Instant.now());
         tx.executeWithoutResult(s -> {
             for (int p = 0; p < measured.size(); p++) rows.insert(measured.get(p), taskId, result.deviceId(), id, p);
@@ -86,10 +99,6 @@ final class RemoteMeasurer implements BatchMeasurer {
         });
         Measurement baseline = measured.getFirst().measurement();
         if (result.baselineFailed()) throw new BaselineFailedException(baseline);
-        if (measured.size() != sent.size() + 1) {
-            throw new IllegalStateException("agent " + result.deviceId() + " answered request " + id + " with " + measured.size() + " records for "
-                    + (sent.size() + 1) + " configs");
-        }
         Measurement[] out = new Measurement[configs.size()];
         for (int k = 0; k < sent.size(); k++) out[sentIndex.get(k)] = measured.get(k + 1).measurement();
         refused.forEach((i, m) -> out[i] = m);
@@ -99,7 +108,11 @@ final class RemoteMeasurer implements BatchMeasurer {
     private MeasureResult send(MeasureRequest request) {
         var future = inbox.expect(request.requestId());
         try {
-            kafka.send(FarmTopics.measureRequests(deviceClass), request.requestId().toString(), FarmMessages.write(request)).get(30, TimeUnit.SECONDS);
+            try {
+                kafka.send(FarmTopics.measureRequests(deviceClass), request.requestId().toString(), FarmMessages.write(request)).get(30, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                throw new IllegalStateException("the Kafka broker did not acknowledge measure request " + request.requestId() + " within 30 s");
+            }
             return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

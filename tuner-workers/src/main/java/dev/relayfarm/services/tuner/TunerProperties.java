@@ -12,7 +12,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param measureTimeout how long a batch may wait for its result (queued behind other batches, moved to another
  *                       agent after a crash) before the task fails
  * @param sessionTimeout the Kafka group session: after a worker's SIGKILL, how soon its tasks go to another worker
- * @param drainTimeout   on SIGTERM, how long the round in progress may take (the task itself resumes elsewhere)
+ * @param drainTimeout   on SIGTERM, how long the round in progress may take to end (the task stops after it and resumes
+ *                       on another worker); past it the round is interrupted
  * @param patience       a task ends after this many trials without improvement ({@code relayc tune --patience})
  * @param seed           the searches' seed (each task adds its id)
  */

@@ -18,9 +18,12 @@ import dev.relayfarm.services.store.IrStore;
 import dev.relayfarm.services.store.ScheduleReviews;
 import dev.relayfarm.services.store.TuningRuns;
 import dev.relayfarm.tuning.Device;
+import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.tuning.Measurement;
 import dev.relayfarm.tuning.TuningTask;
+import dev.relayfarm.tuning.measure.BaselineFailedException;
 import dev.relayfarm.tuning.record.RecordContext;
-import dev.relayfarm.tuning.record.RecordSet;
+import dev.relayfarm.tuning.record.RecordSchedules;
 import dev.relayfarm.tuning.record.TuningRecord;
 import dev.relayfarm.tuning.scheduler.TaskScheduler;
 import dev.relayfarm.tuning.scheduler.Tuner;
@@ -30,12 +33,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,14 +129,21 @@ public class TunerWorker implements SmartLifecycle {
         LOG.info("tuner worker {} started ({} tasks at once)", id, props.concurrency());
     }
 
-    /** Why a task stops before its budget: cancelled through the API, or its message went to another worker. */
+    /**
+     * Why a task stops before its budget: cancelled through the API or claimed by another worker (acknowledge the
+     * message), or its message went to another worker or this process is stopping ({@code redo}: leave the message
+     * uncommitted, the task resumes from its records wherever it is delivered next).
+     */
     private static final class Stopped extends RuntimeException {
-        Stopped(String why) {
+        final boolean redo;
+
+        Stopped(String why, boolean redo) {
             super(why, null, false, false);
+            this.redo = redo;
         }
     }
 
-    private void tune(ConsumerRecord<String, String> record, BooleanSupplier revoked) {
+    private void tune(ConsumerRecord<String, String> record, FarmConsumerLoop.Control control) {
         long taskId;
         try {
             taskId = FarmMessages.read(record.value(), TuningTaskMessage.class).taskId();
@@ -146,85 +156,113 @@ public class TunerWorker implements SmartLifecycle {
         TaskRow row = claimed.get();
         if (row.attempts() > 1) LOG.info("task {} ({}) resumed by {}: attempt {}", row.id(), row.workloadKey(), id, row.attempts());
         try {
-            run(row, revoked);
+            run(row, control);
         } catch (Stopped e) {
             LOG.info("task {} stopped: {}", row.id(), e.getMessage());
+            if (e.redo) throw e;
         } catch (CancellationException e) {
-            if (!revoked.getAsBoolean()) throw e;
+            if (!control.revoked() && !control.stopping()) throw e;
         } catch (RuntimeException e) {
-            if (revoked.getAsBoolean()) return;
+            if (control.revoked()) return;
             LOG.warn("task {} ({}) failed: {}", row.id(), row.workloadKey(), e.toString(), e);
-            tasks.finish(row.id(), "FAILED", e.getMessage());
-            for (long run : tasks.runs(row.id())) runs.refreshStatus(run);
+            end(row, "FAILED", e.getMessage());
         }
     }
 
-    private void run(TaskRow claimed, BooleanSupplier revoked) {
+    private void run(TaskRow claimed, FarmConsumerLoop.Control control) {
+        if (!devices.anyAlive(claimed.deviceClass())) {
+            end(claimed, "FAILED", "no hardware agent of device class " + claimed.deviceClass() + " is ONLINE (GET /api/v1/devices; ./relayfarm agent starts one)");
+            return;
+        }
         Target target = Target.parse(claimed.target());
         IRModule module = ir.read(claimed.irRef());
         TuningTask task = Stages.tasks(module, target).stream().filter(t -> t.key().equals(claimed.workloadKey())).findFirst()
                 .orElseThrow(() -> new IllegalStateException("module " + claimed.irRef() + " has no workload " + claimed.workloadKey() + " for " + claimed.target()));
+        List<TuningRecord> earlier = records.of(claimed.workloadKey(), claimed.target(), claimed.deviceClass());
+        String compiler = devices.compilerOf(claimed.deviceClass()).orElseGet(() -> earlier.isEmpty() ? "unknown" : earlier.getLast().compiler());
+        Device device = devices.deviceOf(claimed.deviceClass()).orElseGet(() -> new Device(claimed.deviceClass(), "unknown", "unknown", List.of(), 1));
+        RecordContext context = new RecordContext(claimed.target(), device, compiler, ArtifactCompiler.VERSION);
+        RemoteMeasurer measurer = new RemoteMeasurer(claimed.id(), id, context, kafka, inbox, records, tx, lowering, props.measureTimeout());
         TaskRow row = claimed;
         while (true) {
-            List<TuningRecord> all = records.of(row.workloadKey(), row.target(), row.deviceClass());
-            String compiler = devices.compilerOf(row.deviceClass()).orElseGet(() -> all.isEmpty() ? "unknown" : all.getLast().compiler());
-            TaskRow r = row;
-            Device device = devices.deviceOf(row.deviceClass()).orElseGet(() -> new Device(r.deviceClass(), "unknown", "unknown", List.of(), 1));
-            RecordContext context = new RecordContext(row.target(), device, compiler, ArtifactCompiler.VERSION);
-            List<TuningRecord> prior = all.stream().filter(x -> x.compiler().equals(compiler)).toList();
-            int done = (int) prior.stream().filter(x -> !x.config().equals(task.defaultConfig())).map(TuningRecord::config).distinct().count();
+            // every record of the workload seeds the search (its configs are not proposed again); the budget counts this task's
+            List<TuningRecord> prior = records.of(row.workloadKey(), row.target(), row.deviceClass()).stream().filter(x -> x.compiler().equals(compiler)).toList();
+            int done = tasks.trials(row.id());
             int left = row.trialsBudget() - done;
             Duration time = row.deadline() == null ? null : Duration.between(Instant.now(), row.deadline());
             if (left <= 0 || time != null && (time.isNegative() || time.isZero())) {
-                finish(row, task, compiler, left <= 0 ? "trial budget spent (" + done + " trials)" : "time budget spent (" + done + " trials)");
+                finish(row, task, compiler, (left <= 0 ? "trial budget spent (" : "time budget spent (") + done + " trials)", measurer);
                 return;
             }
-            RemoteMeasurer measurer = new RemoteMeasurer(row.id(), id, context, kafka, inbox, records, tx, lowering, props.measureTimeout());
+            TaskRow r = row;
             Tuner.Options options = new Tuner.Options(row.strategy(), row.batch(), left, time, props.seed() + row.id(), props.patience());
             Tuner tuner = new Tuner(measurer, context, null, options, (t, batch, status) -> {
                 TaskScheduler.Progress p = status.tasks().getFirst();
-                List<TuningRecord> now = records.of(r.workloadKey(), r.target(), r.deviceClass());
-                tasks.progress(r.id(), done + status.trials(), Double.isFinite(p.defaultUs()) ? OptionalDouble.of(p.defaultUs()) : OptionalDouble.empty(),
-                        best(now, task, compiler));
-                if (revoked.getAsBoolean()) throw new Stopped("its message went to another worker");
-                if ("CANCELLED".equals(tasks.status(r.id()))) throw new Stopped("cancelled");
+                if (!tasks.progress(r.id(), r.attempts(), Double.isFinite(p.defaultUs()) ? OptionalDouble.of(p.defaultUs()) : OptionalDouble.empty())) {
+                    throw new Stopped("cancelled, or claimed by another worker", false);
+                }
+                if (control.revoked()) throw new Stopped("its message went to another worker", true);
+                if (control.stopping()) throw new Stopped("this worker is stopping; the task resumes on another", true);
             });
             Tuner.Result result = tuner.tune(List.of(task), Map.of(task.key(), row.calls()), prior);
             String note = result.notes().get(task.key());
             if (note != null) { // the search ended by itself (space exhausted, no improvement): no budget would change that
-                finish(row, task, compiler, note + " (" + (done + result.status().trials()) + " trials)");
+                finish(row, task, compiler, note + " (" + tasks.trials(row.id()) + " trials)", measurer);
                 return;
             }
             // the budget is spent; a run that joined meanwhile may have raised it: read the row again
             row = tasks.find(row.id()).orElseThrow();
-            if (!row.status().equals("RUNNING")) return;
+            if (!row.status().equals("RUNNING") || row.attempts() != claimed.attempts()) return;
         }
     }
 
-    /** The cheapest successful record of the task's template measured with {@code compiler}. */
-    private static Optional<TuningRecord> best(List<TuningRecord> all, TuningTask task, String compiler) {
-        return RecordSet.cheapest(all.stream().filter(r -> r.compiler().equals(compiler) && r.template().equals(task.template())).toList());
+    /**
+     * DONE with {@code note}. The best config that beat its default (the library's rule, {@link RecordSchedules}) is
+     * measured once more, against the default again, and proposed as a PENDING schedule only when that second
+     * measurement beats the default too: the best of many noisy medians is biased low, and a reviewer (or the
+     * auto-approve policy, which asks for two measurements) should see a cost that holds.
+     */
+    private void finish(TaskRow row, TuningTask task, String compiler, String note, RemoteMeasurer measurer) {
+        String outcome = "; the default stays (nothing beat it)";
+        Optional<TuningRecord> best = best(row, task, compiler);
+        if (best.isPresent()) {
+            ScheduleConfig config = best.get().config();
+            Measurement again;
+            try {
+                again = measurer.measureWithBaseline(task, List.of(config)).results().getFirst();
+            } catch (BaselineFailedException e) {
+                again = e.baseline();
+            }
+            Optional<TuningRecord> confirmed = records.of(row.workloadKey(), row.target(), row.deviceClass()).stream()
+                    .filter(r -> r.config().equals(config) && r.ok() && r.compiler().equals(compiler)).reduce((a, b) -> b); // the re-measurement
+            if (again.ok() && confirmed.isPresent() && confirmed.get().fasterThanDefault()) {
+                TuningRecord b = confirmed.get();
+                int measurements = (int) records.of(row.workloadKey(), row.target(), row.deviceClass()).stream()
+                        .filter(r -> r.ok() && r.config().equals(config) && r.compiler().equals(compiler)).count();
+                Optional<Long> schedule = reviews.propose(row.id(), b, measurements, id);
+                schedule.ifPresent(reviews::autoApproveIfEligible);
+                outcome = schedule.map(s -> String.format(Locale.ROOT, "; proposed schedule %d (%.2fx the default, %d measurements)", s,
+                        b.defaultCostUs().getAsDouble() / b.costUs(), measurements)).orElse("; a reviewed schedule stays");
+            } else {
+                outcome = "; the best (" + String.format(Locale.ROOT, "%.1f", best.get().costUs()) + " us) did not beat the default when measured again ("
+                        + again.outcome() + "): the default stays";
+            }
+        }
+        if (end(row, "DONE", note + outcome)) LOG.info("task {} ({}) done: {}{}", row.id(), row.workloadKey(), note, outcome);
     }
 
-    /** DONE with {@code note}; the best record proposed as the schedule when it beat its default. */
-    private void finish(TaskRow row, TuningTask task, String compiler, String note) {
+    /** The config the library's rule would apply from the workload's records: the cheapest, if it beat its default. */
+    private Optional<TuningRecord> best(TaskRow row, TuningTask task, String compiler) {
         List<TuningRecord> all = records.of(row.workloadKey(), row.target(), row.deviceClass());
-        Optional<TuningRecord> best = best(all, task, compiler);
-        String proposed = "";
-        if (best.isPresent() && best.get().fasterThanDefault()) {
-            TuningRecord b = best.get();
-            int measurements = (int) all.stream().filter(r -> r.ok() && r.config().equals(b.config()) && r.compiler().equals(compiler)).count();
-            long recordId = tasks.recordId(row.id(), b).orElse(0L);
-            Optional<Long> schedule = reviews.propose(row.id(), b, recordId == 0 ? null : recordId, measurements, id);
-            schedule.ifPresent(reviews::autoApproveIfEligible);
-            proposed = schedule.map(s -> "; proposed schedule " + s + String.format(java.util.Locale.ROOT, " (%.2fx the default)",
-                    b.defaultCostUs().getAsDouble() / b.costUs())).orElse("; best unchanged");
-        } else {
-            proposed = "; the default stays (nothing beat it)";
-        }
-        tasks.finish(row.id(), "DONE", note + proposed);
+        return RecordSchedules.stored(all, compiler).stream().filter(s -> s.config().template().equals(task.template()))
+                .map(s -> all.get((int) s.id() - 1)).findFirst();
+    }
+
+    /** Ends the task (if this worker still holds it) and refreshes the runs that hold it. */
+    private boolean end(TaskRow row, String status, String note) {
+        boolean ended = tasks.finish(row.id(), row.attempts(), status, note);
         for (long run : tasks.runs(row.id())) runs.refreshStatus(run);
-        LOG.info("task {} ({}) done: {}{}", row.id(), row.workloadKey(), note, proposed);
+        return ended;
     }
 
     @Override
