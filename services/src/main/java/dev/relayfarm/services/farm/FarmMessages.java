@@ -10,7 +10,8 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 
 /**
- * The JSON of the farm's messages ({@link TuningTaskMessage}, {@link MeasureRequest}, {@link MeasureResult}). Records
+ * The JSON of the farm's messages ({@link TuningTaskMessage}, {@link MeasureRequest}, {@link MeasureResult}; their
+ * schemas: {@code schemas/messages/tuning.tasks|measure.requests|measure.results.schema.json}). Records
  * are read and written by their components only: the library's records carry derived accessors ({@code inputs()},
  * {@code isFloat()}) that must not become fields. Unknown and missing fields are errors, as for the pipeline's
  * envelopes, so a worker and an agent of different versions fail loudly instead of misreading each other.

@@ -3,6 +3,7 @@ package dev.relayfarm.services.kit;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
+import org.springframework.boot.convert.DurationStyle;
 import java.util.Objects;
 
 /**
@@ -39,19 +40,13 @@ public record TuneOption(Mode mode, Duration budget) {
         throw new IllegalArgumentException("tune: expected off, apply or budget=<duration> (e.g. budget=5m), got '" + text.strip() + "'");
     }
 
+    /** A duration as Spring reads them ({@code 90s}, {@code 5m}, {@code 1h}, ISO-8601 {@code PT90S}), with a unit: "90" is refused. */
     private static Duration duration(String s) {
         try {
-            if (s.startsWith("pt")) return Duration.parse(s.toUpperCase(Locale.ROOT));
-            char unit = s.isEmpty() ? ' ' : s.charAt(s.length() - 1);
-            long n = Long.parseLong(s.substring(0, s.length() - 1));
-            return switch (unit) {
-                case 's' -> Duration.ofSeconds(n);
-                case 'm' -> Duration.ofMinutes(n);
-                case 'h' -> Duration.ofHours(n);
-                default -> throw new NumberFormatException();
-            };
-        } catch (NumberFormatException | DateTimeParseException | StringIndexOutOfBoundsException e) {
-            throw new IllegalArgumentException("tune: the budget '" + s + "' is not a duration (90s, 5m, 1h or PT90S)");
+            if (s.matches("\\d+")) throw new IllegalArgumentException("no unit");
+            return DurationStyle.detectAndParse(s);
+        } catch (IllegalArgumentException | DateTimeParseException e) {
+            throw new IllegalArgumentException("tune: the budget '" + s + "' is not a duration with a unit (90s, 5m, 1h or PT90S)");
         }
     }
 

@@ -184,7 +184,14 @@ public class TuningRecords {
 
     /** The records of a workload for a target and device class, oldest first (what a worker resumes from, what a job applies). */
     public List<TuningRecord> of(String workloadKey, String target, String deviceClass) {
-        return jdbc.query("SELECT to_jsonb(r)::text FROM tuning_records r WHERE workload_key = ? AND target = ? AND device_class = ? ORDER BY id",
-                (rs, i) -> TuningRecord.fromJson(rs.getString(1)), workloadKey, target, deviceClass);
+        List<TuningRecord> out = new ArrayList<>();
+        jdbc.query("SELECT id, to_jsonb(r)::text FROM tuning_records r WHERE workload_key = ? AND target = ? AND device_class = ? ORDER BY id", rs -> {
+            try {
+                out.add(TuningRecord.fromJson(rs.getString(2)));
+            } catch (IllegalArgumentException e) { // one unreadable row (an import gone wrong) must not stop a task or a job
+                LOG.warn("tuning_records row {} is not a readable record, ignored: {}", rs.getLong(1), e.getMessage());
+            }
+        }, workloadKey, target, deviceClass);
+        return out;
     }
 }
