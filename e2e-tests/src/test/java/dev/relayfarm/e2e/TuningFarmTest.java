@@ -38,6 +38,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 @ExtendWith(E2eFarmExtension.class)
 class TuningFarmTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The tuning jobs' budget: short in CI; {@code -Drelayfarm.e2e.tune-budget=5m} shows what a longer one gains. */
+    private static final String BUDGET = System.getProperty("relayfarm.e2e.tune-budget", "90s");
 
     /** What the test tunes: the two models when the shared data is there, else the example MLP. */
     private record Model(String name, Path file, String shapes) {}
@@ -68,7 +70,7 @@ class TuningFarmTest {
                     "two agents ONLINE");
             String deviceA1 = text(farm, "SELECT id FROM devices WHERE id LIKE '%/a1'");
             Map<Model, String> jobs = new LinkedHashMap<>();
-            for (Model m : models()) jobs.put(m, submit(farm, m, "budget=90s"));
+            for (Model m : models()) jobs.put(m, submit(farm, m, "budget=" + BUDGET));
 
             awaitTrue(() -> count(farm, "SELECT count(*) FROM devices WHERE id = '" + deviceA1 + "' AND in_flight > 0") == 1, Duration.ofSeconds(180),
                     "agent a1 measuring");
