@@ -112,8 +112,8 @@ class WorkerAgentTest {
         List<Map<String, Object>> records = jdbc.queryForList("SELECT config::text AS config, cost_us, error, device_id, position FROM tuning_records "
                 + "WHERE task_id = ? ORDER BY id", taskId);
         assertTrue(records.stream().allMatch(r -> agent.deviceId().equals(r.get("device_id"))), "every record names the agent: " + records);
-        long candidates = records.stream().filter(r -> ((Number) r.get("position")).intValue() > 0).count();
-        assertEquals(trials, candidates, "candidate trials recorded: " + records);
+        long candidates = records.stream().filter(r -> ((Number) r.get("position")).intValue() > 0).map(r -> r.get("config")).distinct().count();
+        assertEquals(trials, candidates, "distinct candidate configs recorded: " + records);
         assertEquals(trials, ((Number) row.get("trials")).intValue(), "the task's progress: " + row);
 
         // the wrong one: recorded as WRONG_ANSWER, counted on the device, never the schedule
@@ -125,6 +125,11 @@ class WorkerAgentTest {
                 task.key(), agent.device().deviceClass());
         for (String s : schedules) assertNotEquals(wrong, ScheduleConfig.fromJson(s), "a wrong answer became the schedule");
         if (!schedules.isEmpty()) {
+            // proposed only after a second measurement of the best config confirmed it
+            assertEquals(2, jdbc.queryForObject("SELECT measurements FROM schedules WHERE workload_key = ? AND device_class = ?", Integer.class,
+                    task.key(), agent.device().deviceClass()));
+            assertEquals(2, records.stream().filter(r -> ScheduleConfig.fromJson((String) r.get("config")).equals(ScheduleConfig.fromJson(schedules.getFirst()))
+                    && ((Number) r.get("position")).intValue() > 0).count(), "the proposed config's two measurements");
             assertEquals("PENDING", jdbc.queryForObject("SELECT status FROM schedules WHERE workload_key = ? AND device_class = ?", String.class,
                     task.key(), agent.device().deviceClass()));
             assertEquals(1, jdbc.queryForObject("SELECT count(*) FROM schedule_history h JOIN schedules s ON s.id = h.schedule_id "
