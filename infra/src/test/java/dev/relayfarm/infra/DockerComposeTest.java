@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * from the Dockerfile that exists.
  */
 class DockerComposeTest {
-    static final List<String> ROLES = List.of("gateway", "importer", "type-inference", "optimizer", "autotuner", "codegen");
+    static final List<String> ROLES = Stage.roles();
 
     @Test
     void composeFileMatchesTheTopicsAndRoles() throws Exception {
