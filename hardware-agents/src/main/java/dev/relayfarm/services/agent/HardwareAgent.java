@@ -5,6 +5,7 @@ import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.services.store.Devices;
 import dev.relayfarm.services.farm.FarmConsumerLoop;
+import dev.relayfarm.services.farm.FarmHost;
 import dev.relayfarm.services.farm.FarmMessages;
 import dev.relayfarm.services.farm.MeasureRequest;
 import dev.relayfarm.services.farm.MeasureResult;
@@ -21,8 +22,6 @@ import dev.relayfarm.tuning.measure.MeasuredBatch;
 import dev.relayfarm.tuning.measure.SandboxedRunner;
 import dev.relayfarm.tuning.record.RecordContext;
 import dev.relayfarm.tuning.record.TuningRecord;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -90,15 +89,7 @@ public class HardwareAgent implements SmartLifecycle {
         this.kafkaProperties = kafkaProperties;
         this.admin = admin;
         this.topics = topics;
-        this.id = host() + "/" + props.name();
-    }
-
-    private static String host() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            return "localhost";
-        }
+        this.id = FarmHost.name() + "/" + props.name();
     }
 
     /** The device id ({@code HOST/NAME}). */
@@ -120,7 +111,7 @@ public class HardwareAgent implements SmartLifecycle {
         capabilities.put("threads", props.threads());
         String topic = FarmTopics.measureRequests(device.deviceClass());
         admin.createOrModifyTopics(TopicBuilder.name(topic).partitions(FarmTopics.partitions(topics.partitions())).replicas(topics.replicas()).build());
-        devices.register(id, host(), device, compiler, ArtifactCompiler.VERSION, capabilities);
+        devices.register(id, FarmHost.name(), device, compiler, ArtifactCompiler.VERSION, capabilities);
         heartbeats = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().name("agent-heartbeat").daemon().unstarted(r));
         heartbeats.scheduleWithFixedDelay(this::heartbeat, props.heartbeat().toMillis(), props.heartbeat().toMillis(), TimeUnit.MILLISECONDS);
         loop = new FarmConsumerLoop("agent-" + props.name(), topic, "hardware-agents." + device.deviceClass(), kafkaProperties.buildConsumerProperties(null),
@@ -134,7 +125,7 @@ public class HardwareAgent implements SmartLifecycle {
             Optional<String> s = devices.heartbeat(id, inFlight, inFlightRequest);
             if (s.isEmpty()) {
                 LOG.warn("device {} has no row any more; registering again", id);
-                devices.register(id, host(), device, compiler(), ArtifactCompiler.VERSION, capabilities);
+                devices.register(id, FarmHost.name(), device, compiler(), ArtifactCompiler.VERSION, capabilities);
                 return;
             }
             if (!s.get().equals(status)) LOG.info("device {} is now {}", id, s.get());

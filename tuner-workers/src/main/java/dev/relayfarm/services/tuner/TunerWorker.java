@@ -6,6 +6,7 @@ import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.services.store.Devices;
 import dev.relayfarm.services.farm.FarmConsumerLoop;
+import dev.relayfarm.services.farm.FarmHost;
 import dev.relayfarm.services.farm.FarmMessages;
 import dev.relayfarm.services.store.TuningRecords;
 import dev.relayfarm.services.store.TaskRow;
@@ -27,8 +28,6 @@ import dev.relayfarm.tuning.record.RecordSchedules;
 import dev.relayfarm.tuning.record.TuningRecord;
 import dev.relayfarm.tuning.scheduler.TaskScheduler;
 import dev.relayfarm.tuning.scheduler.Tuner;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -98,15 +97,7 @@ public class TunerWorker implements SmartLifecycle {
         this.kafkaProperties = kafkaProperties;
         this.tx = tx;
         this.lowering = lowering.getIfAvailable(() -> CandidateLowering.LIBRARY);
-        this.id = "worker-" + host() + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 6);
-    }
-
-    private static String host() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            return "localhost";
-        }
+        this.id = "worker-" + FarmHost.name() + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 6);
     }
 
     public String workerId() {
