@@ -120,6 +120,35 @@ public final class E2eFarm implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code ./relayfarm agent|worker} as a process of its own (a separate JVM on this test's class path) joined to this
+     * farm, its output in {@code <work>/COMMAND-NAME.out}: what the tuning farm's tests SIGKILL.
+     */
+    public Process startFarmProcess(String command, String name, String... extra) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+                "dev.relayfarm.infra.FarmCommand", command, "--bootstrap", farm.bootstrapServers(), "--db", farm.jdbcUrl(), "--log-dir", work.toString()));
+        cmd.addAll(List.of(extra));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(work.resolve(command + "-" + name + ".out").toFile()).start();
+    }
+
+    /** The first column of every row {@code sql} returns, as text. */
+    public List<String> rows(String sql) {
+        try (Connection c = db(); PreparedStatement q = c.prepareStatement(sql); ResultSet rs = q.executeQuery()) {
+            List<String> out = new ArrayList<>();
+            while (rs.next()) out.add(rs.getString(1));
+            return out;
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The first column of {@code sql}'s first row, as text; null when there is none. */
+    public String text(String sql) {
+        List<String> r = rows(sql);
+        return r.isEmpty() ? null : r.getFirst();
+    }
+
     public Connection db() throws SQLException {
         return DriverManager.getConnection(farm.jdbcUrl(), Postgres.USER, "");
     }

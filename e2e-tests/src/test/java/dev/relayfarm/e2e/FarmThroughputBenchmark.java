@@ -16,7 +16,6 @@ import dev.relayfarm.tuning.measure.MeasureOptions;
 import dev.relayfarm.tuning.measure.SandboxedRunner;
 import dev.relayfarm.tuning.record.RecordContext;
 import dev.relayfarm.tuning.scheduler.Tuner;
-import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,7 +23,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -132,20 +130,14 @@ class FarmThroughputBenchmark {
     }
 
     private static Process agent(E2eFarm farm, String name) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-                "dev.relayfarm.infra.FarmCommand", "agent", "--bootstrap", farm.farm.bootstrapServers(), "--db", farm.farm.jdbcUrl(), "--name", name,
-                "--log-dir", farm.work.toString())
-                .redirectErrorStream(true).redirectOutput(new File(farm.work.toFile(), "agent-" + name + ".out")).start();
+        return farm.startFarmProcess("agent", name, "--name", name);
     }
 
-    private static long count(E2eFarm farm, String sql) throws Exception {
-        return Long.parseLong(text(farm, sql));
+    private static long count(E2eFarm farm, String sql) {
+        return Long.parseLong(farm.text(sql));
     }
 
-    private static String text(E2eFarm farm, String sql) throws Exception {
-        try (Connection c = farm.db(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            return rs.next() ? rs.getString(1) : null;
-        }
+    private static String text(E2eFarm farm, String sql) {
+        return farm.text(sql);
     }
 }

@@ -12,13 +12,9 @@ import dev.relayfarm.bench.SideBySide;
 import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.runtime.CompiledModel;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -225,20 +221,11 @@ class TuningFarmTest {
 
     private static Process agent(E2eFarm farm, String name) throws Exception {
         // full measurements (not --fast): what these agents measure becomes schedules the test applies and times
-        return farmProcess(farm, name, "agent", "--name", name);
+        return farm.startFarmProcess("agent", name, "--name", name);
     }
 
     private static Process worker(E2eFarm farm, String name) throws Exception {
-        return farmProcess(farm, name, "worker", "--set", "relayfarm.tuner.concurrency=1");
-    }
-
-    private static Process farmProcess(E2eFarm farm, String name, String command, String... extra) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-                "dev.relayfarm.infra.FarmCommand", command, "--bootstrap", farm.farm.bootstrapServers(), "--db", farm.farm.jdbcUrl(),
-                "--log-dir", farm.work.toString()));
-        cmd.addAll(List.of(extra));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(new File(farm.work.toFile(), command + "-" + name + ".out")).start();
+        return farm.startFarmProcess("worker", name, "--set", "relayfarm.tuner.concurrency=1");
     }
 
     private static int post(E2eFarm farm, String path, String json, String token) throws Exception {
@@ -249,22 +236,15 @@ class TuningFarmTest {
     }
 
     private static long count(E2eFarm farm, String sql) {
-        return Long.parseLong(text(farm, sql));
+        return Long.parseLong(farm.text(sql));
     }
 
     private static String text(E2eFarm farm, String sql) {
-        List<String> r = rows(farm, sql);
-        return r.isEmpty() ? null : r.getFirst();
+        return farm.text(sql);
     }
 
     private static List<String> rows(E2eFarm farm, String sql) {
-        try (Connection c = farm.db(); PreparedStatement q = c.prepareStatement(sql); ResultSet rs = q.executeQuery()) {
-            List<String> out = new ArrayList<>();
-            while (rs.next()) out.add(rs.getString(1));
-            return out;
-        } catch (java.sql.SQLException e) {
-            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
-        }
+        return farm.rows(sql);
     }
 
     private static void awaitTrue(BooleanSupplier condition, Duration timeout, String what) throws InterruptedException {

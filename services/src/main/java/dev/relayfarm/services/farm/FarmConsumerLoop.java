@@ -111,11 +111,6 @@ public final class FarmConsumerLoop implements AutoCloseable {
         return this;
     }
 
-    /** Whether a record is being handled now. */
-    public boolean busy() {
-        return inFlight != null;
-    }
-
     private void run() {
         while (true) {
             KafkaConsumer<String, String> c = null;

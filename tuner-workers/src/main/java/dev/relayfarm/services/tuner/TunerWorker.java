@@ -224,12 +224,12 @@ public class TunerWorker implements SmartLifecycle {
             } catch (BaselineFailedException e) {
                 again = e.baseline();
             }
-            Optional<TuningRecord> confirmed = records.of(row.workloadKey(), row.target(), row.deviceClass()).stream()
-                    .filter(r -> r.config().equals(config) && r.ok() && r.compiler().equals(compiler)).reduce((a, b) -> b); // the re-measurement
-            if (again.ok() && confirmed.isPresent() && confirmed.get().fasterThanDefault()) {
-                TuningRecord b = confirmed.get();
-                int measurements = (int) records.of(row.workloadKey(), row.target(), row.deviceClass()).stream()
-                        .filter(r -> r.ok() && r.config().equals(config) && r.compiler().equals(compiler)).count();
+            // the config's successful records, this re-measurement last: one read gives the confirmation and the count
+            List<TuningRecord> measured = records.of(row.workloadKey(), row.target(), row.deviceClass()).stream()
+                    .filter(r -> r.config().equals(config) && r.ok() && r.compiler().equals(compiler)).toList();
+            if (again.ok() && !measured.isEmpty() && measured.getLast().fasterThanDefault()) {
+                TuningRecord b = measured.getLast();
+                int measurements = measured.size();
                 Optional<Long> schedule = reviews.propose(row.id(), b, measurements, id);
                 schedule.ifPresent(reviews::autoApproveIfEligible);
                 outcome = schedule.map(s -> String.format(Locale.ROOT, "; proposed schedule %d (%.2fx the default, %d measurements)", s,
