@@ -221,6 +221,7 @@ public final class LocalFarm implements AutoCloseable {
     public void printSummary(PrintStream out) {
         out.println();
         out.println("RelayFarm local farm is up:");
+        out.println("  dashboard    " + gatewayUrl() + "/ui   (log in with the token below)");
         out.println("  REST API     " + gatewayUrl() + "/api/v1/jobs   (OpenAPI: " + gatewayUrl() + "/api/v1/openapi.json; health: " + gatewayUrl()
                 + "/api/v1/health)");
         out.println("  listening on " + config.bindAddress() + (config.bindAddress().equals(FarmConfig.BIND_ADDRESS)

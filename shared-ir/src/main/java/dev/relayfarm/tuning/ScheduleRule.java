@@ -29,11 +29,18 @@ public final class ScheduleRule {
      * or empty when its default does.
      */
     public static Optional<StoredSchedule> choose(TuningTask task, String deviceClass, List<StoredSchedule> stored) {
-        String target = task.target().toString();
+        return choose(task.key(), task.target().toString(), task.template(), deviceClass, stored);
+    }
+
+    /**
+     * The same rule for a workload known by its key, target and the template its kernel uses, without a module to build
+     * the task from: what the dashboard asks of a stored schedule's workload ("which schedule would a new job get").
+     */
+    public static Optional<StoredSchedule> choose(String workloadKey, String target, String template, String deviceClass, List<StoredSchedule> stored) {
         StoredSchedule best = null;
         for (StoredSchedule s : stored) {
-            if (!s.workloadKey().equals(task.key()) || !s.target().equals(target) || !s.deviceClass().equals(deviceClass)
-                    || !s.config().template().equals(task.template())) continue;
+            if (!s.workloadKey().equals(workloadKey) || !s.target().equals(target) || !s.deviceClass().equals(deviceClass)
+                    || !s.config().template().equals(template)) continue;
             boolean applies = switch (s.status()) {
                 case PINNED -> true;
                 case APPROVED -> !s.slowerThanDefault();

@@ -32,7 +32,7 @@ public class BearerTokenFilter extends OncePerRequestFilter {
     /** The request attribute holding the caller's token id ({@link GatewayToken#id}). */
     static final String TOKEN_ID = "relayfarm.tokenId";
     /** The request attribute holding the {@link Caller}: the token's name and roles ({@link RoleInterceptor} checks them). */
-    static final String CALLER = "relayfarm.caller";
+    public static final String CALLER = "relayfarm.caller";
     static final Set<String> PUBLIC = Set.of("/api/v1/openapi.json", "/api/v1/docs", "/api/v1/health");
 
     private final GatewayToken token;
@@ -54,7 +54,7 @@ public class BearerTokenFilter extends OncePerRequestFilter {
      * {@code /%61pi/v1/jobs} or {@code /api/v1/docs/..;/jobs} must not look public while Spring MVC routes them to a
      * protected handler.
      */
-    static String path(HttpServletRequest request) {
+    public static String path(HttpServletRequest request) {
         String info = request.getPathInfo();
         return request.getServletPath() + (info == null ? "" : info);
     }

@@ -134,7 +134,7 @@ public class JobRepository {
         return done.outcome();
     }
 
-    Optional<JobView> find(UUID id) {
+    public Optional<JobView> find(UUID id) {
         return store.find(id).map(j -> {
             var model = new JobView.Model(j.modelName(), j.modelFormat(), j.modelSha256(), j.modelSizeBytes());
             JobView.JobError error = j.status() == JobStatus.FAILED ? new JobView.JobError(j.errorStage(), j.errorMessage(), j.errorCode()) : null;
@@ -151,7 +151,7 @@ public class JobRepository {
                         instant(rs, "created_at"), JobLinks.artifact(id)), id).stream().findFirst();
     }
 
-    Optional<JobStatus> status(UUID id) {
+    public Optional<JobStatus> status(UUID id) {
         return store.status(id);
     }
 
@@ -167,8 +167,19 @@ public class JobRepository {
                 .map(e -> new JobEventView(e.id(), e.jobId(), e.stage(), e.kind(), e.status(), e.message(), e.durationMs(), e.at())).toList();
     }
 
+    /** The manifest of a job's artifact (kept or expired: the row keeps it), when its artifacts row exists. */
+    public Optional<com.fasterxml.jackson.databind.JsonNode> manifest(UUID id, com.fasterxml.jackson.databind.ObjectMapper json) {
+        return jdbc.query("SELECT manifest::text FROM artifacts WHERE job_id = ?", (rs, i) -> {
+            try {
+                return json.readTree(rs.getString(1));
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalStateException("artifacts.manifest of job " + id + " is not JSON: " + e.getOriginalMessage(), e);
+            }
+        }, id).stream().findFirst();
+    }
+
     /** The artifact tarball of a job, when its artifacts row exists. */
-    Optional<byte[]> artifactTar(UUID id) {
+    public Optional<byte[]> artifactTar(UUID id) {
         return jdbc.query("SELECT b.bytes FROM artifacts a JOIN blobs b ON b.sha256 = a.tar_sha256 WHERE a.job_id = ?",
                 (rs, i) -> rs.getBytes(1), id).stream().findFirst();
     }

@@ -202,7 +202,7 @@ public class JobsController {
     }
 
     /** Job ids are UUIDs; anything else is a malformed request (400), not an unknown job (404). */
-    static UUID jobId(String text) {
+    public static UUID jobId(String text) {
         try {
             UUID id = UUID.fromString(text);
             // UUID.fromString accepts abbreviated forms like "1-1-1-1-1"; only the canonical 36-character form is an id.

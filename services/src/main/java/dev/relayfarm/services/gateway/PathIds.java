@@ -1,10 +1,10 @@
 package dev.relayfarm.services.gateway;
 
 /** The numeric ids in paths (schedules, tuning runs): anything but a positive integer is a 400, not a 404. */
-final class PathIds {
+public final class PathIds {
     private PathIds() {}
 
-    static long parse(String what, String text) {
+    public static long parse(String what, String text) {
         try {
             long id = Long.parseLong(text);
             if (id > 0) return id;

@@ -35,6 +35,7 @@ public enum ProblemType {
     JOB_TERMINAL("job-terminal", HttpStatus.CONFLICT, "Job already finished"),
     JOB_NOT_OPTIMIZED("job-not-optimized", HttpStatus.CONFLICT, "Job has no optimized module"),
     DEVICE_OFFLINE("device-offline", HttpStatus.CONFLICT, "Device offline"),
+    SCHEDULE_NOT_PINNED("schedule-not-pinned", HttpStatus.CONFLICT, "Schedule not pinned"),
     TUNING_RUN_FINISHED("tuning-run-finished", HttpStatus.CONFLICT, "Tuning run already finished"),
     ARTIFACT_NOT_READY("artifact-not-ready", HttpStatus.CONFLICT, "Artifact not available"),
     ARTIFACT_EXPIRED("artifact-expired", HttpStatus.GONE, "Artifact deleted by the retention policy"),

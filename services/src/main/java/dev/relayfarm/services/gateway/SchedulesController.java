@@ -98,6 +98,13 @@ public class SchedulesController {
         return decide(id, ScheduleDecision.PIN, body, caller);
     }
 
+    @PostMapping("/{id}/unpin")
+    @RequiresRole(Role.REVIEWER)
+    Map<String, Object> unpin(@PathVariable("id") String id, @RequestBody(required = false) String body,
+                              @RequestAttribute(BearerTokenFilter.CALLER) Caller caller) {
+        return decide(id, ScheduleDecision.UNPIN, body, caller);
+    }
+
     private Map<String, Object> decide(String id, ScheduleDecision decision, String body, Caller caller) {
         long schedule = PathIds.parse("schedule", id);
         String note = JsonBody.parse(json, body, ProblemType.BAD_BODY).text("note").map(String::trim).filter(s -> !s.isEmpty()).orElse(null);
@@ -106,7 +113,11 @@ public class SchedulesController {
             throw new ApiProblem(ProblemType.NOTE_REQUIRED, "rejecting schedule " + schedule + " needs a reason: send {\"note\": \"...\"}",
                     Map.of(SubmitFields.CODE, ProblemType.NOTE_REQUIRED.slug));
         }
-        reviews.decide(schedule, decision, caller.name(), note).orElseThrow(() -> notFound(schedule));
+        try {
+            reviews.decide(schedule, decision, caller.name(), note).orElseThrow(() -> notFound(schedule));
+        } catch (ScheduleReviews.NotPinned e) {
+            throw new ApiProblem(ProblemType.SCHEDULE_NOT_PINNED, e.getMessage(), Map.of("status", e.status));
+        }
         log.info("schedule {} {} by {}", schedule, decision.status, caller.name());
         return detail(schedule);
     }

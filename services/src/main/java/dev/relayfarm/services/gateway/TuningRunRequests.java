@@ -1,5 +1,6 @@
 package dev.relayfarm.services.gateway;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.services.kit.ServiceRole;
@@ -100,6 +101,14 @@ public class TuningRunRequests {
             throw bad("'budget' must be positive and at most " + MAX_BUDGET.toDays() + " days, got '" + text + "'");
         }
         return d;
+    }
+
+    /**
+     * {@code POST /api/v1/tuning-runs}'s body (JSON text) checked and created: the API and the dashboard's start form
+     * make a run the one same way.
+     */
+    public TuningRunCreated create(ObjectMapper json, String body, Caller caller) {
+        return create(check(JsonBody.parse(json, body, ProblemType.BAD_TUNING_RUN)), caller);
     }
 
     /** Records the run and announces its new tasks. A 503 if Kafka does not take them: the run is then cancelled. */

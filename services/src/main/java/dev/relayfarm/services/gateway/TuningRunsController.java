@@ -55,7 +55,7 @@ public class TuningRunsController {
     @PostMapping
     @RequiresRole(Role.OPERATOR)
     ResponseEntity<ObjectNode> create(@RequestBody(required = false) String body, @RequestAttribute(BearerTokenFilter.CALLER) Caller caller) {
-        TuningRunCreated created = requests.create(requests.check(JsonBody.parse(json, body, ProblemType.BAD_TUNING_RUN)), caller);
+        TuningRunCreated created = requests.create(json, body, caller);
         ObjectNode view = json.valueToTree(find(created.runId()));
         view.set("createdTaskIds", json.valueToTree(created.newTaskIds()));
         view.set("joinedTaskIds", json.valueToTree(created.joinedTaskIds()));

@@ -65,6 +65,30 @@ public class JobStore {
         return jdbc.query(sql, JobStore::row, args);
     }
 
+    /**
+     * Newest first, filtered: {@code status} exact, {@code model} a case-insensitive part of the model name,
+     * {@code since} created at or after; a null filter does not filter. The dashboard's jobs list.
+     */
+    public List<JobRow> list(JobStatus status, String model, Instant since, int limit) {
+        StringBuilder where = new StringBuilder(" WHERE true");
+        List<Object> args = new java.util.ArrayList<>();
+        if (status != null) {
+            where.append(" AND j.status = ?");
+            args.add(status.name());
+        }
+        if (model != null && !model.isBlank()) {
+            // a literal part of the name: LIKE's wildcards in it match themselves
+            where.append(" AND j.model_name ILIKE ? ESCAPE '\\'");
+            args.add("%" + model.trim().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%");
+        }
+        if (since != null) {
+            where.append(" AND j.created_at >= ?");
+            args.add(Timestamp.from(since));
+        }
+        args.add(limit);
+        return jdbc.query(ROW + where + " ORDER BY j.created_at DESC, j.id LIMIT ?", JobStore::row, args.toArray());
+    }
+
     private static JobRow row(ResultSet rs, int i) throws SQLException {
         return new JobRow(rs.getObject("id", UUID.class), JobStatus.valueOf(rs.getString("status")), rs.getString("model_name"),
                 rs.getString("model_format"), rs.getString("model_sha256").trim(), rs.getLong("model_size"), rs.getString("target"),

@@ -106,13 +106,18 @@ public class ScheduleReviews {
     /**
      * Records {@code reviewer}'s decision: the schedule's status, reviewer, note and updated_at, and a history row.
      * Empty when there is no such schedule. The caller checks what its policy needs (a note for a rejection); the
-     * reviewer is whoever the caller authenticated, never something a client wrote in a body.
+     * reviewer is whoever the caller authenticated, never something a client wrote in a body. Unpinning a schedule that
+     * is not PINNED throws {@link NotPinned}, with nothing changed.
      */
     public Optional<ScheduleRow> decide(long id, ScheduleDecision decision, String reviewer, String note) {
         Objects.requireNonNull(decision, "decision");
         if (reviewer == null || reviewer.isBlank()) throw new IllegalArgumentException("a decision needs a reviewer");
         return tx.execute(s -> {
             if (!lock(id)) return Optional.<ScheduleRow>empty();
+            if (decision == ScheduleDecision.UNPIN) {
+                String now = jdbc.queryForObject("SELECT status FROM schedules WHERE id = ?", String.class, id);
+                if (!"PINNED".equals(now)) throw new NotPinned(id, now);
+            }
             record(id, decision.status, decision.action, reviewer, note);
             return find(id);
         });
@@ -204,4 +209,13 @@ public class ScheduleReviews {
         });
     }
 
+    /** An unpin of a schedule that is not PINNED (checked under the row's lock). */
+    public static final class NotPinned extends RuntimeException {
+        public final String status;
+
+        NotPinned(long id, String status) {
+            super("schedule " + id + " is " + status + ", not PINNED: there is no pin to take back");
+            this.status = status;
+        }
+    }
 }

@@ -42,15 +42,24 @@ public class ScheduleStore {
      * ({@link Device#UNKNOWN_CLASS}) stand for the target's device, whichever class that is.
      */
     public Map<String, StoredSchedule> choose(List<TuningTask> tasks, Target target, String deviceClass) {
-        List<StoredSchedule> rows = stored(tasks.stream().map(TuningTask::key).distinct().toList(), target.toString(), deviceClass);
+        Map<String, String> templates = new HashMap<>();
+        for (TuningTask t : tasks) templates.put(t.key(), t.template());
+        return choose(templates, target.toString(), deviceClass);
+    }
+
+    /**
+     * The same choice per workload key, given the template each key's kernel uses ({@code templateByKey}): what the
+     * dashboard shows as the schedule a new job would get.
+     */
+    public Map<String, StoredSchedule> choose(Map<String, String> templateByKey, String target, String deviceClass) {
+        List<StoredSchedule> rows = stored(List.copyOf(templateByKey.keySet()), target, deviceClass);
         // the class's own schedules first; the old class-less rows only where none of the class's applies
         List<StoredSchedule> own = rows.stream().filter(s -> s.deviceClass().equals(deviceClass)).toList();
         List<StoredSchedule> old = rows.stream().filter(s -> !s.deviceClass().equals(deviceClass))
                 .map(s -> new StoredSchedule(s.id(), s.workloadKey(), s.target(), deviceClass, s.config(), s.status(), s.costUs(), s.defaultCostUs())).toList();
         Map<String, StoredSchedule> out = new HashMap<>();
-        for (TuningTask t : tasks) {
-            ScheduleRule.choose(t, deviceClass, own).or(() -> ScheduleRule.choose(t, deviceClass, old)).ifPresent(s -> out.put(t.key(), s));
-        }
+        templateByKey.forEach((key, template) -> ScheduleRule.choose(key, target, template, deviceClass, own)
+                .or(() -> ScheduleRule.choose(key, target, template, deviceClass, old)).ifPresent(s -> out.put(key, s)));
         return out;
     }
 

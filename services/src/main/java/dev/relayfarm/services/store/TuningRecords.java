@@ -9,7 +9,9 @@ import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -193,5 +195,59 @@ public class TuningRecords {
             }
         }, workloadKey, target, deviceClass);
         return out;
+    }
+
+    /**
+     * What the farm measured of these workloads on {@code target}, any device class: the median cost per (workload,
+     * config), and per workload the median of its template default's cost. The dashboard's models page puts them
+     * beside a compiled model's kernels (where to spend tuning next).
+     */
+    public MeasuredCosts measuredCosts(String target, List<String> workloadKeys) {
+        Map<String, Map<String, Double>> byConfig = new HashMap<>();
+        Map<String, Double> defaults = new HashMap<>();
+        if (workloadKeys.isEmpty()) return new MeasuredCosts(byConfig, defaults);
+        Object[] keys = workloadKeys.stream().distinct().toArray();
+        jdbc.query(con -> {
+            var ps = con.prepareStatement("""
+                    SELECT workload_key, config::text, percentile_cont(0.5) WITHIN GROUP (ORDER BY cost_us) FROM tuning_records
+                    WHERE target = ? AND workload_key = ANY (?) AND cost_us IS NOT NULL GROUP BY 1, 2""");
+            ps.setString(1, target);
+            ps.setArray(2, con.createArrayOf("text", keys));
+            return ps;
+        }, rs -> {
+            byConfig.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(canonical(rs.getString(2)), rs.getDouble(3));
+        });
+        jdbc.query(con -> {
+            var ps = con.prepareStatement("""
+                    SELECT workload_key, percentile_cont(0.5) WITHIN GROUP (ORDER BY default_cost_us) FROM tuning_records
+                    WHERE target = ? AND workload_key = ANY (?) AND default_cost_us IS NOT NULL GROUP BY 1""");
+            ps.setString(1, target);
+            ps.setArray(2, con.createArrayOf("text", keys));
+            return ps;
+        }, rs -> {
+            defaults.put(rs.getString(1), rs.getDouble(2));
+        });
+        return new MeasuredCosts(byConfig, defaults);
+    }
+
+    /** A config's JSON with its keys in one order, so a manifest's config and a record's compare as text. */
+    public static String canonical(String configJson) {
+        try {
+            return dev.relayfarm.kernel.template.ScheduleConfig.fromJson(configJson).toJson();
+        } catch (IllegalArgumentException e) {
+            return configJson;
+        }
+    }
+
+    /** See {@link #measuredCosts}; configs keyed by {@link #canonical}. */
+    public record MeasuredCosts(Map<String, Map<String, Double>> medianByConfig, Map<String, Double> medianDefault) {
+        public Double of(String workload, String canonicalConfig) {
+            Map<String, Double> m = medianByConfig.get(workload);
+            return m == null ? null : m.get(canonicalConfig);
+        }
+
+        public Double defaultOf(String workload) {
+            return medianDefault.get(workload);
+        }
     }
 }

@@ -101,4 +101,17 @@ public class TuningTasks {
                 status, note, id, attempt) == 1;
     }
 
+
+    /**
+     * The farm's queue per device class: tasks waiting for a worker (PENDING) and being tuned (RUNNING), classes with
+     * neither left out. What the dashboard's farm page shows as queue depth.
+     */
+    public java.util.List<ClassQueue> queues() {
+        return jdbc.query("""
+                SELECT device_class, count(*) FILTER (WHERE status = 'PENDING'), count(*) FILTER (WHERE status = 'RUNNING')
+                FROM tuning_tasks WHERE status IN ('PENDING', 'RUNNING') GROUP BY 1 ORDER BY 1""",
+                (rs, i) -> new ClassQueue(rs.getString(1), rs.getInt(2), rs.getInt(3)));
+    }
+
+    public record ClassQueue(String deviceClass, int pending, int running) {}
 }

@@ -1,0 +1,77 @@
+package dev.relayfarm.services.dashboard;
+
+import dev.relayfarm.services.kit.ServiceRole;
+import dev.relayfarm.services.kit.Stage;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseCookie;
+import org.springframework.stereotype.Controller;
+import org.springframework.ui.Model;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+
+/**
+ * The dashboard's login form and logout. A good token gets a session cookie (HttpOnly: page scripts cannot read it;
+ * SameSite=Strict: another site's page cannot send it; Secure behind HTTPS) and a redirect to where the browser was
+ * going; a bad one the form again with a 401 and what was wrong. {@code /ui} itself is the jobs list.
+ */
+@Controller
+@ServiceRole(Stage.GATEWAY)
+public class LoginController {
+    private static final Logger log = LoggerFactory.getLogger(LoginController.class);
+    private final DashboardSessions sessions;
+
+    public LoginController(DashboardSessions sessions) {
+        this.sessions = sessions;
+    }
+
+    @GetMapping({"/ui", "/ui/"})
+    String home() {
+        return "redirect:/ui/jobs";
+    }
+
+    @GetMapping("/ui/login")
+    String form(@RequestParam(name = "next", required = false) String next, Model model) {
+        model.addAttribute("next", safeNext(next));
+        return "ui/login";
+    }
+
+    @PostMapping("/ui/login")
+    String login(@RequestParam(name = "token", required = false) String token, @RequestParam(name = "next", required = false) String next,
+                 HttpServletRequest request, HttpServletResponse response, Model model) {
+        Optional<DashboardSessions.Session> session = sessions.login(token);
+        if (session.isEmpty()) {
+            response.setStatus(HttpStatus.UNAUTHORIZED.value());
+            model.addAttribute("next", safeNext(next));
+            model.addAttribute("error", token == null || token.isBlank() ? "Enter a token." : "That token is not valid here.");
+            return "ui/login";
+        }
+        response.addHeader(HttpHeaders.SET_COOKIE, cookie(session.get().id(), request.isSecure(), DashboardSessions.LIFETIME.toSeconds()).toString());
+        log.info("dashboard login: {}", session.get().caller().name());
+        return "redirect:" + safeNext(next);
+    }
+
+    @PostMapping("/ui/logout")
+    String logout(HttpServletRequest request, HttpServletResponse response) {
+        sessions.logout(DashboardFilter.cookie(request));
+        response.addHeader(HttpHeaders.SET_COOKIE, cookie("", request.isSecure(), 0).toString());
+        return "redirect:/ui/login";
+    }
+
+    private static ResponseCookie cookie(String value, boolean secure, long maxAgeSeconds) {
+        return ResponseCookie.from(DashboardFilter.COOKIE, value).httpOnly(true).sameSite("Strict").secure(secure).path("/ui")
+                .maxAge(maxAgeSeconds).build();
+    }
+
+    /** Only a dashboard path of this server: a login link cannot send the browser elsewhere (no open redirect). */
+    static String safeNext(String next) {
+        if (next == null || !next.startsWith("/ui/") || next.startsWith("//") || next.contains("\\") || next.startsWith("/ui/login")) return "/ui/jobs";
+        return next;
+    }
+}
