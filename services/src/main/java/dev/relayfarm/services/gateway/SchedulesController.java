@@ -116,7 +116,8 @@ public class SchedulesController {
         try {
             reviews.decide(schedule, decision, caller.name(), note).orElseThrow(() -> notFound(schedule));
         } catch (ScheduleReviews.NotPinned e) {
-            throw new ApiProblem(ProblemType.SCHEDULE_NOT_PINNED, e.getMessage(), Map.of("status", e.status));
+            // not "status": that member is the problem's HTTP status (RFC 9457), and a second one made the JSON name it twice
+            throw new ApiProblem(ProblemType.SCHEDULE_NOT_PINNED, e.getMessage(), Map.of("scheduleStatus", e.status));
         }
         log.info("schedule {} {} by {}", schedule, decision.status, caller.name());
         return detail(schedule);
