@@ -2,6 +2,8 @@ package dev.relayfarm.services.dashboard;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.target.TargetException;
 import dev.relayfarm.services.gateway.ApiProblem;
 import dev.relayfarm.services.gateway.BearerTokenFilter;
 import dev.relayfarm.services.gateway.Caller;
@@ -61,13 +63,26 @@ public class SchedulesPages {
     public record Filter(String status, String target, String deviceClass, String minSpeedup) {
         public Filter {
             status = status == null ? "PENDING" : status.trim().toUpperCase(Locale.ROOT);
-            target = target == null ? "" : target.trim();
+            target = target == null ? "" : canonical(target.trim());
             deviceClass = deviceClass == null ? "" : deviceClass.trim();
             minSpeedup = minSpeedup == null ? "" : minSpeedup.trim();
             if (!status.isEmpty() && !Set.of("PENDING", "APPROVED", "REJECTED", "PINNED").contains(status)) {
                 throw new ApiProblem(ProblemType.BAD_STATUS, "status must be one of PENDING, APPROVED, REJECTED, PINNED, got '" + status + "'");
             }
             if (!minSpeedup.isEmpty()) speedup(minSpeedup);
+        }
+
+        /**
+         * The target as schedules store it (its canonical text, what the API's filter compares too): "c  -mcpu=native"
+         * finds the rows of "c -mcpu=native".
+         */
+        private static String canonical(String target) {
+            if (target.isEmpty()) return target;
+            try {
+                return Target.parse(target).toString();
+            } catch (TargetException e) {
+                throw new ApiProblem(ProblemType.BAD_TARGET, "target: " + e.getMessage());
+            }
         }
 
         Double speedupOrNull() {
