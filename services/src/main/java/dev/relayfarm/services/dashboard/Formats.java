@@ -20,11 +20,16 @@ public final class Formats {
         this.clock = clock;
     }
 
-    /** "12.3 µs", "1.23 ms"; "—" for none. */
+    /**
+     * "12.3 µs", "1.23 ms", "1.50 s"; "—" for none. The unit is chosen after rounding to three figures: %g writes a
+     * value that rounds up to 1000 in scientific notation ("1.00e+03 µs" for 999.7).
+     */
     public String us(Double us) {
         if (us == null) return "—";
-        if (us >= 1000) return String.format(Locale.ROOT, "%.3g ms", us / 1000);
-        return String.format(Locale.ROOT, "%.3g µs", us);
+        double v = us == 0 || !Double.isFinite(us) ? us : new java.math.BigDecimal(us).round(new java.math.MathContext(3)).doubleValue();
+        if (Math.abs(v) >= 1_000_000) return String.format(Locale.ROOT, "%.3g s", v / 1_000_000);
+        if (Math.abs(v) >= 1000) return String.format(Locale.ROOT, "%.3g ms", v / 1000);
+        return String.format(Locale.ROOT, "%.3g µs", v);
     }
 
     /** "1.23×"; "—" for none. */
