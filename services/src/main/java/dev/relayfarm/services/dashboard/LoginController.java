@@ -69,9 +69,14 @@ public class LoginController {
                 .maxAge(maxAgeSeconds).build();
     }
 
-    /** Only a dashboard path of this server: a login link cannot send the browser elsewhere (no open redirect). */
+    /**
+     * Only a dashboard path of this server: a login link cannot send the browser elsewhere (no open redirect). No
+     * control characters either: a CR or LF would end the Location header wherever the container let it through (the
+     * check should not rest on the container), and browsers drop tabs and newlines from a URL before resolving it.
+     */
     static String safeNext(String next) {
-        if (next == null || !next.startsWith("/ui/") || next.startsWith("//") || next.contains("\\") || next.startsWith("/ui/login")) return "/ui/jobs";
+        if (next == null || !next.startsWith("/ui/") || next.startsWith("//") || next.contains("\\") || next.startsWith("/ui/login")
+                || next.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) return "/ui/jobs";
         return next;
     }
 }
