@@ -94,6 +94,31 @@ class SchedulesTest extends GatewayTestBase {
         assertEquals(8, detail.get("trials").get(0).get("config").get("knobs").get("tile_x").asInt());
     }
 
+    /** Unpin (V7) takes a pin back to APPROVED with an UNPINNED history row; only a reviewer may, and only from PINNED (409). */
+    @Test
+    void unpinTakesBackOnlyAPin() {
+        long id = FarmRows.proposed(jdbc, FarmRows.uniqueId("dense-unpin"), "cpu-unpin", 10, 20, 2, "worker-2");
+        JsonNode p = assertProblem(postJson(REVIEWER, "/api/v1/schedules/" + id + "/unpin", null), 409, "is PENDING, not PINNED");
+        assertTrue(p.get("type").asText().endsWith("#problem-schedule-not-pinned"), p.toString());
+        assertEquals("PENDING", p.path("scheduleStatus").asText(), "the problem names the status it found, beside its own HTTP status: " + p);
+        assertEquals(200, postJson(REVIEWER, "/api/v1/schedules/" + id + "/pin", "{\"note\": \"keep\"}").statusCode());
+
+        assertProblem(postJson(SUBMITTER, "/api/v1/schedules/" + id + "/unpin", null), 403, "needs the 'reviewer' role");
+        assertEquals("PINNED", status(id));
+
+        HttpResponse<String> unpinned = postJson(REVIEWER, "/api/v1/schedules/" + id + "/unpin", "{\"note\": \"measure again\"}");
+        assertEquals(200, unpinned.statusCode(), unpinned.body());
+        JsonNode s = body(unpinned).get("schedule");
+        assertEquals("APPROVED", s.get("status").asText());
+        assertEquals("rita", s.get("reviewer").asText());
+        assertEquals("APPROVED", status(id));
+        assertEquals(List.of("PROPOSED/PENDING/worker-2", "PINNED/PINNED/rita", "UNPINNED/APPROVED/rita"),
+                jdbc.queryForList("SELECT action || '/' || status || '/' || actor FROM schedule_history WHERE schedule_id = ? ORDER BY id", String.class, id));
+        assertProblem(postJson(REVIEWER, "/api/v1/schedules/" + id + "/unpin", null), 409, "is APPROVED, not PINNED");
+        assertEquals(3, jdbc.queryForObject("SELECT count(*) FROM schedule_history WHERE schedule_id = ?", Integer.class, id), "a refused unpin adds nothing");
+        assertProblem(postJson(REVIEWER, "/api/v1/schedules/999999999/unpin", null), 404, "no schedule with id 999999999");
+    }
+
     @Test
     void autoApproveApprovesOnlyWhatThePolicyAllows() {
         AutoApproval off = reviews.autoApproveIfEligible(FarmRows.proposed(jdbc, FarmRows.uniqueId("dense-off"), "cpu-auto", 10, 20, 5, "w"));
