@@ -47,6 +47,12 @@ public final class Formats {
         return fraction == null ? 0 : Math.round(Math.max(0, Math.min(1, fraction)) * 100);
     }
 
+    /** {@code part} as a whole percentage of {@code whole} for a bar's width, at least 1 so a bar is never invisible. */
+    public long barWidth(Long part, Long whole) {
+        if (part == null || whole == null || whole <= 0) return 1;
+        return Math.max(1, Math.min(100, Math.round(part * 100.0 / whole)));
+    }
+
     /** "3 s ago", "5 min ago", "2 h ago", "4 d ago". */
     public String ago(Instant at) {
         if (at == null) return "—";

@@ -45,6 +45,14 @@ public class LoginController {
     @PostMapping("/ui/login")
     String login(@RequestParam(name = "token", required = false) String token, @RequestParam(name = "next", required = false) String next,
                  HttpServletRequest request, HttpServletResponse response, Model model) {
+        if (crossSite(request)) {
+            // login CSRF: another site's page must not log this browser in (with that site's own token, say)
+            response.setStatus(HttpStatus.FORBIDDEN.value());
+            model.addAttribute("next", "/ui/jobs");
+            model.addAttribute("error", "The login form was sent from another site (Origin " + request.getHeader(HttpHeaders.ORIGIN)
+                    + "); log in from this page.");
+            return "ui/login";
+        }
         Optional<DashboardSessions.Session> session = sessions.login(token);
         if (session.isEmpty()) {
             response.setStatus(HttpStatus.UNAUTHORIZED.value());
@@ -67,6 +75,22 @@ public class LoginController {
     private static ResponseCookie cookie(String value, boolean secure, long maxAgeSeconds) {
         return ResponseCookie.from(DashboardFilter.COOKIE, value).httpOnly(true).sameSite("Strict").secure(secure).path("/ui")
                 .maxAge(maxAgeSeconds).build();
+    }
+
+    /**
+     * Whether the browser says the form came from another origin than this server (browsers send Origin with a POST; a
+     * client that sends none, curl say, is not a browser a page could have driven).
+     */
+    static boolean crossSite(HttpServletRequest request) {
+        String origin = request.getHeader(HttpHeaders.ORIGIN);
+        if (origin == null) return false;
+        String host = request.getHeader(HttpHeaders.HOST);
+        try {
+            String authority = java.net.URI.create(origin).getAuthority();
+            return host == null || authority == null || !authority.equalsIgnoreCase(host);
+        } catch (IllegalArgumentException e) {
+            return true;
+        }
     }
 
     /**
