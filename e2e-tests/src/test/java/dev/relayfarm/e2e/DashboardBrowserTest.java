@@ -43,8 +43,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * tuner worker, a hardware agent of its own process) on a model of its own shapes (no other test tunes these
  * workloads) and the open page follows each to DONE. Then, as a reviewer in the browser: the review queue lists the run's proposals; one is approved, one rejected (first without a
  * note: refused, then with one), one pinned; a new job applies the approved and the pinned ones and not the rejected
- * (its page says so too). As a submitter: the schedule page offers no decision and a forged approve (with the
- * session's CSRF token) is refused with 403. On the farm page the agent is ONLINE; SIGKILLed, it turns OFFLINE on the
+ * (its page says so too, for the submitter, whose the jobs pages are). As a submitter: the schedule page offers no
+ * decision and a forged approve (with the session's CSRF token) is refused with 403. On the farm page the agent is ONLINE; SIGKILLed, it turns OFFLINE on the
  * open page without a reload (server-sent events). Screenshots of every page go to
  * {@code target/dashboard-screenshots/}.
  *
@@ -56,35 +56,45 @@ class DashboardBrowserTest {
     static final Path CHROMIUM = Path.of("/usr/bin/chromium"), CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     static final Path SHOTS = Path.of("target", "dashboard-screenshots");
     /**
-     * Seven tunable workloads of shapes no other test uses (six convolutions, one dense layer), channel counts that are
-     * no multiple of 8 so the convolutions stay NCHW (no weight-layout tasks): a short run proposes several of them,
-     * each only if its best config beat the default again when measured a second time.
+     * Eight tunable workloads of shapes no other test uses: strided 3x3 convolutions, each on its own input (no pass
+     * combines them), where a tuned config often beats the template default (1.1-1.7x here). A proposal must beat the
+     * default again when measured a second time, so on a noisy machine a run proposes only some: the test runs again
+     * until three are proposed. Channel counts are no multiple of 8, so the convolutions stay NCHW (no weight-layout
+     * tasks).
      */
     static final String MODEL = """
             #[version = "0.0.5"]
-            def @main(%x: Tensor[(1, 20, 26, 26), float32], %w1: Tensor[(36, 20, 3, 3), float32], %w2: Tensor[(52, 36, 3, 3), float32],
-                      %w3: Tensor[(68, 52, 1, 1), float32], %w4: Tensor[(44, 68, 3, 3), float32], %w5: Tensor[(60, 44, 1, 1), float32],
-                      %w6: Tensor[(76, 60, 3, 3), float32], %d1: Tensor[(100, 76), float32]) {
-              %0 = nn.relu(nn.conv2d(%x, %w1, padding=[1, 1, 1, 1], channels=36, kernel_size=[3, 3]));
-              %1 = nn.relu(nn.conv2d(%0, %w2, padding=[1, 1, 1, 1], channels=52, kernel_size=[3, 3]));
-              %2 = nn.relu(nn.conv2d(%1, %w3, padding=[0, 0, 0, 0], channels=68, kernel_size=[1, 1]));
-              %3 = nn.relu(nn.conv2d(%2, %w4, strides=[2, 2], padding=[1, 1, 1, 1], channels=44, kernel_size=[3, 3]));
-              %4 = nn.relu(nn.conv2d(%3, %w5, padding=[0, 0, 0, 0], channels=60, kernel_size=[1, 1]));
-              %5 = nn.relu(nn.conv2d(%4, %w6, padding=[1, 1, 1, 1], channels=76, kernel_size=[3, 3]));
-              %6 = nn.batch_flatten(nn.global_avg_pool2d(%5));
-              nn.dense(%6, %d1, units=100)
+            def @main(%x1: Tensor[(1, 68, 26, 26), float32], %w1: Tensor[(44, 68, 3, 3), float32], %x2: Tensor[(1, 60, 26, 26), float32],
+                      %w2: Tensor[(36, 60, 3, 3), float32], %x3: Tensor[(1, 52, 26, 26), float32], %w3: Tensor[(52, 52, 3, 3), float32],
+                      %x4: Tensor[(1, 76, 26, 26), float32], %w4: Tensor[(60, 76, 3, 3), float32], %x5: Tensor[(1, 44, 26, 26), float32],
+                      %w5: Tensor[(68, 44, 3, 3), float32], %x6: Tensor[(1, 36, 30, 30), float32], %w6: Tensor[(76, 36, 3, 3), float32],
+                      %x7: Tensor[(1, 84, 22, 22), float32], %w7: Tensor[(28, 84, 3, 3), float32], %x8: Tensor[(1, 92, 18, 18), float32],
+                      %w8: Tensor[(84, 92, 3, 3), float32]) {
+              %0 = nn.relu(nn.conv2d(%x1, %w1, strides=[2, 2], padding=[1, 1, 1, 1], channels=44, kernel_size=[3, 3]));
+              %1 = nn.relu(nn.conv2d(%x2, %w2, strides=[2, 2], padding=[1, 1, 1, 1], channels=36, kernel_size=[3, 3]));
+              %2 = nn.relu(nn.conv2d(%x3, %w3, strides=[2, 2], padding=[1, 1, 1, 1], channels=52, kernel_size=[3, 3]));
+              %3 = nn.relu(nn.conv2d(%x4, %w4, strides=[2, 2], padding=[1, 1, 1, 1], channels=60, kernel_size=[3, 3]));
+              %4 = nn.relu(nn.conv2d(%x5, %w5, strides=[2, 2], padding=[1, 1, 1, 1], channels=68, kernel_size=[3, 3]));
+              %5 = nn.relu(nn.conv2d(%x6, %w6, strides=[2, 2], padding=[1, 1, 1, 1], channels=76, kernel_size=[3, 3]));
+              %6 = nn.relu(nn.conv2d(%x7, %w7, strides=[2, 2], padding=[1, 1, 1, 1], channels=28, kernel_size=[3, 3]));
+              %7 = nn.relu(nn.conv2d(%x8, %w8, strides=[2, 2], padding=[1, 1, 1, 1], channels=84, kernel_size=[3, 3]));
+              (%0, %1, %2, %3, %4, %5, %6, %7)
             }
             """;
     static final String BUDGET = System.getProperty("relayfarm.e2e.dashboard-budget", "90s");
     /** Runs at most, each a second chance for the workloads whose best did not hold up when measured again. */
-    static final int MAX_RUNS = 3;
+    static final int MAX_RUNS = 4;
 
     static WebDriver browser;
 
     @BeforeAll
     static void browser() throws IOException {
-        assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                "skipped: no browser: install Debian's chromium and chromium-driver (apt-get install chromium chromium-driver; .ci/run does)");
+        boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+        // .ci/run sets it once chromium is installed: there, a missing browser is a failure, not a skip
+        if (System.getenv("RELAYFARM_REQUIRE_BROWSER") != null) {
+            assertTrue(installed, "RELAYFARM_REQUIRE_BROWSER is set but " + CHROMIUM + " or " + CHROMEDRIVER + " is missing");
+        }
+        assumeTrue(installed, "skipped: no browser: install Debian's chromium and chromium-driver (apt-get install chromium chromium-driver; .ci/run does)");
         Files.createDirectories(SHOTS);
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
@@ -105,7 +115,8 @@ class DashboardBrowserTest {
         assumeTrue(CCompiler.host().isPresent(), "skipped: no C compiler, agents cannot measure");
         String base = farm.farm.gatewayUrl();
         ConfigurableApplicationContext worker = farm.farm.startServices("tuner-worker", 0, Map.of("relayfarm.tuner.concurrency", "2"));
-        Process agent = farm.startFarmProcess("agent", "dash", "--name", "dash");
+        // one measuring thread: the other core runs the farm itself, and a kernel timed on a busy core is noise
+        Process agent = farm.startFarmProcess("agent", "dash", "--name", "dash", "--threads", "1");
         try {
             awaitTrue(() -> "ONLINE".equals(farm.text("SELECT status FROM devices WHERE id LIKE '%/dash'")), Duration.ofSeconds(90), "agent dash ONLINE");
             String device = farm.text("SELECT id FROM devices WHERE id LIKE '%/dash'");
@@ -132,10 +143,10 @@ class DashboardBrowserTest {
                 new WebDriverWait(browser, Duration.ofSeconds(20)).until(ExpectedConditions.stalenessOf(oldMain));
                 String runId = farm.text("SELECT max(id)::text FROM tuning_runs WHERE job_id = '" + job + "'");
                 By runStatus = By.cssSelector("tr[data-run='" + runId + "'] .status");
-                assertEquals("RUNNING", text(runStatus), "the run started from the page is listed");
+                awaitText(runStatus, "RUNNING", Duration.ofSeconds(20)); // the run started from the page is listed
                 if (run == 1) shot("farm-tuning");
                 // the open page follows the run to its end (server-sent events, no reload)
-                new WebDriverWait(browser, Duration.ofMinutes(5)).until(ExpectedConditions.textToBe(runStatus, "DONE"));
+                awaitText(runStatus, "DONE", Duration.ofMinutes(5));
                 pending = farm.rows("SELECT DISTINCT s.id::text FROM schedules s JOIN tuning_tasks t ON t.workload_key = s.workload_key AND t.target = s.target "
                         + "AND t.device_class = s.device_class JOIN tuning_run_tasks x ON x.task_id = t.id JOIN tuning_runs r ON r.id = x.run_id "
                         + "WHERE r.job_id = '" + job + "' AND s.status = 'PENDING' ORDER BY 1");
@@ -185,16 +196,6 @@ class DashboardBrowserTest {
             assertEquals(List.of("default"), farm.rows("SELECT s ->> 'source' FROM stage_results, jsonb_array_elements(output -> 'payload' -> 'schedules') s "
                     + "WHERE job_id = '" + again + "' AND stage = 'tune' AND s ->> 'workload' = '" + rejectedWorkload.replace("'", "''") + "'"),
                     "the rejected schedule's workload gets the template default");
-            browser.get(base + "/ui/jobs/" + again);
-            String applied = text(By.id("applied"));
-            assertTrue(applied.contains("stored #" + approved) && applied.contains("stored #" + pinned) && !applied.contains("stored #" + rejected), applied);
-            shot("job");
-            browser.get(base + "/ui/jobs");
-            assertFalse(browser.findElements(By.cssSelector("tr[data-job='" + again + "']")).isEmpty(), "the jobs list shows the new job");
-            shot("jobs");
-            browser.get(base + "/ui/models/" + again);
-            assertTrue(browser.findElements(By.cssSelector("#kernels tbody tr")).size() >= 5, "the models page lists the kernels");
-            shot("model");
 
             // --- a submitter sees but cannot approve ---
             String other = farm.text("SELECT id::text FROM schedules WHERE status = 'PENDING' ORDER BY id LIMIT 1");
@@ -214,14 +215,26 @@ class DashboardBrowserTest {
             assertEquals(403L, status, "a submitter's approve, with a valid session and CSRF token");
             assertEquals(before, farm.text("SELECT status FROM schedules WHERE id = " + target), "nothing changed");
 
+            // --- the submitter's jobs: the new job's page names the schedules it applied ---
+            browser.get(base + "/ui/jobs/" + again);
+            String applied = text(By.id("applied"));
+            assertTrue(applied.contains("stored #" + approved) && applied.contains("stored #" + pinned) && !applied.contains("stored #" + rejected), applied);
+            shot("job");
+            browser.get(base + "/ui/jobs");
+            assertFalse(browser.findElements(By.cssSelector("tr[data-job='" + again + "']")).isEmpty(), "the jobs list shows the new job");
+            shot("jobs");
+            browser.get(base + "/ui/models/" + again);
+            assertTrue(browser.findElements(By.cssSelector("#kernels tbody tr")).size() >= 8, "the models page lists the eight convolutions");
+            shot("model");
+
             // --- the farm page: the agent ONLINE, then OFFLINE once killed, on the open page ---
             browser.get(base + "/ui/farm");
             By row = By.cssSelector("tr[data-device='" + device + "'] .device-status");
-            assertEquals("ONLINE", text(row));
+            awaitText(row, "ONLINE", Duration.ofSeconds(20));
             shot("farm");
             agent.destroyForcibly(); // SIGKILL: no goodbye, only silence
             agent.waitFor(10, TimeUnit.SECONDS);
-            new WebDriverWait(browser, Duration.ofSeconds(90)).until(ExpectedConditions.textToBe(row, "OFFLINE"));
+            awaitText(row, "OFFLINE", Duration.ofSeconds(90));
             shot("farm-offline");
         } finally {
             agent.destroyForcibly();
@@ -258,6 +271,14 @@ class DashboardBrowserTest {
         // htmx swaps the body (boosted form): the old main element goes stale
         new WebDriverWait(browser, Duration.ofSeconds(20)).until(ExpectedConditions.stalenessOf(oldMain));
         new WebDriverWait(browser, Duration.ofSeconds(20)).until(ExpectedConditions.presenceOfElementLocated(By.tagName("main")));
+    }
+
+    /**
+     * Waits until the element's text is {@code expected}. Live parts are replaced whenever the farm changes, so an
+     * element found a moment ago may be gone: the wait looks it up again each time (a stale one counts as not yet).
+     */
+    private static void awaitText(By by, String expected, Duration timeout) {
+        new WebDriverWait(browser, timeout).until(ExpectedConditions.textToBe(by, expected));
     }
 
     private static String text(By by) {

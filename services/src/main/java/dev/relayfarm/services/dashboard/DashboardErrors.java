@@ -11,9 +11,12 @@ import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.ui.Model;
+import org.springframework.web.ErrorResponse;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.ModelAttribute;
+import org.springframework.web.context.request.async.AsyncRequestNotUsableException;
+import org.springframework.web.context.request.async.AsyncRequestTimeoutException;
 
 /**
  * What every dashboard page has: the formats ({@code fmt}), the caller ({@code caller}, for the header and for which
@@ -33,6 +36,7 @@ public class DashboardErrors {
 
     @ExceptionHandler(ApiProblem.class)
     String problem(ApiProblem e, HttpServletRequest request, HttpServletResponse response, Model model) {
+        if (response.isCommitted()) return null;
         response.setStatus(e.type().status.value());
         common(request, model);
         model.addAttribute("status", e.type().status.value());
@@ -43,6 +47,17 @@ public class DashboardErrors {
 
     @ExceptionHandler(Exception.class)
     String internal(Exception e, HttpServletRequest request, HttpServletResponse response, Model model) {
+        // an event stream that already started (its client went away, its time ran out) has nothing left to answer
+        if (response.isCommitted() || e instanceof AsyncRequestTimeoutException || e instanceof AsyncRequestNotUsableException) return null;
+        if (e instanceof ErrorResponse refused) {
+            // Spring MVC's own refusals (a missing parameter, a wrong method, ...): their status and detail, as a page
+            response.setStatus(refused.getStatusCode().value());
+            common(request, model);
+            model.addAttribute("status", refused.getStatusCode().value());
+            model.addAttribute("title", refused.getBody().getTitle());
+            model.addAttribute("detail", refused.getBody().getDetail());
+            return "ui/error";
+        }
         log.error("dashboard request {} failed", BearerTokenFilter.path(request), e);
         response.setStatus(500);
         common(request, model);

@@ -48,13 +48,27 @@ public class DashboardFilter extends OncePerRequestFilter {
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
         String path = BearerTokenFilter.path(request);
-        return !(path.equals("/ui") || path.startsWith("/ui/")) || path.equals("/ui/login") || path.startsWith("/ui/assets/");
+        return !(path.equals("/ui") || path.startsWith("/ui/")) || path.startsWith("/ui/assets/");
     }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        Optional<DashboardSessions.Session> session = sessions.find(cookie(request));
+        String path = BearerTokenFilter.path(request);
+        // no other page may frame these (a framed Approve button is a click away from a decision), none is cached
+        // (they carry the CSRF token), scripts and styles come from this server only (inline style attributes: the bars)
+        response.setHeader("X-Frame-Options", "DENY");
+        response.setHeader("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:;"
+                + " frame-ancestors 'none'; form-action 'self'; base-uri 'none'");
+        response.setHeader("Cache-Control", "no-store");
+        response.setHeader("Referrer-Policy", "same-origin");
+        response.setHeader("X-Content-Type-Options", "nosniff");
+        if (path.equals("/ui/login")) {
+            chain.doFilter(request, response);
+            return;
+        }
+        // a live stream's reconnects are no sign of a person: they must not keep an idle session alive
+        Optional<DashboardSessions.Session> session = sessions.find(cookie(request), !path.endsWith("/live"));
         boolean safe = SAFE.contains(request.getMethod());
         if (session.isEmpty()) {
             if (safe) {

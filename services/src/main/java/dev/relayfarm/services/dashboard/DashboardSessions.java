@@ -57,6 +57,7 @@ public class DashboardSessions {
         private final String csrf;
         private final Instant created;
         private volatile Instant lastSeen;
+        private volatile boolean ended;
 
         Session(String id, Caller caller, String csrf, Instant created) {
             this.id = id;
@@ -98,21 +99,39 @@ public class DashboardSessions {
 
     /** The live session the cookie value names, marked as seen now; empty for none, an unknown or an expired one. */
     public Optional<Session> find(String cookie) {
+        return find(cookie, true);
+    }
+
+    /** The same; {@code touch} false leaves its idle clock alone (a live stream reconnecting is not a person). */
+    public Optional<Session> find(String cookie, boolean touch) {
         if (cookie == null || cookie.isEmpty()) return Optional.empty();
         String key = digest(cookie);
         Session s = sessions.get(key);
         if (s == null) return Optional.empty();
         Instant now = clock.instant();
         if (expired(s, now)) {
-            sessions.remove(key);
+            end(key, s);
             return Optional.empty();
         }
-        s.lastSeen = now;
+        if (touch) s.lastSeen = now;
         return Optional.of(s);
     }
 
+    /** Whether {@code s} is still logged in (not logged out, not expired); does not count as use. Live streams ask it. */
+    public boolean isLive(Session s) {
+        return !s.ended && !expired(s, clock.instant());
+    }
+
     public void logout(String cookie) {
-        if (cookie != null) sessions.remove(digest(cookie));
+        if (cookie == null) return;
+        String key = digest(cookie);
+        Session s = sessions.get(key);
+        if (s != null) end(key, s);
+    }
+
+    private void end(String key, Session s) {
+        s.ended = true;
+        sessions.remove(key);
     }
 
     int size() {
@@ -121,7 +140,11 @@ public class DashboardSessions {
 
     private void expire() {
         Instant now = clock.instant();
-        sessions.values().removeIf(s -> expired(s, now));
+        sessions.values().removeIf(s -> {
+            if (!expired(s, now)) return false;
+            s.ended = true;
+            return true;
+        });
     }
 
     private static boolean expired(Session s, Instant now) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.services.gateway.ApiProblem;
 import dev.relayfarm.services.gateway.BearerTokenFilter;
 import dev.relayfarm.services.gateway.Caller;
+import dev.relayfarm.services.gateway.FarmOperations;
 import dev.relayfarm.services.gateway.PathIds;
 import dev.relayfarm.services.gateway.ProblemType;
 import dev.relayfarm.services.gateway.RequiresRole;
@@ -22,6 +23,7 @@ import dev.relayfarm.services.store.TuningTasks;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,15 +57,18 @@ public class FarmPage {
     private final TuningTasks tasks;
     private final TuningRuns runs;
     private final TuningRunRequests requests;
+    private final FarmOperations operations;
     private final JobStore jobs;
     private final LiveFragments live;
     private final ObjectMapper json;
 
-    public FarmPage(Devices devices, TuningTasks tasks, TuningRuns runs, TuningRunRequests requests, JobStore jobs, LiveFragments live, ObjectMapper json) {
+    public FarmPage(Devices devices, TuningTasks tasks, TuningRuns runs, TuningRunRequests requests, FarmOperations operations, JobStore jobs,
+                    LiveFragments live, ObjectMapper json) {
         this.devices = devices;
         this.tasks = tasks;
         this.runs = runs;
         this.requests = requests;
+        this.operations = operations;
         this.jobs = jobs;
         this.live = live;
         this.json = json;
@@ -88,25 +93,22 @@ public class FarmPage {
     @ResponseBody
     SseEmitter farmLive(HttpServletRequest request) {
         Map<String, Object> common = PageModel.common(request);
-        return live.open("ui/farm", Set.of("devices", "runs"), () -> PageModel.with(common, farmModel()), () -> false);
+        return live.open("ui/farm", Set.of("devices", "runs"), () -> PageModel.with(common, farmModel()), () -> false, PageModel.session(request));
     }
 
     Map<String, Object> farmModel() {
-        Map<String, ClassRow> classes = new TreeMap<>();
-        for (DeviceRow d : devices.list()) {
-            ClassRow c = classes.computeIfAbsent(d.deviceClass(), k -> new ClassRow(k, new java.util.ArrayList<>(), 0, 0, 0));
-            c.devices().add(d);
+        Map<String, List<DeviceRow>> byClass = new TreeMap<>();
+        for (DeviceRow d : devices.list()) byClass.computeIfAbsent(d.deviceClass(), k -> new ArrayList<>()).add(d);
+        Map<String, TuningTasks.ClassQueue> queues = new TreeMap<>();
+        for (TuningTasks.ClassQueue q : tasks.queues()) {
+            queues.put(q.deviceClass(), q);
+            byClass.putIfAbsent(q.deviceClass(), List.of()); // a queue without agents: the class still shows, waiting
         }
-        Map<String, TuningTasks.ClassQueue> queues = new LinkedHashMap<>();
-        for (TuningTasks.ClassQueue q : tasks.queues()) queues.put(q.deviceClass(), q);
-        List<ClassRow> rows = new java.util.ArrayList<>();
-        Set<String> names = new java.util.TreeSet<>(classes.keySet());
-        names.addAll(queues.keySet());
-        for (String n : names) {
-            List<DeviceRow> ds = classes.containsKey(n) ? classes.get(n).devices() : List.of();
-            TuningTasks.ClassQueue q = queues.get(n);
-            rows.add(new ClassRow(n, ds, q == null ? 0 : q.pending(), q == null ? 0 : q.running(), ds.stream().mapToInt(DeviceRow::inFlight).sum()));
-        }
+        List<ClassRow> rows = new ArrayList<>();
+        byClass.forEach((name, ds) -> {
+            TuningTasks.ClassQueue q = queues.get(name);
+            rows.add(new ClassRow(name, ds, q == null ? 0 : q.pending(), q == null ? 0 : q.running(), ds.stream().mapToInt(DeviceRow::inFlight).sum()));
+        });
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("deviceClasses", rows);
         m.put("runs", runs.list(RUNS).stream().map(r -> new RunRow(r, eta(r, Instant.now()))).toList());
@@ -131,11 +133,7 @@ public class FarmPage {
     @RequiresRole(Role.OPERATOR)
     String drain(@RequestParam(name = "device", required = false) String id, @RequestAttribute(BearerTokenFilter.CALLER) Caller caller) {
         if (id == null || id.isBlank()) throw new ApiProblem(ProblemType.DEVICE_NOT_FOUND, "no device named: the form field 'device' is empty");
-        switch (devices.drain(id)) {
-            case NOT_FOUND -> throw new ApiProblem(ProblemType.DEVICE_NOT_FOUND, "no device with id '" + id + "'");
-            case OFFLINE -> throw new ApiProblem(ProblemType.DEVICE_OFFLINE, "device " + id + " is OFFLINE: there is no agent to drain");
-            case DRAINING -> log.info("device {} DRAINING by {} (dashboard)", id, caller.name());
-        }
+        operations.drain(id, caller);
         return "redirect:/ui/farm";
     }
 
@@ -165,12 +163,7 @@ public class FarmPage {
     @PostMapping("/ui/farm/runs/{id}/cancel")
     @RequiresRole(Role.OPERATOR)
     String cancel(@PathVariable("id") String id, @RequestAttribute(BearerTokenFilter.CALLER) Caller caller) {
-        long run = PathIds.parse("tuning run", id);
-        var outcome = runs.cancel(run).orElseThrow(() -> new ApiProblem(ProblemType.TUNING_RUN_NOT_FOUND, "no tuning run with id " + run));
-        if (!outcome.cancelled()) {
-            throw new ApiProblem(ProblemType.TUNING_RUN_FINISHED, "tuning run " + run + " is already " + outcome.before() + " and can no longer be cancelled");
-        }
-        log.info("tuning run {} cancelled by {} (dashboard)", run, caller.name());
+        operations.cancel(PathIds.parse("tuning run", id), caller);
         return "redirect:/ui/farm";
     }
 

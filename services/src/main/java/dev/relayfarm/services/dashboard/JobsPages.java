@@ -1,12 +1,14 @@
 package dev.relayfarm.services.dashboard;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relayfarm.services.gateway.ApiProblem;
+import dev.relayfarm.services.gateway.ArtifactDownloads;
 import dev.relayfarm.services.gateway.JobRepository;
 import dev.relayfarm.services.gateway.JobView;
 import dev.relayfarm.services.gateway.JobsController;
 import dev.relayfarm.services.gateway.ProblemType;
+import dev.relayfarm.services.gateway.RequiresRole;
+import dev.relayfarm.services.gateway.Role;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.store.JobRow;
@@ -22,7 +24,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Controller;
@@ -35,10 +36,12 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
  * The dashboard's jobs: the list (filters: status, model, age; rows live) and a job's page (stage timeline as bars,
- * error with its stage, the schedules applied, artifact download; live until the job ends). Reads only, any role.
+ * error with its stage, the schedules applied, artifact download; live until the job ends). Reads only, for
+ * {@link Role#SUBMITTER} as in the API: jobs and their artifacts are the submitters'.
  */
 @Controller
 @ServiceRole(Stage.GATEWAY)
+@RequiresRole(Role.SUBMITTER)
 public class JobsPages {
     static final int LIMIT = 200;
     /** The age filter's choices, as the form offers them. */
@@ -46,14 +49,14 @@ public class JobsPages {
 
     private final JobStore store;
     private final JobRepository jobs;
+    private final ArtifactDownloads downloads;
     private final LiveFragments live;
-    private final ObjectMapper json;
 
-    public JobsPages(JobStore store, JobRepository jobs, LiveFragments live, ObjectMapper json) {
+    public JobsPages(JobStore store, JobRepository jobs, ArtifactDownloads downloads, LiveFragments live) {
         this.store = store;
         this.jobs = jobs;
+        this.downloads = downloads;
         this.live = live;
-        this.json = json;
     }
 
     private static Map<String, Duration> ages() {
@@ -110,7 +113,7 @@ public class JobsPages {
                         @RequestParam(name = "age", required = false) String age, HttpServletRequest request) {
         Filter f = new Filter(status, model, age);
         Map<String, Object> common = PageModel.common(request);
-        return live.open("ui/jobs", Set.of("rows"), () -> PageModel.with(common, listModel(f)), () -> false);
+        return live.open("ui/jobs", Set.of("rows"), () -> PageModel.with(common, listModel(f)), () -> false, PageModel.session(request));
     }
 
     private Map<String, Object> listModel(Filter f) {
@@ -134,34 +137,32 @@ public class JobsPages {
     @ResponseBody
     SseEmitter jobLive(@PathVariable("id") String id, HttpServletRequest request) {
         UUID job = JobsController.jobId(id);
-        jobs.status(job).orElseThrow(() -> new ApiProblem(ProblemType.JOB_NOT_FOUND, "no job with id " + job));
+        jobs.status(job).orElseThrow(() -> ApiProblem.jobNotFound(job));
         Map<String, Object> common = PageModel.common(request);
         return live.open("ui/job", Set.of("progress"), () -> PageModel.with(common, jobModel(job)),
-                () -> jobs.status(job).map(JobStatus::terminal).orElse(true));
+                () -> jobs.status(job).map(JobStatus::terminal).orElse(true), PageModel.session(request));
     }
 
     /** The artifact, for a browser (the API's download wants a bearer token a browser does not have). */
     @GetMapping("/ui/jobs/{id}/artifact")
     ResponseEntity<byte[]> artifact(@PathVariable("id") String id) {
-        UUID job = JobsController.jobId(id);
-        JobView view = jobs.find(job).orElseThrow(() -> new ApiProblem(ProblemType.JOB_NOT_FOUND, "no job with id " + job));
-        if (view.artifact() == null) {
-            throw new ApiProblem(ProblemType.ARTIFACT_NOT_READY, "job " + job + " is " + view.status()
-                    + " and has no artifact to download");
-        }
-        byte[] tar = jobs.artifactTar(job).orElseThrow(() -> new ApiProblem(ProblemType.ARTIFACT_NOT_READY,
-                "job " + job + " has no artifact bytes (deleted by retention)"));
-        return ResponseEntity.ok().contentType(MediaType.parseMediaType("application/gzip"))
-                .header(HttpHeaders.CONTENT_DISPOSITION, "attachment; filename=\"" + job + ".tar.gz\"").body(tar);
+        return downloads.of(JobsController.jobId(id));
     }
 
+    /** A stage's time on the bar: its duration once finished, else until the job ended, else until now (still running). */
+    public record StageBar(JobView.StageTiming stage, long ms, long width) {}
+
     private Map<String, Object> jobModel(UUID id) {
-        JobView view = jobs.find(id).orElseThrow(() -> new ApiProblem(ProblemType.JOB_NOT_FOUND, "no job with id " + id));
+        JobView view = jobs.find(id).orElseThrow(() -> ApiProblem.jobNotFound(id));
+        Instant end = view.status().terminal() && view.finishedAt() != null ? view.finishedAt() : Instant.now();
+        List<Long> ms = view.stages().stream().map(s -> s.durationMs() != null ? s.durationMs()
+                : s.startedAt() == null ? 0L : Math.max(0, Duration.between(s.startedAt(), end).toMillis())).toList();
+        long longest = Math.max(1, ms.stream().mapToLong(Long::longValue).max().orElse(1));
+        List<StageBar> bars = new ArrayList<>();
+        for (int i = 0; i < ms.size(); i++) bars.add(new StageBar(view.stages().get(i), ms.get(i), PageModel.FORMATS.barWidth(ms.get(i), longest)));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("job", view);
-        long longest = view.stages().stream().mapToLong(s -> s.durationMs() == null ? PageModel.FORMATS.between(s.startedAt(), null) : s.durationMs())
-                .max().orElse(1);
-        m.put("longestStageMs", Math.max(1, longest));
+        m.put("stages", bars);
         m.put("applied", applied(id));
         return m;
     }

@@ -36,36 +36,49 @@ public class LiveFragments {
     private static final long KEEPALIVE_MS = 15_000;
 
     private final SpringTemplateEngine engine;
+    private final DashboardSessions sessions;
     private final Duration interval;
     private final Duration limit;
 
-    public LiveFragments(SpringTemplateEngine engine, @Value("${relayfarm.dashboard.live-interval:1s}") Duration interval,
+    public LiveFragments(SpringTemplateEngine engine, DashboardSessions sessions, @Value("${relayfarm.dashboard.live-interval:1s}") Duration interval,
                          @Value("${relayfarm.dashboard.live-limit:30m}") Duration limit) {
         this.engine = engine;
+        this.sessions = sessions;
         this.interval = interval;
         this.limit = limit;
     }
 
     /**
      * Streams the {@code fragments} of {@code template}, rendered with the variables {@code model} gives at each tick,
-     * until the client goes away, {@code done} says so (after one last send), or the limit passes.
+     * until the client goes away, {@code done} says so (after one last send), the session that opened it ends (logout,
+     * expiry: a stream must not outlive its login), or the limit passes.
      */
-    public SseEmitter open(String template, Set<String> fragments, Supplier<Map<String, Object>> model, Supplier<Boolean> done) {
+    public SseEmitter open(String template, Set<String> fragments, Supplier<Map<String, Object>> model, Supplier<Boolean> done,
+                           DashboardSessions.Session session) {
         SseEmitter emitter = new SseEmitter(limit.toMillis());
         AtomicBoolean closed = new AtomicBoolean();
         emitter.onCompletion(() -> closed.set(true));
-        emitter.onTimeout(() -> closed.set(true));
+        emitter.onTimeout(() -> {
+            // the limit: end the response normally (the browser reconnects), not as an async-timeout error
+            closed.set(true);
+            emitter.complete();
+        });
         emitter.onError(e -> closed.set(true));
-        Thread.ofVirtual().name("dashboard-live-" + template).start(() -> stream(template, fragments, model, done, emitter, closed));
+        Thread.ofVirtual().name("dashboard-live-" + template)
+                .start(() -> stream(template, fragments, model, done, () -> sessions.isLive(session), emitter, closed));
         return emitter;
     }
 
     private void stream(String template, Set<String> fragments, Supplier<Map<String, Object>> model, Supplier<Boolean> done,
-                        SseEmitter emitter, AtomicBoolean closed) {
+                        Supplier<Boolean> loggedIn, SseEmitter emitter, AtomicBoolean closed) {
         Map<String, String> sent = new HashMap<>();
         long lastWrite = System.currentTimeMillis();
         try {
             while (!closed.get()) {
+                if (!loggedIn.get()) {
+                    emitter.complete();
+                    return;
+                }
                 boolean last = done.get();
                 Context ctx = new Context(Locale.ROOT, model.get());
                 for (String f : fragments) {

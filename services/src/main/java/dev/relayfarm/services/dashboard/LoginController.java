@@ -1,5 +1,8 @@
 package dev.relayfarm.services.dashboard;
 
+import dev.relayfarm.services.gateway.BearerTokenFilter;
+import dev.relayfarm.services.gateway.Caller;
+import dev.relayfarm.services.gateway.Role;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
 import jakarta.servlet.http.HttpServletRequest;
@@ -14,26 +17,33 @@ import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.servlet.view.RedirectView;
 
 /**
  * The dashboard's login form and logout. A good token gets a session cookie (HttpOnly: page scripts cannot read it;
  * SameSite=Strict: another site's page cannot send it; Secure behind HTTPS) and a redirect to where the browser was
- * going; a bad one the form again with a 401 and what was wrong. {@code /ui} itself is the jobs list.
+ * going; a bad one the form again with a 401 and what was wrong. {@code /ui} itself sends each role to its first page.
  */
 @Controller
 @ServiceRole(Stage.GATEWAY)
 public class LoginController {
     private static final Logger log = LoggerFactory.getLogger(LoginController.class);
+    /** Where a login without a (safe) destination goes: {@link #home}, which knows the caller's roles. */
+    static final String HOME = "/ui/";
     private final DashboardSessions sessions;
 
     public LoginController(DashboardSessions sessions) {
         this.sessions = sessions;
     }
 
+    /** The first page a role needs: jobs for a submitter, the review queue for a reviewer, else the farm. */
     @GetMapping({"/ui", "/ui/"})
-    String home() {
-        return "redirect:/ui/jobs";
+    String home(@RequestAttribute(name = BearerTokenFilter.CALLER, required = false) Caller caller) {
+        if (caller != null && caller.has(Role.SUBMITTER)) return "redirect:/ui/jobs";
+        if (caller != null && caller.has(Role.REVIEWER)) return "redirect:/ui/schedules";
+        return "redirect:/ui/farm";
     }
 
     @GetMapping("/ui/login")
@@ -43,16 +53,18 @@ public class LoginController {
     }
 
     @PostMapping("/ui/login")
-    String login(@RequestParam(name = "token", required = false) String token, @RequestParam(name = "next", required = false) String next,
+    Object login(@RequestParam(name = "token", required = false) String token, @RequestParam(name = "next", required = false) String next,
                  HttpServletRequest request, HttpServletResponse response, Model model) {
         if (crossSite(request)) {
             // login CSRF: another site's page must not log this browser in (with that site's own token, say)
             response.setStatus(HttpStatus.FORBIDDEN.value());
-            model.addAttribute("next", "/ui/jobs");
+            model.addAttribute("next", HOME);
             model.addAttribute("error", "The login form was sent from another site (Origin " + request.getHeader(HttpHeaders.ORIGIN)
                     + "); log in from this page.");
             return "ui/login";
         }
+        // a new login ends the browser's old session, whoever it was: no session lingers behind the one in use
+        sessions.logout(DashboardFilter.cookie(request));
         Optional<DashboardSessions.Session> session = sessions.login(token);
         if (session.isEmpty()) {
             response.setStatus(HttpStatus.UNAUTHORIZED.value());
@@ -62,7 +74,10 @@ public class LoginController {
         }
         response.addHeader(HttpHeaders.SET_COOKIE, cookie(session.get().id(), request.isSecure(), DashboardSessions.LIFETIME.toSeconds()).toString());
         log.info("dashboard login: {}", session.get().caller().name());
-        return "redirect:" + safeNext(next);
+        // the path as it is: a '{' in it is no URI template to expand (RedirectView would try, and fail)
+        RedirectView to = new RedirectView(safeNext(next), true);
+        to.setExpandUriTemplateVariables(false);
+        return to;
     }
 
     @PostMapping("/ui/logout")
@@ -82,6 +97,8 @@ public class LoginController {
      * client that sends none, curl say, is not a browser a page could have driven).
      */
     static boolean crossSite(HttpServletRequest request) {
+        // browsers that send Fetch Metadata say so outright
+        if ("cross-site".equals(request.getHeader("Sec-Fetch-Site"))) return true;
         String origin = request.getHeader(HttpHeaders.ORIGIN);
         if (origin == null) return false;
         String host = request.getHeader(HttpHeaders.HOST);
@@ -100,7 +117,7 @@ public class LoginController {
      */
     static String safeNext(String next) {
         if (next == null || !next.startsWith("/ui/") || next.startsWith("//") || next.contains("\\") || next.startsWith("/ui/login")
-                || next.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) return "/ui/jobs";
+                || next.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) return HOME;
         return next;
     }
 }

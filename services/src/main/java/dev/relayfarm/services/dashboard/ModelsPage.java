@@ -1,12 +1,13 @@
 package dev.relayfarm.services.dashboard;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relayfarm.services.gateway.ApiProblem;
 import dev.relayfarm.services.gateway.JobRepository;
 import dev.relayfarm.services.gateway.JobView;
 import dev.relayfarm.services.gateway.JobsController;
 import dev.relayfarm.services.gateway.ProblemType;
+import dev.relayfarm.services.gateway.RequiresRole;
+import dev.relayfarm.services.gateway.Role;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.store.JobStatus;
@@ -25,21 +26,21 @@ import org.springframework.web.bind.annotation.PathVariable;
  * The models page: a compiled model's fused kernels (from its artifact's manifest) with their workload, the schedule
  * they were built with (tuned, stored or the template default) and what the farm measured of them: the cost of the
  * config applied and of the default, times calls per run. Sorted by measured time per run, so the top rows are where
- * tuning pays next; a kernel never measured is said to be so, not guessed.
+ * tuning pays next; a kernel never measured is said to be so, not guessed. For {@link Role#SUBMITTER}, like the jobs
+ * pages: a model's kernels come from its job's artifact.
  */
 @Controller
 @ServiceRole(Stage.GATEWAY)
+@RequiresRole(Role.SUBMITTER)
 public class ModelsPage {
     private final JobStore store;
     private final JobRepository jobs;
     private final TuningRecords records;
-    private final ObjectMapper json;
 
-    public ModelsPage(JobStore store, JobRepository jobs, TuningRecords records, ObjectMapper json) {
+    public ModelsPage(JobStore store, JobRepository jobs, TuningRecords records) {
         this.store = store;
         this.jobs = jobs;
         this.records = records;
-        this.json = json;
     }
 
     /**
@@ -63,8 +64,8 @@ public class ModelsPage {
     @GetMapping("/ui/models/{jobId}")
     String model(@PathVariable("jobId") String jobId, Model m) {
         UUID id = JobsController.jobId(jobId);
-        JobView job = jobs.find(id).orElseThrow(() -> new ApiProblem(ProblemType.JOB_NOT_FOUND, "no job with id " + id));
-        JsonNode manifest = jobs.manifest(id, json).orElseThrow(() -> new ApiProblem(ProblemType.ARTIFACT_NOT_READY,
+        JobView job = jobs.find(id).orElseThrow(() -> ApiProblem.jobNotFound(id));
+        JsonNode manifest = jobs.manifest(id).orElseThrow(() -> new ApiProblem(ProblemType.ARTIFACT_NOT_READY,
                 "job " + id + " is " + job.status() + " and has no compiled artifact, so no kernels to show"));
         List<JsonNode> kernels = new ArrayList<>();
         manifest.path("kernels").forEach(kernels::add);

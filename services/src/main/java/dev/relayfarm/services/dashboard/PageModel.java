@@ -26,6 +26,12 @@ final class PageModel {
         return m;
     }
 
+    /** The session of a request the dashboard's filter let through. */
+    static DashboardSessions.Session session(HttpServletRequest request) {
+        if (request.getAttribute(DashboardFilter.SESSION) instanceof DashboardSessions.Session s) return s;
+        throw new IllegalStateException("no dashboard session on " + request.getRequestURI() + ": not behind DashboardFilter");
+    }
+
     /** {@code data} with the common variables of the request that opened a live stream. */
     static Map<String, Object> with(Map<String, Object> common, Map<String, Object> data) {
         Map<String, Object> m = new LinkedHashMap<>(common);

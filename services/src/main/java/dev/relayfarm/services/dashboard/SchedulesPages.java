@@ -10,6 +10,7 @@ import dev.relayfarm.services.gateway.Caller;
 import dev.relayfarm.services.gateway.PathIds;
 import dev.relayfarm.services.gateway.ProblemType;
 import dev.relayfarm.services.gateway.RequiresRole;
+import dev.relayfarm.services.gateway.ScheduleDecisions;
 import dev.relayfarm.services.gateway.Role;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
@@ -26,8 +27,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -46,16 +45,17 @@ import org.springframework.web.bind.annotation.RequestParam;
 @Controller
 @ServiceRole(Stage.GATEWAY)
 public class SchedulesPages {
-    private static final Logger log = LoggerFactory.getLogger(SchedulesPages.class);
     static final int LIMIT = 500;
 
     private final ScheduleReviews reviews;
     private final ReviewQueue queue;
+    private final ScheduleDecisions decisions;
     private final ObjectMapper json;
 
-    public SchedulesPages(ScheduleReviews reviews, ReviewQueue queue, ObjectMapper json) {
+    public SchedulesPages(ScheduleReviews reviews, ReviewQueue queue, ScheduleDecisions decisions, ObjectMapper json) {
         this.reviews = reviews;
         this.queue = queue;
+        this.decisions = decisions;
         this.json = json;
     }
 
@@ -100,7 +100,8 @@ public class SchedulesPages {
         }
 
         ScheduleFilter toStore() {
-            return new ScheduleFilter(null, target.isEmpty() ? null : target, status.isEmpty() ? null : status, deviceClass.isEmpty() ? null : deviceClass, LIMIT);
+            return new ScheduleFilter(null, target.isEmpty() ? null : target, status.isEmpty() ? null : status, deviceClass.isEmpty() ? null : deviceClass,
+                    speedupOrNull(), LIMIT);
         }
     }
 
@@ -109,7 +110,7 @@ public class SchedulesPages {
                  @RequestParam(name = "deviceClass", required = false) String deviceClass, @RequestParam(name = "minSpeedup", required = false) String minSpeedup,
                  Model m) {
         Filter f = new Filter(status, target, deviceClass, minSpeedup);
-        List<ReviewItem> items = queue.list(f.toStore(), f.speedupOrNull());
+        List<ReviewItem> items = queue.list(f.toStore());
         m.addAttribute("filter", f);
         m.addAttribute("items", items);
         m.addAttribute("limit", LIMIT);
@@ -144,16 +145,7 @@ public class SchedulesPages {
             case "unpin" -> ScheduleDecision.UNPIN;
             default -> throw new ApiProblem(ProblemType.BAD_BODY, "no schedule action '" + action + "' (approve, reject, pin, unpin)");
         };
-        String text = note == null || note.isBlank() ? null : note.trim();
-        if (decision == ScheduleDecision.REJECT && text == null) {
-            throw new ApiProblem(ProblemType.NOTE_REQUIRED, "rejecting schedule " + sid + " needs a reason: write it in the note");
-        }
-        try {
-            reviews.decide(sid, decision, caller.name(), text).orElseThrow(() -> notFound(sid));
-        } catch (ScheduleReviews.NotPinned e) {
-            throw new ApiProblem(ProblemType.SCHEDULE_NOT_PINNED, e.getMessage());
-        }
-        log.info("schedule {} {} by {} (dashboard)", sid, decision.action, caller.name());
+        decisions.decide(sid, decision, note, caller);
         return "redirect:/ui/schedules/" + sid;
     }
 
@@ -195,7 +187,8 @@ public class SchedulesPages {
         out.put("series", best);
         out.put("defaultCostUs", defaultCost);
         try {
-            return json.writeValueAsString(out);
+            // embedded in a <script> element as it is (th:utext): no "<" may end it early, whatever a strategy is called
+            return json.writeValueAsString(out).replace("<", "\\u003c");
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

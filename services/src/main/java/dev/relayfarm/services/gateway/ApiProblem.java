@@ -23,7 +23,7 @@ public final class ApiProblem extends RuntimeException {
         this.properties = Map.copyOf(properties);
     }
 
-    static ApiProblem jobNotFound(Object id) {
+    public static ApiProblem jobNotFound(Object id) {
         return new ApiProblem(ProblemType.JOB_NOT_FOUND, "no job with id " + id);
     }
 

@@ -7,8 +7,6 @@ import dev.relayfarm.services.store.Devices;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -24,11 +22,12 @@ import org.springframework.web.bind.annotation.RestController;
 @ServiceRole(Stage.GATEWAY)
 @RequestMapping("/api/v1/devices")
 public class DevicesController {
-    private static final Logger log = LoggerFactory.getLogger(DevicesController.class);
     private final Devices devices;
+    private final FarmOperations operations;
 
-    public DevicesController(Devices devices) {
+    public DevicesController(Devices devices, FarmOperations operations) {
         this.devices = devices;
+        this.operations = operations;
     }
 
     @GetMapping
@@ -49,16 +48,11 @@ public class DevicesController {
     @PostMapping("/{id}/drain")
     @RequiresRole(Role.OPERATOR)
     DeviceRow drain(@PathVariable("id") String id, @RequestAttribute(BearerTokenFilter.CALLER) Caller caller) {
-        switch (devices.drain(id)) {
-            case NOT_FOUND -> throw notFound(id);
-            case OFFLINE -> throw new ApiProblem(ProblemType.DEVICE_OFFLINE, "device " + id + " is OFFLINE (no heartbeat lately): there is no agent"
-                    + " to drain; a device that comes back registers as ONLINE and can be drained then");
-            case DRAINING -> log.info("device {} DRAINING by {}", id, caller.name());
-        }
+        operations.drain(id, caller);
         return devices.find(id).orElseThrow(() -> notFound(id));
     }
 
     private static ApiProblem notFound(String id) {
-        return new ApiProblem(ProblemType.DEVICE_NOT_FOUND, "no device with id '" + id + "'");
+        return FarmOperations.deviceNotFound(id);
     }
 }

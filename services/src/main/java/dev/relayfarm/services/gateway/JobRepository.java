@@ -1,5 +1,8 @@
 package dev.relayfarm.services.gateway;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relayfarm.services.kit.JobEvents;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
@@ -42,9 +45,10 @@ public class JobRepository {
     private final BlobRefs refs;
     private final QuotaProperties quotas;
     private final RetentionProperties retention;
+    private final ObjectMapper json;
 
     public JobRepository(JdbcTemplate jdbc, TransactionTemplate tx, PgBlobStore blobs, JobStore store, JobEvents events, BlobRefs refs,
-                         QuotaProperties quotas, RetentionProperties retention) {
+                         QuotaProperties quotas, RetentionProperties retention, ObjectMapper json) {
         this.jdbc = jdbc;
         this.tx = tx;
         this.blobs = blobs;
@@ -53,6 +57,7 @@ public class JobRepository {
         this.refs = refs;
         this.quotas = quotas;
         this.retention = retention;
+        this.json = json;
     }
 
     /** {@link #create(UUID, JobSubmission, String, String)} for no token (no quota applies). */
@@ -168,11 +173,11 @@ public class JobRepository {
     }
 
     /** The manifest of a job's artifact (kept or expired: the row keeps it), when its artifacts row exists. */
-    public Optional<com.fasterxml.jackson.databind.JsonNode> manifest(UUID id, com.fasterxml.jackson.databind.ObjectMapper json) {
+    public Optional<JsonNode> manifest(UUID id) {
         return jdbc.query("SELECT manifest::text FROM artifacts WHERE job_id = ?", (rs, i) -> {
             try {
                 return json.readTree(rs.getString(1));
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            } catch (JsonProcessingException e) {
                 throw new IllegalStateException("artifacts.manifest of job " + id + " is not JSON: " + e.getOriginalMessage(), e);
             }
         }, id).stream().findFirst();

@@ -19,8 +19,6 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.ContentDisposition;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -54,12 +52,14 @@ public class JobsController {
     private final CompileRequests requests;
     private final GatewayTracing tracing;
     private final JobEventStreams streams;
+    private final ArtifactDownloads downloads;
 
-    public JobsController(JobRepository jobs, CompileRequests requests, GatewayTracing tracing, JobEventStreams streams) {
+    public JobsController(JobRepository jobs, CompileRequests requests, GatewayTracing tracing, JobEventStreams streams, ArtifactDownloads downloads) {
         this.jobs = jobs;
         this.requests = requests;
         this.tracing = tracing;
         this.streams = streams;
+        this.downloads = downloads;
     }
 
     @PostMapping(consumes = MediaType.MULTIPART_FORM_DATA_VALUE)
@@ -125,29 +125,7 @@ public class JobsController {
 
     @GetMapping("/{id}/artifact")
     ResponseEntity<byte[]> artifact(@PathVariable("id") String id) {
-        UUID job = jobId(id);
-        JobView view = jobs.find(job).orElseThrow(() -> ApiProblem.jobNotFound(job));
-        if (view.status() == JobStatus.SUCCEEDED && view.artifact() == null) {
-            var expired = jobs.artifactExpiredAt(job);
-            if (expired.isPresent()) {
-                throw new ApiProblem(ProblemType.ARTIFACT_EXPIRED, "the artifact of job " + job + " was deleted at " + expired.get()
-                        + " by the retention policy: jobs finished more than " + jobs.retention().toDays() + " days ago (relayfarm.retention.finished-jobs)"
-                        + " keep their record and events, not their bytes; submit the model again to rebuild it");
-            }
-        }
-        if (view.status() != JobStatus.SUCCEEDED || view.artifact() == null) {
-            throw new ApiProblem(ProblemType.ARTIFACT_NOT_READY,
-                    "job " + job + " is " + view.status() + (view.status().terminal()
-                            ? "; only SUCCEEDED jobs have an artifact" : "; its artifact exists once it is SUCCEEDED"));
-        }
-        byte[] tar = jobs.artifactTar(job).orElseThrow(() -> new ApiProblem(ProblemType.ARTIFACT_NOT_READY,
-                "job " + job + " has no artifact row yet"));
-        String stem = view.model().name().replaceAll("\\.[A-Za-z0-9]+$", "").replaceAll("[^A-Za-z0-9._-]", "_");
-        return ResponseEntity.ok()
-                .contentType(MediaType.parseMediaType("application/gzip"))
-                .header(HttpHeaders.CONTENT_DISPOSITION, ContentDisposition.attachment().filename(stem + "-" + job + ".tar.gz").build().toString())
-                .eTag("\"" + view.artifact().tarSha256() + "\"")
-                .body(tar);
+        return downloads.of(jobId(id));
     }
 
     @GetMapping(path = "/{id}/events", produces = {MediaType.TEXT_EVENT_STREAM_VALUE, MediaType.APPLICATION_PROBLEM_JSON_VALUE})

@@ -12,8 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -32,16 +30,17 @@ import org.springframework.web.bind.annotation.RestController;
 @ServiceRole(Stage.GATEWAY)
 @RequestMapping("/api/v1/schedules")
 public class SchedulesController {
-    private static final Logger log = LoggerFactory.getLogger(SchedulesController.class);
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
     static final Set<String> STATUSES = Set.of("PENDING", "APPROVED", "REJECTED", "PINNED");
 
     private final ScheduleReviews reviews;
+    private final ScheduleDecisions decisions;
     private final ObjectMapper json;
 
-    public SchedulesController(ScheduleReviews reviews, ObjectMapper json) {
+    public SchedulesController(ScheduleReviews reviews, ScheduleDecisions decisions, ObjectMapper json) {
         this.reviews = reviews;
+        this.decisions = decisions;
         this.json = json;
     }
 
@@ -107,19 +106,8 @@ public class SchedulesController {
 
     private Map<String, Object> decide(String id, ScheduleDecision decision, String body, Caller caller) {
         long schedule = PathIds.parse("schedule", id);
-        String note = JsonBody.parse(json, body, ProblemType.BAD_BODY).text("note").map(String::trim).filter(s -> !s.isEmpty()).orElse(null);
-        if (decision == ScheduleDecision.REJECT && note == null) {
-            // a rejection without a reason teaches nobody anything: the worker's next proposal would be rejected blind
-            throw new ApiProblem(ProblemType.NOTE_REQUIRED, "rejecting schedule " + schedule + " needs a reason: send {\"note\": \"...\"}",
-                    Map.of(SubmitFields.CODE, ProblemType.NOTE_REQUIRED.slug));
-        }
-        try {
-            reviews.decide(schedule, decision, caller.name(), note).orElseThrow(() -> notFound(schedule));
-        } catch (ScheduleReviews.NotPinned e) {
-            // not "status": that member is the problem's HTTP status (RFC 9457), and a second one made the JSON name it twice
-            throw new ApiProblem(ProblemType.SCHEDULE_NOT_PINNED, e.getMessage(), Map.of("scheduleStatus", e.status));
-        }
-        log.info("schedule {} {} by {}", schedule, decision.status, caller.name());
+        String note = JsonBody.parse(json, body, ProblemType.BAD_BODY).text("note").orElse(null);
+        decisions.decide(schedule, decision, note, caller);
         return detail(schedule);
     }
 
@@ -134,7 +122,7 @@ public class SchedulesController {
     }
 
     private static ApiProblem notFound(long id) {
-        return new ApiProblem(ProblemType.SCHEDULE_NOT_FOUND, "no schedule with id " + id);
+        return ScheduleDecisions.notFound(id);
     }
 
     private static boolean blank(String s) {

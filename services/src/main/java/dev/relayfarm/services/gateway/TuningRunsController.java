@@ -11,8 +11,6 @@ import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -35,19 +33,20 @@ import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
 @ServiceRole(Stage.GATEWAY)
 @RequestMapping("/api/v1/tuning-runs")
 public class TuningRunsController {
-    private static final Logger log = LoggerFactory.getLogger(TuningRunsController.class);
     static final int DEFAULT_LIMIT = 50;
     static final int MAX_LIMIT = 500;
 
     private final TuningRunRequests requests;
     private final TuningRuns runs;
     private final TuningRunStreams streams;
+    private final FarmOperations operations;
     private final ObjectMapper json;
 
-    public TuningRunsController(TuningRunRequests requests, TuningRuns runs, TuningRunStreams streams, ObjectMapper json) {
+    public TuningRunsController(TuningRunRequests requests, TuningRuns runs, TuningRunStreams streams, FarmOperations operations, ObjectMapper json) {
         this.requests = requests;
         this.runs = runs;
         this.streams = streams;
+        this.operations = operations;
         this.json = json;
     }
 
@@ -92,11 +91,7 @@ public class TuningRunsController {
     @RequiresRole(Role.OPERATOR)
     TuningRunView cancel(@PathVariable("id") String id, @RequestAttribute(BearerTokenFilter.CALLER) Caller caller) {
         long run = PathIds.parse("tuning run", id);
-        var outcome = runs.cancel(run).orElseThrow(() -> notFound(run));
-        if (!outcome.cancelled()) {
-            throw new ApiProblem(ProblemType.TUNING_RUN_FINISHED, "tuning run " + run + " is already " + outcome.before() + " and can no longer be cancelled");
-        }
-        log.info("tuning run {} cancelled by {}; tasks cancelled with it: {}", run, caller.name(), outcome.cancelledTaskIds());
+        operations.cancel(run, caller);
         return find(run);
     }
 
@@ -112,6 +107,6 @@ public class TuningRunsController {
     }
 
     private static ApiProblem notFound(long id) {
-        return new ApiProblem(ProblemType.TUNING_RUN_NOT_FOUND, "no tuning run with id " + id);
+        return FarmOperations.runNotFound(id);
     }
 }

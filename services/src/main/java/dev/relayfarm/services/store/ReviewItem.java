@@ -15,11 +15,6 @@ public record ReviewItem(ScheduleRow schedule, List<ModelShare> models, NewJobsG
         models = List.copyOf(models);
     }
 
-    /** The largest share among the models: how much tuning this workload is worth. Null when no run measured it. */
-    public Double share() {
-        return models.stream().map(ModelShare::share).filter(java.util.Objects::nonNull).max(Double::compare).orElse(null);
-    }
-
     /**
      * @param share calls x template-default cost of the workload over the same sum for all the run's tasks; null when
      *              the run's defaults were not measured yet

@@ -2,6 +2,7 @@ package dev.relayfarm.services.store;
 
 import static dev.relayfarm.services.store.Columns.nullableDouble;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.relayfarm.tuning.StoredSchedule;
 import java.sql.Array;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -30,11 +32,9 @@ public class ReviewQueue {
         this.store = store;
     }
 
-    /** The schedules {@code filter} selects with at least {@code minSpeedup} (null: any), with their models and choice. */
-    public List<ReviewItem> list(ScheduleFilter filter, Double minSpeedup) {
-        List<ScheduleRow> rows = reviews.list(filter).stream()
-                .filter(r -> minSpeedup == null || r.speedup() != null && r.speedup() >= minSpeedup).toList();
-        return items(rows);
+    /** The schedules {@code filter} selects, with their models and what a new job gets. */
+    public List<ReviewItem> list(ScheduleFilter filter) {
+        return items(reviews.list(filter));
     }
 
     /** The one schedule as a queue row. */
@@ -70,10 +70,13 @@ public class ReviewQueue {
         if (rows.isEmpty()) return out;
         String sql = """
                 WITH run_tasks AS (
+                    -- a share only once every task of the run has its default measured: a partial sum would inflate it
                     SELECT r.model_name, t.workload_key, t.target, t.device_class,
-                           t.calls * t.default_cost_us / nullif(sum(t.calls * t.default_cost_us) OVER (PARTITION BY r.id), 0) AS share
+                           CASE WHEN count(*) OVER w = count(t.default_cost_us) OVER w
+                                THEN t.calls * t.default_cost_us / nullif(sum(t.calls * t.default_cost_us) OVER w, 0) END AS share
                     FROM tuning_runs r JOIN tuning_run_tasks x ON x.run_id = r.id JOIN tuning_tasks t ON t.id = x.task_id
                     WHERE r.id IN (SELECT x2.run_id FROM tuning_run_tasks x2 JOIN tuning_tasks t2 ON t2.id = x2.task_id WHERE t2.workload_key = ANY (?))
+                    WINDOW w AS (PARTITION BY r.id)
                 )
                 SELECT workload_key, target, device_class, model_name, max(share) AS share
                 FROM run_tasks WHERE workload_key = ANY (?)
@@ -116,9 +119,11 @@ public class ReviewQueue {
      * cost (the default is measured in every batch, and its record carries its own cost as the default's). Empty when
      * no batch measured the default successfully.
      */
-    public java.util.Optional<com.fasterxml.jackson.databind.JsonNode> defaultConfig(ScheduleRow s) {
+    public Optional<JsonNode> defaultConfig(ScheduleRow s) {
         return jdbc.query("""
-                SELECT config::text FROM tuning_records WHERE workload_key = ? AND target = ? AND device_class = ? AND cost_us = default_cost_us
-                ORDER BY id LIMIT 1""", (rs, i) -> Columns.json(rs, "config"), s.workloadKey(), s.target(), s.deviceClass()).stream().findFirst();
+                SELECT config::text FROM tuning_records
+                WHERE workload_key = ? AND target = ? AND device_class = ? AND template = ? AND cost_us = default_cost_us
+                ORDER BY id LIMIT 1""", (rs, i) -> Columns.json(rs, "config"), s.workloadKey(), s.target(), s.deviceClass(), s.template())
+                .stream().findFirst();
     }
 }

@@ -72,6 +72,11 @@ public class ScheduleReviews {
             where.append(" AND device_class = ?");
             args.add(filter.deviceClass());
         }
+        if (filter.minSpeedup() != null) {
+            // in SQL, before the limit: a filter applied after it would drop matches beyond the newest rows
+            where.append(" AND cost_us > 0 AND default_cost_us >= ? * cost_us");
+            args.add(filter.minSpeedup());
+        }
         args.add(filter.limit());
         return jdbc.query(SELECT + where + " ORDER BY updated_at DESC, id DESC LIMIT ?", (rs, i) -> row(rs), args.toArray());
     }

@@ -40,7 +40,16 @@ class ServicesArchitectureTest {
     void theStoreIsBelowTheServices() {
         noClasses().that().resideInAPackage("dev.relayfarm.services.store..").should().dependOnClassesThat()
                 .resideInAnyPackage("dev.relayfarm.services.kit..", "dev.relayfarm.services.gateway..", "dev.relayfarm.services.stages..",
-                        "org.apache.kafka..", "org.springframework.kafka..")
+                        "dev.relayfarm.services.dashboard..", "org.apache.kafka..", "org.springframework.kafka..")
                 .check(services);
+    }
+
+    /** The dashboard sits on the gateway (its tokens, roles and request classes); nothing below knows about pages. */
+    @Test
+    void theDashboardIsAboveTheGatewayAndTheStagesNeverSeeIt() {
+        noClasses().that().resideInAnyPackage("dev.relayfarm.services.gateway..", "dev.relayfarm.services.stages..", "dev.relayfarm.services.kit..",
+                "dev.relayfarm.services.farm..").should().dependOnClassesThat().resideInAPackage("dev.relayfarm.services.dashboard..").check(services);
+        noClasses().that().resideInAPackage("dev.relayfarm.services.dashboard..").should().dependOnClassesThat()
+                .resideInAPackage("dev.relayfarm.services.stages..").check(services);
     }
 }

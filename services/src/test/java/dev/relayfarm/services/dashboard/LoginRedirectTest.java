@@ -20,7 +20,7 @@ class LoginRedirectTest {
         for (String next : Arrays.asList(null, "", "/", "/ui", "https://evil.example/", "//evil", "//evil.example/ui/", "/\\evil.example",
                 "/ui/\\\\evil", "javascript:alert(1)", "/api/v1/jobs", "ui/jobs", "/uix/jobs", "/ui/login", "/ui/login?next=//evil",
                 "/ui/jobs\r\nSet-Cookie: x=1", "/ui/jobs\nLocation: //evil", "/ui/jobs\t")) {
-            assertEquals("/ui/jobs", LoginController.safeNext(next), String.valueOf(next));
+            assertEquals(LoginController.HOME, LoginController.safeNext(next), String.valueOf(next));
         }
     }
 }

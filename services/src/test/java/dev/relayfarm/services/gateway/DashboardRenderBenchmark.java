@@ -63,7 +63,7 @@ class DashboardRenderBenchmark extends GatewayTestBase {
         double[] queriesMs = new double[requests];
         for (int i = 0; i < WARMUP + requests; i++) {
             long t0 = System.nanoTime();
-            int n = reviewQueue.list(new ScheduleFilter(null, null, null, null, SCHEDULES), null).size();
+            int n = reviewQueue.list(new ScheduleFilter(null, null, null, null, SCHEDULES)).size();
             if (i >= WARMUP) queriesMs[i - WARMUP] = (System.nanoTime() - t0) / 1e6;
             assertEquals(SCHEDULES, n);
         }

@@ -91,12 +91,12 @@ class DashboardTest extends GatewayTestBase {
         for (String evil : List.of("https://evil.example/", "//evil", "/\\evil.example", "/ui/login?next=//evil", "javascript:alert(1)")) {
             HttpResponse<String> r = new DashboardBrowser(port).login(REVIEWER, evil);
             assertEquals(302, r.statusCode(), evil);
-            assertEquals("/ui/jobs", location(r), evil);
+            assertEquals("/ui/", location(r), evil);
         }
         // a header cannot be smuggled in through the redirect
         HttpResponse<String> crlf = new DashboardBrowser(port).login(REVIEWER, "/ui/jobs\r\nX-Evil: 1");
         assertTrue(crlf.headers().firstValue("X-Evil").isEmpty(), crlf.headers().map().toString());
-        assertEquals("/ui/jobs", location(crlf));
+        assertEquals("/ui/", location(crlf));
     }
 
     /** A state-changing POST with the session cookie but not the session's CSRF token changes nothing. */
@@ -327,11 +327,11 @@ class DashboardTest extends GatewayTestBase {
     void logoutEndsTheSession() {
         DashboardBrowser b = DashboardBrowser.loggedIn(port, REVIEWER);
         String old = b.session;
-        assertEquals(200, b.get("/ui/jobs").statusCode());
+        assertEquals(200, b.get("/ui/schedules").statusCode());
         assertEquals(403, b.post("/ui/logout", Map.of()).statusCode(), "a logout needs the CSRF token too");
-        assertEquals(200, b.get("/ui/jobs").statusCode());
+        assertEquals(200, b.get("/ui/schedules").statusCode());
 
-        HttpResponse<String> out = b.submit("/ui/jobs", "/ui/logout", Map.of());
+        HttpResponse<String> out = b.submit("/ui/schedules", "/ui/logout", Map.of());
         assertEquals(302, out.statusCode());
         assertEquals("/ui/login", location(out));
         String cleared = out.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith("relayfarm_session=")).findFirst().orElseThrow();
@@ -339,10 +339,91 @@ class DashboardTest extends GatewayTestBase {
         assertNull(b.session);
 
         b.session = old; // a copy of the cookie kept elsewhere
-        HttpResponse<String> page = b.get("/ui/jobs");
+        HttpResponse<String> page = b.get("/ui/schedules");
         assertEquals(303, page.statusCode());
-        assertEquals("/ui/login?next=%2Fui%2Fjobs", location(page));
+        assertEquals("/ui/login?next=%2Fui%2Fschedules", location(page));
         assertEquals(401, b.post("/ui/logout", Map.of()).statusCode());
+    }
+
+    /**
+     * Jobs and their artifacts are the submitters', as in the API: a reviewer's or operator's session gets 403 there and
+     * no Jobs or Models link; {@code /ui} sends each role to its first page; anonymous {@code /ui} and {@code /ui/} go to
+     * the login form.
+     */
+    @Test
+    void jobsAndModelsNeedTheSubmitterRoleAndHomeFollowsTheRole() {
+        DashboardBrowser rita = DashboardBrowser.loggedIn(port, REVIEWER), otto = DashboardBrowser.loggedIn(port, OPERATOR),
+                sam = DashboardBrowser.loggedIn(port, SUBMITTER);
+        for (String page : List.of("/ui/jobs", "/ui/models", "/ui/jobs/00000000-0000-0000-0000-000000000001",
+                "/ui/jobs/00000000-0000-0000-0000-000000000001/artifact", "/ui/models/00000000-0000-0000-0000-000000000001")) {
+            HttpResponse<String> r = rita.get(page);
+            assertEquals(403, r.statusCode(), page);
+            assertTrue(r.body().contains("needs the &#39;submitter&#39; role"), page + ": " + r.body());
+        }
+        assertEquals(200, sam.get("/ui/jobs").statusCode());
+        assertEquals(404, sam.get("/ui/jobs/00000000-0000-0000-0000-000000000001").statusCode());
+        String queue = rita.get("/ui/schedules").body();
+        assertFalse(queue.contains("href=\"/ui/jobs\""), "no Jobs link for a reviewer");
+        assertTrue(sam.get("/ui/schedules").body().contains("href=\"/ui/jobs\""), "a submitter's Jobs link");
+        assertEquals("/ui/jobs", location(sam.get("/ui/")));
+        assertEquals("/ui/schedules", location(rita.get("/ui")));
+        assertEquals("/ui/farm", location(otto.get("/ui/")));
+        for (String home : List.of("/ui", "/ui/")) {
+            HttpResponse<String> r = new DashboardBrowser(port).get(home);
+            assertEquals(303, r.statusCode(), home);
+            assertTrue(location(r).startsWith("/ui/login?next="), location(r));
+        }
+    }
+
+    /** Every dashboard answer, the login form's included, refuses to be framed or cached and allows no foreign script. */
+    @Test
+    void pagesCarrySecurityHeaders() {
+        DashboardBrowser rita = DashboardBrowser.loggedIn(port, REVIEWER);
+        for (HttpResponse<String> r : List.of(new DashboardBrowser(port).get("/ui/login"), rita.get("/ui/schedules"), rita.get("/ui/farm"))) {
+            assertEquals("DENY", r.headers().firstValue("X-Frame-Options").orElse(null), r.uri().toString());
+            String csp = r.headers().firstValue("Content-Security-Policy").orElse("");
+            assertTrue(csp.contains("frame-ancestors 'none'") && csp.contains("script-src 'self'"), csp);
+            assertEquals("no-store", r.headers().firstValue("Cache-Control").orElse(null), r.uri().toString());
+        }
+    }
+
+    /** A login form posted from another origin does not log the browser in (login CSRF). */
+    @Test
+    void aCrossSiteLoginIsRefused() throws Exception {
+        DashboardBrowser b = new DashboardBrowser(port);
+        var req = b.request("/ui/login").header("Content-Type", "application/x-www-form-urlencoded").header("Origin", "https://evil.example")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("token=" + REVIEWER)).build();
+        HttpResponse<String> r = b.send(req);
+        assertEquals(403, r.statusCode());
+        assertTrue(r.headers().allValues("Set-Cookie").stream().noneMatch(c -> c.startsWith("relayfarm_session=")), r.headers().map().toString());
+        var same = b.request("/ui/login").header("Content-Type", "application/x-www-form-urlencoded").header("Origin", "http://localhost:" + port)
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("token=" + REVIEWER)).build();
+        assertEquals(302, b.send(same).statusCode(), "the same origin logs in");
+    }
+
+    /** A live stream ends with its session: after logout the open farm stream closes instead of sending on. */
+    @Test
+    void aLiveStreamEndsAtLogout() throws Exception {
+        DashboardBrowser otto = DashboardBrowser.loggedIn(port, OPERATOR);
+        HttpResponse<InputStream> r = otto.client().send(otto.request("/ui/farm/live").header("Accept", "text/event-stream").GET().build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        assertEquals(200, r.statusCode());
+        try (InputStream in = r.body()) {
+            CompletableFuture<Boolean> ended = CompletableFuture.supplyAsync(() -> {
+                try (BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                    while (lines.readLine() != null) {
+                        // drain until the server closes the stream
+                    }
+                    return true;
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            Thread.sleep(1500);
+            assertFalse(ended.isDone(), "the stream stays open while logged in");
+            assertEquals(302, otto.submit("/ui/farm", "/ui/logout", Map.of()).statusCode());
+            assertTrue(ended.get(10, TimeUnit.SECONDS), "the stream ended after logout");
+        }
     }
 
     // ---------------------------------------------------------------------------------------------------------------
