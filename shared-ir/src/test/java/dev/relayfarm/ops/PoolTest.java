@@ -22,6 +22,14 @@ class PoolTest {
         assertEquals("Tensor[(1, 1, 1, 1), float32]", inferText("nn.max_pool2d", attrs("pool_size", ints(2, 2), "strides", ints(2, 2)), f32(1, 1, 3, 3)));
         assertEquals("Tensor[(1, 1, 2, 2), float32]",
                 inferText("nn.max_pool2d", attrs("pool_size", ints(2, 2), "strides", ints(2, 2), "ceil_mode", true), f32(1, 1, 3, 3)));
+        // ceil_mode never adds a window that starts past the input and its leading padding (ONNX / PyTorch):
+        // 2 with k=1, stride 2 pools one window, not two; 1 padded by 1 on both sides, k=2, stride 2, likewise
+        assertEquals("Tensor[(1, 1, 1, 1), float32]",
+                inferText("nn.max_pool2d", attrs("pool_size", ints(1, 1), "strides", ints(2, 2), "ceil_mode", true), f32(1, 1, 2, 2)));
+        assertEquals("Tensor[(1, 3, 1, 1), float32]", inferText("nn.avg_pool2d",
+                attrs("pool_size", ints(2, 2), "strides", ints(2, 2), "padding", ints(1, 1), "ceil_mode", true), f32(1, 3, 1, 1)));
+        assertEquals("Tensor[(1, 1, 3, 3), float32]", inferText("nn.max_pool2d",
+                attrs("pool_size", ints(2, 2), "strides", ints(2, 2), "padding", ints(1, 1), "ceil_mode", true), f32(1, 1, 4, 4)));
         assertEquals("Tensor[(n, 8, (h - 2) / 2 + 1, ?), float32]",
                 inferText("nn.max_pool2d", attrs("pool_size", ints(2, 2), "strides", ints(2, 2)), f32("n", 8, "h", "?")));
         assertTrue(defers("nn.avg_pool2d", attrs("pool_size", ints(2, 2)), hole()));
@@ -40,6 +48,8 @@ class PoolTest {
         assertValues(run1("nn.max_pool2d", attrs("pool_size", ints(2, 2), "dilation", ints(2, 2)), X44), new int[] {1, 1, 2, 2}, 11, 12, 15, 16);
         assertValues(run1("nn.max_pool2d", attrs("pool_size", ints(2, 2), "strides", ints(2, 2), "ceil_mode", true), X33),
                 new int[] {1, 1, 2, 2}, 5, 6, 8, 9);
+        assertValues(run1("nn.max_pool2d", attrs("pool_size", ints(1, 1), "strides", ints(2, 2), "ceil_mode", true), arr(new int[] {1, 1, 2, 2}, 1, 2, 3, 4)),
+                new int[] {1, 1, 1, 1}, 1);
         // a window made only of padding gives the lowest float32, as TVM pads with min_value
         float lo = -Float.MAX_VALUE;
         assertValues(run1("nn.max_pool2d", attrs("pool_size", ints(1, 1), "padding", ints(1, 1)), arr(new int[] {1, 1, 1, 1}, 5)),

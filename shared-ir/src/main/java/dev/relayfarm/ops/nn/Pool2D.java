@@ -3,7 +3,6 @@ package dev.relayfarm.ops.nn;
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Dim;
-import dev.relayfarm.ir.Dims;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
@@ -70,27 +69,10 @@ public final class Pool2D {
         TensorType data = Rel.tensor(op, "data", types.get(0));
         if (data == null) return false;
         List<Dim> d = PoolLayouts.toNchw(op, a.layout(), data);
-        Dim oh = outDim(op, "height", d.get(2), a.poolSize()[0], a.strides()[0], a.padding()[0] + a.padding()[2], a.dilation()[0], a.ceilMode());
-        Dim ow = outDim(op, "width", d.get(3), a.poolSize()[1], a.strides()[1], a.padding()[1] + a.padding()[3], a.dilation()[1], a.ceilMode());
+        Dim oh = PoolWindows.outDim(op, "height", d.get(2), a.poolSize()[0], a.strides()[0], a.padding()[0], a.padding()[2], a.dilation()[0], a.ceilMode());
+        Dim ow = PoolWindows.outDim(op, "width", d.get(3), a.poolSize()[1], a.strides()[1], a.padding()[1], a.padding()[3], a.dilation()[1], a.ceilMode());
         reporter.assign(types.get(1), new TensorType(PoolLayouts.fromNchw(op, List.of(d.get(0), d.get(1), oh, ow), a.outLayout()), data.dtype()));
         return true;
-    }
-
-    /** TVM's Pool2DRel: {@code (in + pad - dilated + [stride - 1 if ceil]) / stride + 1}. */
-    static Dim outDim(String op, String what, Dim in, int k, int stride, int pad, int dilation, boolean ceil) {
-        int dilated = dilation * (k - 1) + 1;
-        Dim num = Dims.add(in, Dim.of(pad - dilated + (ceil ? stride - 1 : 0)));
-        Dim out = Dims.add(Dims.div(num, Dim.of(stride)), Dim.of(1));
-        if (out instanceof Dim.Int(long v) && v <= 0) {
-            throw new RelationException(op + ": output " + what + " would be " + v + ": input " + in + " + padding " + pad
-                    + " is smaller than the dilated pool window " + dilated);
-        }
-        return out;
-    }
-
-    static int outSize(int in, int k, int stride, int pad, int dilation, boolean ceil) {
-        int dilated = dilation * (k - 1) + 1;
-        return Math.max(0, Math.floorDiv(in + pad - dilated + (ceil ? stride - 1 : 0), stride) + 1);
     }
 
     static NDArray compute(String op, NDArray input, Pool2DAttrs a, boolean max) {
@@ -99,7 +81,7 @@ public final class Pool2D {
         int kh = a.poolSize()[0], kw = a.poolSize()[1], sh = a.strides()[0], sw = a.strides()[1];
         int dh = a.dilation()[0], dw = a.dilation()[1];
         int pt = a.padding()[0], pl = a.padding()[1], pb = a.padding()[2], pr = a.padding()[3];
-        int oh = outSize(h, kh, sh, pt + pb, dh, a.ceilMode()), ow = outSize(w, kw, sw, pl + pr, dw, a.ceilMode());
+        int oh = (int) PoolWindows.outLength(h, kh, sh, pt, pb, dh, a.ceilMode()), ow = (int) PoolWindows.outLength(w, kw, sw, pl, pr, dw, a.ceilMode());
         double[] v = Arrays2.doubles(x);
         double[] out = new double[n * c * oh * ow];
         double lowest = lowest(x.dtype());
