@@ -76,18 +76,33 @@ final class NnConverters {
 
     /** Spatial rank of input 0 (1 or 2); 3-D and higher are named as unsupported. */
     private static int spatialRank(OnnxNode n) {
+        return spatialRank(n, 2);
+    }
+
+    /** Spatial rank of input 0, from 1 up to {@code most}; higher ranks are named as unsupported. */
+    private static int spatialRank(OnnxNode n, int most) {
         int sp = n.inputRank(0) - 2;
-        if (sp != 1 && sp != 2) throw n.unsupported(n.opType() + " on rank-" + n.inputRank(0) + " input (only 1-D and 2-D windows are supported)");
+        if (sp < 1 || sp > most) {
+            throw n.unsupported(n.opType() + " on rank-" + n.inputRank(0) + " input (only " + (most == 2 ? "1-D and 2-D" : "1-D to " + most + "-D")
+                    + " windows are supported)");
+        }
         return sp;
     }
 
     private static Window window(OnnxNode n, long[] kernel, boolean transposed) {
-        int sp = spatialRank(n);
+        return window(n, kernel, transposed, spatialRank(n));
+    }
+
+    /**
+     * 1-D windows are lifted to 2-D (a unit height); 2-D and 3-D ones map directly, as ONNX's pads order
+     * {begin..., end...} is Relay's for both.
+     */
+    private static Window window(OnnxNode n, long[] kernel, boolean transposed, int sp) {
         if (kernel.length != sp) throw n.unsupported("kernel_shape has " + kernel.length + " values for " + sp + " spatial axes");
         long[] strides = spatialInts(n, "strides", sp, 1);
         long[] dilations = spatialInts(n, "dilations", sp, 1);
         long[] pads = transposed ? null : pads(n, sp, kernel, strides, dilations);
-        if (sp == 2) return new Window(false, kernel, strides, dilations, pads);
+        if (sp >= 2) return new Window(false, kernel, strides, dilations, pads);
         return new Window(true, new long[] {1, kernel[0]}, new long[] {1, strides[0]}, new long[] {1, dilations[0]},
                 pads == null ? null : new long[] {0, pads[0], 0, pads[1]});
     }
@@ -303,16 +318,18 @@ final class NnConverters {
         return out;
     }
 
-    private static List<Expr> pool(OnnxNode n, String op) {
+    private static List<Expr> pool(OnnxNode n, String op2d) {
         long[] kernel = n.attrInts("kernel_shape");
         if (kernel == null) throw n.unsupported("attribute 'kernel_shape' is required");
-        Window win = window(n, kernel, false);
+        int sp = spatialRank(n, 3);
+        Window win = window(n, kernel, false, sp);
+        String op = sp == 3 ? op2d.replace("2d", "3d") : op2d;
         boolean ceil = n.attrInt("ceil_mode", 0) != 0;
         if (n.hasOutput(1)) throw n.unsupported("the Indices output of MaxPool is not supported");
         n.expectInt("storage_order", 0);
         List<Object> kv = new ArrayList<>(List.of("pool_size", win.kernel(), "strides", win.strides(), "dilation", win.dilations(),
                 "padding", win.pads(), "ceil_mode", ceil));
-        if (op.equals("nn.avg_pool2d")) {
+        if (!op.startsWith("nn.max_pool")) {
             kv.add("count_include_pad");
             kv.add(n.attrInt("count_include_pad", 0) != 0);
         }
@@ -323,14 +340,15 @@ final class NnConverters {
     private static List<Expr> lpPool(OnnxNode n) {
         long[] kernel = n.attrInts("kernel_shape");
         if (kernel == null) throw n.unsupported("attribute 'kernel_shape' is required");
-        Window win = window(n, kernel, false);
+        int sp = spatialRank(n, 3);
+        Window win = window(n, kernel, false, sp);
         boolean ceil = n.attrInt("ceil_mode", 0) != 0;
         double p = n.attrInt("p", 2);
         Expr x = win.in(n, n.input(0));
         Expr powed = n.call("power", n.call("abs", x), ElementwiseConverters.scalarLike(n, 0, p));
-        Expr avg = n.call("nn.avg_pool2d", List.of(powed), "pool_size", win.kernel(), "strides", win.strides(), "dilation", win.dilations(),
+        Expr avg = n.call(sp == 3 ? "nn.avg_pool3d" : "nn.avg_pool2d", List.of(powed), "pool_size", win.kernel(), "strides", win.strides(), "dilation", win.dilations(),
                 "padding", win.pads(), "ceil_mode", ceil, "count_include_pad", true);
-        long area = win.kernel()[0] * win.kernel()[1];
+        long area = Arrays.stream(win.kernel()).reduce(1, (x1, x2) -> x1 * x2);
         Expr sum = n.call("multiply", avg, ElementwiseConverters.scalarLike(n, 0, area));
         return List.of(win.out(n, n.call("power", sum, ElementwiseConverters.scalarLike(n, 0, 1.0 / p))));
     }

@@ -8,7 +8,7 @@ import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
 import org.junit.jupiter.api.Test;
 
-/** nn.max_pool2d, nn.avg_pool2d, nn.global_avg_pool2d, nn.global_max_pool2d. */
+/** nn.max_pool2d, nn.avg_pool2d, nn.max_pool3d, nn.avg_pool3d, nn.global_avg_pool2d, nn.global_max_pool2d. */
 class PoolTest {
     private static final NDArray X44 = arr(new int[] {1, 1, 4, 4}, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
     private static final NDArray X33 = arr(new int[] {1, 1, 3, 3}, 1, 2, 3, 4, 5, 6, 7, 8, 9);
@@ -77,6 +77,56 @@ class PoolTest {
         // asymmetric padding (top 1, left 0, bottom 0, right 1) with count_include_pad: every window has 4 cells
         assertValues(run1("nn.avg_pool2d", attrs("pool_size", ints(2, 2), "padding", ints(1, 0, 0, 1), "count_include_pad", true), x),
                 new int[] {1, 1, 2, 2}, 0.75, 0.5, 2.5, 1.5);
+    }
+
+    @Test
+    void pool3dRelation() {
+        assertEquals("Tensor[(1, 3, 16, 16, 16), float32]",
+                inferText("nn.max_pool3d", attrs("pool_size", ints(2, 2, 2), "strides", ints(2, 2, 2)), f32(1, 3, 32, 32, 32)));
+        // padding {front, top, left, back, bottom, right}; a single value applies to every axis
+        assertEquals("Tensor[(2, 3, 5, 4, 3), float32]",
+                inferText("nn.avg_pool3d", attrs("pool_size", ints(2), "padding", ints(1, 0, 0, 0, 0, 0)), f32(2, 3, 5, 5, 4)));
+        assertEquals("Tensor[(1, 1, 1, 1, 1), float32]",
+                inferText("nn.max_pool3d", attrs("pool_size", ints(1, 1, 1), "strides", ints(2, 2, 2), "ceil_mode", true), f32(1, 1, 2, 2, 2)));
+        assertEquals("Tensor[(n, 8, d - 2, 2, 2), float32]",
+                inferText("nn.max_pool3d", attrs("pool_size", ints(3, 2, 2), "strides", ints(1, 2, 2)), f32("n", 8, "d", 4, 4)));
+        assertTrue(defers("nn.avg_pool3d", attrs("pool_size", ints(2, 2, 2)), hole()));
+        assertEquals("nn.max_pool3d: only layout NCDHW is supported, got layout \"NDHWC\", out_layout \"\"",
+                relationError("nn.max_pool3d", attrs("pool_size", ints(2, 2, 2), "layout", "NDHWC"), f32(1, 4, 4, 4, 3)));
+        assertEquals("nn.max_pool3d: data must have rank 5 for layout NCDHW, got Tensor[(1, 1, 4, 4), float32]",
+                relationError("nn.max_pool3d", attrs("pool_size", ints(2, 2, 2)), f32(1, 1, 4, 4)));
+        assertEquals("nn.avg_pool3d: attribute 'strides' must have 3 values, got 2",
+                relationError("nn.avg_pool3d", attrs("pool_size", ints(2, 2, 2), "strides", ints(1, 1)), f32(1, 1, 4, 4, 4)));
+        assertEquals("nn.avg_pool3d: output depth would be -1: input 3 + padding 0 is smaller than the dilated pool window 5",
+                relationError("nn.avg_pool3d", attrs("pool_size", ints(3, 1, 1), "dilation", ints(2, 1, 1)), f32(1, 1, 3, 3, 3)));
+    }
+
+    @Test
+    void pool3dKernel() {
+        NDArray cube = arr(new int[] {1, 1, 2, 2, 2}, 1, 2, 3, 4, 5, 6, 7, 8);
+        assertValues(run1("nn.max_pool3d", attrs("pool_size", ints(2, 2, 2)), cube), new int[] {1, 1, 1, 1, 1}, 8);
+        assertValues(run1("nn.avg_pool3d", attrs("pool_size", ints(2, 2, 2)), cube), new int[] {1, 1, 1, 1, 1}, 4.5);
+        // padded by 1 everywhere: the first window holds element 1 only, the centre one all eight
+        NDArray avg = run1("nn.avg_pool3d", attrs("pool_size", ints(2, 2, 2), "padding", ints(1)), cube);
+        assertEquals(1.0, avg.getDouble(0), 1e-6);
+        assertEquals(4.5, avg.getDouble(13), 1e-6);
+        NDArray withPad = run1("nn.avg_pool3d", attrs("pool_size", ints(2, 2, 2), "padding", ints(1), "count_include_pad", true), cube);
+        assertEquals(1.0 / 8, withPad.getDouble(0), 1e-6);
+        // dilation 2 over 3x3x3 (values 0..26): the one window takes the eight corners
+        double[] v = new double[27];
+        for (int i = 0; i < 27; i++) v[i] = i;
+        assertValues(run1("nn.max_pool3d", attrs("pool_size", ints(2, 2, 2), "dilation", ints(2, 2, 2)), arr(new int[] {1, 1, 3, 3, 3}, v)),
+                new int[] {1, 1, 1, 1, 1}, 26);
+        assertValues(run1("nn.avg_pool3d", attrs("pool_size", ints(2, 2, 2), "dilation", ints(2, 2, 2)), arr(new int[] {1, 1, 3, 3, 3}, v)),
+                new int[] {1, 1, 1, 1, 1}, 13);
+        // a unit depth reproduces the 2-D pools, ceil_mode included
+        NDArray x44 = arr(new int[] {1, 1, 1, 4, 4}, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+        assertValues(run1("nn.max_pool3d", attrs("pool_size", ints(1, 2, 2), "strides", ints(1, 2, 2)), x44), new int[] {1, 1, 1, 2, 2}, 6, 8, 14, 16);
+        NDArray x33 = arr(new int[] {1, 1, 1, 3, 3}, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+        for (boolean include : new boolean[] {false, true}) {
+            assertValues(run1("nn.avg_pool3d", attrs("pool_size", ints(1, 2, 2), "strides", ints(1, 2, 2), "ceil_mode", true, "count_include_pad", include), x33),
+                    new int[] {1, 1, 1, 2, 2}, 3, 4.5, 7.5, 9);
+        }
     }
 
     @Test

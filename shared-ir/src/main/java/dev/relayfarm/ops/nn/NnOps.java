@@ -26,6 +26,8 @@ public final class NnOps {
                 Softmax.logSoftmax(),
                 Pool2D.maxPool(),
                 Pool2D.avgPool(),
+                Pool3D.maxPool(),
+                Pool3D.avgPool(),
                 GlobalPool2D.avg(),
                 GlobalPool2D.max(),
                 Conv2DTranspose.def(),

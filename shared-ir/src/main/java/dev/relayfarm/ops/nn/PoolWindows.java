@@ -2,6 +2,7 @@ package dev.relayfarm.ops.nn;
 
 import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Dims;
+import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ops.RelationException;
 
 /**
@@ -42,5 +43,79 @@ public final class PoolWindows {
         }
         Dim num = Dims.add(in, Dim.of(pad - dilated + (ceil ? stride - 1 : 0)));
         return Dims.add(Dims.div(num, Dim.of(stride)), Dim.of(1));
+    }
+
+    /**
+     * Reference pooling over an {@code N, C, spatial...} array with any number of spatial axes
+     * ({@code padding} is {begin..., end...}), with {@link Pool2D}'s semantics: max ignores padding and
+     * gives the dtype's lowest value for a window with no element; avg divides the sum by the elements
+     * inside the input, or with count_include_pad by the positions inside input + padding (never the
+     * extra ceil_mode cells). Each output walks its window as a flat index, decoded per axis.
+     */
+    static NDArray poolNd(NDArray x, int[] k, int[] stride, int[] dil, int[] padding, boolean ceil, boolean countIncludePad, boolean max) {
+        int sp = k.length;
+        int[] in = new int[sp], out = new int[sp];
+        int inPlane = 1, outPlane = 1, window = 1;
+        for (int i = 0; i < sp; i++) {
+            in[i] = x.dim(2 + i);
+            out[i] = (int) Math.max(0, outLength(in[i], k[i], stride[i], padding[i], padding[sp + i], dil[i], ceil));
+            inPlane *= in[i];
+            outPlane *= out[i];
+            window *= k[i];
+        }
+        int planes = x.dim(0) * x.dim(1);
+        int[] shape = new int[2 + sp];
+        shape[0] = x.dim(0);
+        shape[1] = x.dim(1);
+        System.arraycopy(out, 0, shape, 2, sp);
+        double[] v = Arrays2.doubles(x);
+        double[] res = new double[planes * outPlane];
+        double lowest = Pool2D.lowest(x.dtype());
+        int inSize = inPlane, outSize = outPlane, win = window;
+        Parallel.forEach(planes, (long) res.length * window, p -> {
+            int[] start = new int[sp];
+            for (int o = 0; o < outSize; o++) {
+                int rest = o;
+                for (int i = sp - 1; i >= 0; i--) {
+                    start[i] = rest % out[i] * stride[i] - padding[i];
+                    rest /= out[i];
+                }
+                double acc = max ? Double.NEGATIVE_INFINITY : 0;
+                int valid = 0;
+                for (int w = 0; w < win; w++) {
+                    int off = 0, r = w;
+                    boolean inside = true;
+                    for (int i = sp - 1, scale = 1; i >= 0; i--) {
+                        int pos = start[i] + r % k[i] * dil[i];
+                        r /= k[i];
+                        if (pos < 0 || pos >= in[i]) inside = false;
+                        off += pos * scale;
+                        scale *= in[i];
+                    }
+                    if (!inside) continue;
+                    double e = v[p * inSize + off];
+                    acc = max ? Math.max(acc, e) : acc + e;
+                    valid++;
+                }
+                double result;
+                if (max) {
+                    result = valid == 0 ? lowest : acc;
+                } else {
+                    int divisor = valid;
+                    if (countIncludePad) {
+                        // positions inside input + padding: per axis, those not past the end padding
+                        divisor = 1;
+                        for (int i = 0; i < sp; i++) {
+                            int cnt = 0;
+                            for (int j = 0; j < k[i]; j++) if (start[i] + j * dil[i] <= in[i] + padding[sp + i] - 1) cnt++;
+                            divisor *= cnt;
+                        }
+                    }
+                    result = acc / Math.max(1, divisor);
+                }
+                res[p * outSize + o] = result;
+            }
+        });
+        return Arrays2.fromDoubles(x.dtype(), shape, res);
     }
 }
