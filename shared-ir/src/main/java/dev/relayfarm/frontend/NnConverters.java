@@ -325,10 +325,17 @@ final class NnConverters {
         Window win = window(n, kernel, false, sp);
         String op = sp == 3 ? op2d.replace("2d", "3d") : op2d;
         boolean ceil = n.attrInt("ceil_mode", 0) != 0;
-        if (n.hasOutput(1)) throw n.unsupported("the Indices output of MaxPool is not supported");
-        n.expectInt("storage_order", 0);
         List<Object> kv = new ArrayList<>(List.of("pool_size", win.kernel(), "strides", win.strides(), "dilation", win.dilations(),
                 "padding", win.pads(), "ceil_mode", ceil));
+        if (n.hasOutput(1)) {
+            // Indices: flat positions in the input; a lifted 1-D input has height 1, so its indices are unchanged
+            if (sp == 3) throw n.unsupported("the Indices output of a 3-D MaxPool is not supported");
+            kv.add("storage_order");
+            kv.add((long) n.attrInt("storage_order", 0));
+            Expr both = n.call("nn.max_pool2d_with_argmax", List.of(win.in(n, n.input(0))), kv.toArray());
+            return List.of(win.out(n, new TupleGetItem(both, 0)), win.out(n, new TupleGetItem(both, 1)));
+        }
+        n.ignore("storage_order"); // only orders the Indices output
         if (!op.startsWith("nn.max_pool")) {
             kv.add("count_include_pad");
             kv.add(n.attrInt("count_include_pad", 0) != 0);

@@ -8,7 +8,7 @@ import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
 import org.junit.jupiter.api.Test;
 
-/** nn.max_pool2d, nn.avg_pool2d, nn.max_pool3d, nn.avg_pool3d, nn.global_avg_pool2d, nn.global_max_pool2d. */
+/** nn.max_pool2d, nn.avg_pool2d, nn.max_pool3d, nn.avg_pool3d, nn.max_pool2d_with_argmax, nn.global_avg_pool2d, nn.global_max_pool2d. */
 class PoolTest {
     private static final NDArray X44 = arr(new int[] {1, 1, 4, 4}, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
     private static final NDArray X33 = arr(new int[] {1, 1, 3, 3}, 1, 2, 3, 4, 5, 6, 7, 8, 9);
@@ -127,6 +127,33 @@ class PoolTest {
             assertValues(run1("nn.avg_pool3d", attrs("pool_size", ints(1, 2, 2), "strides", ints(1, 2, 2), "ceil_mode", true, "count_include_pad", include), x33),
                     new int[] {1, 1, 1, 2, 2}, 3, 4.5, 7.5, 9);
         }
+    }
+
+    @Test
+    void maxPoolWithArgmax() {
+        String op = "nn.max_pool2d_with_argmax";
+        assertEquals("(Tensor[(1, 3, 2, 2), float32], Tensor[(1, 3, 2, 2), int64])",
+                inferText(op, attrs("pool_size", ints(2, 2), "strides", ints(2, 2)), f32(1, 3, 5, 5)));
+        assertEquals("(Tensor[(1, 1, 1, 1), float32], Tensor[(1, 1, 1, 1), int64])",
+                inferText(op, attrs("pool_size", ints(1, 1), "strides", ints(2, 2), "ceil_mode", true), f32(1, 1, 2, 2)));
+        assertEquals(op + ": storage_order must be 0 or 1, got 2", relationError(op, attrs("pool_size", ints(2, 2), "storage_order", 2), f32(1, 1, 4, 4)));
+        assertEquals(op + ": unknown attribute 'count_include_pad'",
+                relationError(op, attrs("pool_size", ints(2, 2), "count_include_pad", true), f32(1, 1, 4, 4)));
+        // two channels of 1..16 (the second +16): indices count batch and channel, row-major or column-major
+        double[] v = new double[32];
+        for (int i = 0; i < 32; i++) v[i] = i + 1;
+        NDArray x = arr(new int[] {1, 2, 4, 4}, v);
+        java.util.List<NDArray> rowMajor = run(op, attrs("pool_size", ints(2, 2), "strides", ints(2, 2)), x);
+        assertValues(rowMajor.get(0), new int[] {1, 2, 2, 2}, 6, 8, 14, 16, 22, 24, 30, 32);
+        assertValues(rowMajor.get(1), new int[] {1, 2, 2, 2}, 5, 7, 13, 15, 21, 23, 29, 31);
+        assertEquals(DType.INT64, rowMajor.get(1).dtype());
+        java.util.List<NDArray> colMajor = run(op, attrs("pool_size", ints(2, 2), "strides", ints(2, 2), "storage_order", 1), x);
+        assertValues(colMajor.get(1), new int[] {1, 2, 2, 2}, 5, 13, 7, 15, 21, 29, 23, 31);
+        // ties keep the first maximum in window order; padding is never the argmax
+        assertValues(run(op, attrs("pool_size", ints(2, 2)), arr(new int[] {1, 1, 2, 2}, 7, 7, 7, 7)).get(1), new int[] {1, 1, 1, 1}, 0);
+        java.util.List<NDArray> padded = run(op, attrs("pool_size", ints(2, 2), "padding", ints(1, 1)), arr(new int[] {1, 1, 1, 1}, -5));
+        assertValues(padded.get(0), new int[] {1, 1, 2, 2}, -5, -5, -5, -5);
+        assertValues(padded.get(1), new int[] {1, 1, 2, 2}, 0, 0, 0, 0);
     }
 
     @Test

@@ -28,6 +28,7 @@ public final class NnOps {
                 Pool2D.avgPool(),
                 Pool3D.maxPool(),
                 Pool3D.avgPool(),
+                MaxPool2DWithArgmax.def(),
                 GlobalPool2D.avg(),
                 GlobalPool2D.max(),
                 Conv2DTranspose.def(),
