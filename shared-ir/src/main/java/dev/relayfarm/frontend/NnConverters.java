@@ -175,7 +175,7 @@ final class NnConverters {
      */
     private static List<Expr> convTranspose(OnnxNode n) {
         TensorType w = n.inputType(1);
-        int sp = spatialRank(n);
+        int sp = spatialRank(n, 3);
         if (w.rank() != sp + 2) throw n.unsupported("weight of rank " + w.rank() + " for a " + sp + "-D transposed convolution");
         long[] kernel = n.attrInts("kernel_shape");
         if (kernel == null) kernel = w.shape().stream().skip(2).mapToLong(Dim::value).toArray();
@@ -228,8 +228,9 @@ final class NnConverters {
         long[] d2 = lift ? new long[] {1, dilations[0]} : dilations;
         long[] p2 = lift ? new long[] {0, cut[0], 0, cut[1]} : cut;
         long[] o2 = lift ? new long[] {0, opad[0]} : opad;
-        Expr out = n.call("nn.conv2d_transpose", List.of(x, weight), "strides", s2, "padding", p2, "dilation", d2, "groups", group,
-                "channels", channels, "kernel_size", k2, "output_padding", o2);
+        // 3-D maps to nn.conv3d_transpose: ONNX's pads order {begin..., end...} is its padding order
+        Expr out = n.call(sp == 3 ? "nn.conv3d_transpose" : "nn.conv2d_transpose", List.of(x, weight), "strides", s2, "padding", p2,
+                "dilation", d2, "groups", group, "channels", channels, "kernel_size", k2, "output_padding", o2);
         if (Arrays.stream(grow).anyMatch(g -> g != 0)) {
             List<List<Long>> width = new ArrayList<>(List.of(List.of(0L, 0L), List.of(0L, 0L)));
             if (lift) width.add(List.of(0L, 0L));

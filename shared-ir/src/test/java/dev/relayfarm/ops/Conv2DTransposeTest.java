@@ -79,4 +79,58 @@ class Conv2DTransposeTest {
             assertClose(want, got, 1e-4);
         }
     }
+
+    @Test
+    void conv3dTransposeRelation() {
+        String op = "nn.conv3d_transpose";
+        assertEquals("Tensor[(1, 3, 5, 6, 7), float32]", inferText(op, attrs(), f32(1, 2, 3, 4, 5), f32(2, 3, 3, 3, 3)));
+        assertEquals("Tensor[(1, 4, 8, 8, 8), float32]", inferText(op,
+                attrs("strides", ints(2, 2, 2), "padding", ints(1), "output_padding", ints(1, 1, 1)), f32(1, 3, 4, 4, 4), f32(3, 4, 3, 3, 3)));
+        assertEquals("Tensor[(1, 6, 3, 3, 3), float32]", inferText(op, attrs("groups", 3), f32(1, 3, 1, 1, 1), f32(3, 2, 3, 3, 3)));
+        assertEquals("Tensor[(1, 4, 3, 3, 3), float32]", inferText(op, attrs("channels", 4, "kernel_size", ints(3, 3, 3)), f32(1, 3, 1, 1, 1), hole()));
+        assertTrue(defers(op, attrs(), f32(1, 3, 8, 8, 8), hole()));
+        assertEquals("nn.conv3d_transpose: input channels 3 (data) do not match weight (4, 4, 3, 3, 3) with groups=1",
+                relationError(op, attrs(), f32(1, 3, 8, 8, 8), f32(4, 4, 3, 3, 3)));
+        assertEquals("nn.conv3d_transpose: only data_layout NCDHW, kernel_layout IODHW are supported, got NDHWC, IODHW",
+                relationError(op, attrs("data_layout", "NDHWC"), f32(1, 8, 8, 8, 3), f32(3, 4, 3, 3, 3)));
+        assertEquals("nn.conv3d_transpose: output depth would be -2 (padding 4 too large)",
+                relationError(op, attrs("padding", ints(2, 0, 0)), f32(1, 3, 1, 1, 1), f32(3, 4, 2, 1, 1)));
+    }
+
+    @Test
+    void conv3dTransposeKernel() {
+        String op = "nn.conv3d_transpose";
+        // depth only: x = [1, 2], taps [10, 1]; stride 1 overlaps the middle, stride 2 interleaves
+        NDArray x = arr(new int[] {1, 1, 2, 1, 1}, 1, 2);
+        NDArray w = arr(new int[] {1, 1, 2, 1, 1}, 10, 1);
+        assertValues(run1(op, attrs(), x, w), new int[] {1, 1, 3, 1, 1}, 10, 21, 2);
+        assertValues(run1(op, attrs("strides", ints(2, 1, 1)), x, w), new int[] {1, 1, 4, 1, 1}, 10, 1, 20, 2);
+        assertValues(run1(op, attrs("padding", ints(1, 0, 0, 0, 0, 0)), x, w), new int[] {1, 1, 2, 1, 1}, 21, 2);
+        // a unit depth reproduces nn.conv2d_transpose with strides, dilation, padding, groups and output_padding
+        Random rnd = new Random(7);
+        // n, c, h, w, og, kh, kw, groups, sh, sw, dh, dw, pt, pl, pb, pr, oph, opw
+        int[][] cases = {
+                {1, 2, 3, 4, 3, 3, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0},
+                {2, 4, 5, 5, 3, 3, 2, 2, 2, 3, 1, 1, 1, 0, 2, 1, 1, 2},
+                {1, 6, 4, 4, 1, 3, 3, 6, 2, 2, 2, 2, 1, 1, 1, 1, 1, 0},
+        };
+        for (int[] c : cases) {
+            NDArray x2 = random(rnd, c[0], c[1], c[2], c[3]);
+            NDArray w2 = random(rnd, c[1], c[4], c[5], c[6]);
+            NDArray want = run1(OP, attrs("groups", c[7], "strides", ints(c[8], c[9]), "dilation", ints(c[10], c[11]),
+                    "padding", ints(c[12], c[13], c[14], c[15]), "output_padding", ints(c[16], c[17])), x2, w2);
+            NDArray x3 = NDArray.fromDoubles(DType.FLOAT32, new int[] {c[0], c[1], 1, c[2], c[3]}, doubles(x2));
+            NDArray w3 = NDArray.fromDoubles(DType.FLOAT32, new int[] {c[1], c[4], 1, c[5], c[6]}, doubles(w2));
+            NDArray got = run1(op, attrs("groups", c[7], "strides", ints(1, c[8], c[9]), "dilation", ints(1, c[10], c[11]),
+                    "padding", ints(0, c[12], c[13], 0, c[14], c[15]), "output_padding", ints(0, c[16], c[17])), x3, w3);
+            int[] s = want.shape();
+            assertClose(NDArray.fromDoubles(DType.FLOAT32, new int[] {s[0], s[1], 1, s[2], s[3]}, doubles(want)), got, 1e-4);
+        }
+    }
+
+    private static double[] doubles(NDArray a) {
+        double[] v = new double[a.size()];
+        for (int i = 0; i < v.length; i++) v[i] = a.getDouble(i);
+        return v;
+    }
 }

@@ -48,6 +48,7 @@ class NnKernelCoverageTest {
             new Conv2DTransposeTest().kernelByHand();
             new Conv2DTransposeTest().matchesNaiveScatter();
         });
+        m.put("nn.conv3d_transpose", () -> new Conv2DTransposeTest().conv3dTransposeKernel());
         m.put("nn.batch_norm", () -> new NormalizationTest().batchNormKernel());
         m.put("nn.layer_norm", () -> new NormalizationTest().layerNorm());
         m.put("nn.lrn", () -> new NormalizationTest().lrn());

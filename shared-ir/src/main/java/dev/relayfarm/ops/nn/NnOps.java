@@ -32,6 +32,7 @@ public final class NnOps {
                 GlobalPool2D.avg(),
                 GlobalPool2D.max(),
                 Conv2DTranspose.def(),
+                Conv3DTranspose.def(),
                 Normalization.batchNorm(),
                 Normalization.layerNorm(),
                 Lrn.def(),

@@ -48,10 +48,10 @@ public final class Pool3D {
     static Pool3DAttrs parse(String op, Attrs attrs, boolean max) {
         AttrReader r = new AttrReader(op, attrs);
         if (!r.has("pool_size")) throw new RelationException(op + ": attribute 'pool_size' is required");
-        int[] poolSize = triple(op, "pool_size", r.ints("pool_size"));
-        int[] strides = triple(op, "strides", r.ints("strides", 1, 1, 1));
-        int[] dilation = triple(op, "dilation", r.ints("dilation", 1, 1, 1));
-        int[] padding = pad6(op, r.ints("padding", 0, 0, 0));
+        int[] poolSize = Rel.triple(op, "pool_size", r.ints("pool_size"));
+        int[] strides = Rel.triple(op, "strides", r.ints("strides", 1, 1, 1));
+        int[] dilation = Rel.triple(op, "dilation", r.ints("dilation", 1, 1, 1));
+        int[] padding = Rel.pad6(op, "padding", r.ints("padding", 0, 0, 0));
         String layout = r.string("layout", "NCDHW");
         String outLayout = r.string("out_layout", "");
         boolean ceil = r.bool("ceil_mode", false);
@@ -65,25 +65,6 @@ public final class Pool3D {
         Rel.positive(op, "dilation", dilation);
         Rel.nonNegative(op, "padding", padding);
         return new Pool3DAttrs(poolSize, strides, dilation, padding, ceil, countPad);
-    }
-
-    /** A 3-vector attribute; a single value applies to all three axes. */
-    private static int[] triple(String op, String key, int[] p) {
-        return switch (p.length) {
-            case 1 -> new int[] {p[0], p[0], p[0]};
-            case 3 -> p.clone();
-            default -> throw new RelationException(op + ": attribute '" + key + "' must have 3 values, got " + p.length);
-        };
-    }
-
-    /** get_pad_tuple3d: 1 value pads everything, 3 pad each axis on both sides, 6 are {begin..., end...}. */
-    private static int[] pad6(String op, int[] p) {
-        return switch (p.length) {
-            case 1 -> new int[] {p[0], p[0], p[0], p[0], p[0], p[0]};
-            case 3 -> new int[] {p[0], p[1], p[2], p[0], p[1], p[2]};
-            case 6 -> p.clone();
-            default -> throw new RelationException(op + ": attribute 'padding' must have 1, 3 or 6 values, got " + p.length);
-        };
     }
 
     static boolean relation(String op, List<Type> types, Pool3DAttrs a, TypeReporter reporter) {

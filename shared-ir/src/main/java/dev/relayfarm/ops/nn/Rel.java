@@ -71,6 +71,25 @@ public final class Rel {
         };
     }
 
+    /** A 3-vector attribute (3-D strides, dilation, pool size); a single value applies to all three axes. */
+    public static int[] triple(String op, String key, int[] p) {
+        return switch (p.length) {
+            case 1 -> new int[] {p[0], p[0], p[0]};
+            case 3 -> p.clone();
+            default -> throw new RelationException(op + ": attribute '" + key + "' must have 3 values, got " + p.length);
+        };
+    }
+
+    /** Pads of 1, 3 or 6 values as TVM's get_pad_tuple3d: returns {front, top, left, back, bottom, right}. */
+    public static int[] pad6(String op, String key, int[] p) {
+        return switch (p.length) {
+            case 1 -> new int[] {p[0], p[0], p[0], p[0], p[0], p[0]};
+            case 3 -> new int[] {p[0], p[1], p[2], p[0], p[1], p[2]};
+            case 6 -> p.clone();
+            default -> throw new RelationException(op + ": attribute '" + key + "' must have 1, 3 or 6 values, got " + p.length);
+        };
+    }
+
     public static void positive(String op, String key, int[] values) {
         for (int v : values) {
             if (v <= 0) throw new RelationException(op + ": attribute '" + key + "' must be positive, got " + java.util.Arrays.toString(values));
