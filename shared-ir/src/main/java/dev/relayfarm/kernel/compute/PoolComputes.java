@@ -18,6 +18,8 @@ import dev.relayfarm.kernel.te.Tensor;
 import dev.relayfarm.ops.layout.Layout;
 import dev.relayfarm.ops.nn.GlobalPool2D;
 import dev.relayfarm.ops.nn.Pool2D;
+import dev.relayfarm.ops.nn.Pool3D;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -39,6 +41,8 @@ final class PoolComputes {
     static void register(OpComputes.Rules r) {
         r.add("nn.max_pool2d", c -> pool(c, true));
         r.add("nn.avg_pool2d", c -> pool(c, false));
+        r.add("nn.max_pool3d", c -> pool3d(c, true));
+        r.add("nn.avg_pool3d", c -> pool3d(c, false));
         r.add("nn.global_max_pool2d", c -> globalPool(c, true));
         r.add("nn.global_avg_pool2d", c -> globalPool(c, false));
     }
@@ -97,6 +101,58 @@ final class PoolComputes {
             PrimExpr iy = o.h().mul(sh).sub(pt).add(ry.var().mul(dh)), ixx = o.w().mul(sw).sub(pl).add(rx.var().mul(dw));
             PrimExpr v = as(x.at(o.at(in, iy, ixx)), DType.FLOAT64);
             return Te.sum(new Select(inRange(iy, 0, h).and(inRange(ixx, 0, w)), v, Te.zero(DType.FLOAT64)), ry, rx);
+        });
+        return List.of(Te.compute(c.name(), out, ix -> as(new Binary(BinaryOp.DIV, sum.at(ix), as(count.at(ix).max(new IntImm(1, DType.INT32)), DType.FLOAT64)), t)));
+    }
+
+    /**
+     * The NCDHW pools, as {@link #pool} with a depth axis: the window position on each spatial axis is
+     * {@code out * stride - pad_begin + r * dilation}, masked to the input (or, for count_include_pad's
+     * count, to the input and its end padding).
+     */
+    private static List<Compute> pool3d(OpCall c, boolean max) {
+        Tensor x = c.in(0);
+        Pool3D.Pool3DAttrs a = c.attrs(Pool3D.Pool3DAttrs.class);
+        DType t = x.dtype();
+        List<Integer> out = c.outShape();
+        int[] in = {x.shape().get(2), x.shape().get(3), x.shape().get(4)};
+        String[] names = {"rz", "ry", "rx"};
+        List<IterVar> r = new ArrayList<>(), cr = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            r.add(Te.reduceAxis(names[i], a.poolSize()[i]));
+            cr.add(Te.reduceAxis("c" + names[i].substring(1), a.poolSize()[i]));
+        }
+        // positions (n, c, z, y, x) in the input for output index ix and window axes rs
+        java.util.function.BiFunction<List<Var>, List<IterVar>, List<PrimExpr>> at = (ix, rs) -> {
+            List<PrimExpr> pos = new ArrayList<>(List.of(ix.get(0), ix.get(1)));
+            for (int i = 0; i < 3; i++) pos.add(ix.get(2 + i).mul(a.strides()[i]).sub(a.padding()[i]).add(rs.get(i).var().mul(a.dilation()[i])));
+            return pos;
+        };
+        java.util.function.Function<List<PrimExpr>, PrimExpr> inside = pos -> {
+            PrimExpr cond = inRange(pos.get(2), 0, in[0]);
+            for (int i = 1; i < 3; i++) cond = cond.and(inRange(pos.get(2 + i), 0, in[i]));
+            return cond;
+        };
+        if (max) {
+            if (t.isBool()) throw c.fail("bool pooling is not supported");
+            return List.of(Te.compute(c.name(), out, ix -> {
+                List<PrimExpr> pos = at.apply(ix, r);
+                return new Reduce(Combiner.MAX, new Select(inside.apply(pos), x.at(pos), lowest(t)), r, lowest(t));
+            }));
+        }
+        if (!t.isFloat()) throw c.fail("average pooling needs a float tensor, got " + t);
+        Compute count = Te.compute(c.name() + "_count", out, ix -> {
+            List<PrimExpr> pos = at.apply(ix, cr);
+            PrimExpr cond = inside.apply(pos);
+            if (a.countIncludePad()) {
+                cond = pos.get(2).le(PrimExpr.of(in[0] + a.padding()[3] - 1));
+                for (int i = 1; i < 3; i++) cond = cond.and(pos.get(2 + i).le(PrimExpr.of(in[i] + a.padding()[3 + i] - 1)));
+            }
+            return Te.sum(new Select(cond, new IntImm(1, DType.INT32), new IntImm(0, DType.INT32)), cr.toArray(IterVar[]::new));
+        });
+        Compute sum = Te.compute(c.name() + "_sum", out, ix -> {
+            List<PrimExpr> pos = at.apply(ix, r);
+            return Te.sum(new Select(inside.apply(pos), as(x.at(pos), DType.FLOAT64), Te.zero(DType.FLOAT64)), r.toArray(IterVar[]::new));
         });
         return List.of(Te.compute(c.name(), out, ix -> as(new Binary(BinaryOp.DIV, sum.at(ix), as(count.at(ix).max(new IntImm(1, DType.INT32)), DType.FLOAT64)), t)));
     }

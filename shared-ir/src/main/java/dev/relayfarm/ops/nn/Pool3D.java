@@ -21,8 +21,7 @@ import java.util.List;
  * the extra ceil_mode cells). Only NCDHW: nothing in the compiler packs 5-D pooling layouts.
  * {@code padding} is {front, top, left, back, bottom, right} (1, 3 or 6 values, as get_pad_tuple3d).
  * {@code max_pool3d(Tensor[(1, 3, 32, 32, 32)], pool_size=[2, 2, 2], strides=[2, 2, 2]) : Tensor[(1, 3, 16, 16, 16)]}.
- * The reference kernel iterates any number of spatial axes; there is no TE compute yet, so the C
- * backend reports these as unsupported.
+ * The reference kernel iterates any number of spatial axes; the TE compute is PoolComputes.pool3d.
  */
 public final class Pool3D {
     private Pool3D() {}

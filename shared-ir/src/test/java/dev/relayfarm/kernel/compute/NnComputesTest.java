@@ -43,12 +43,21 @@ class NnComputesTest {
         CASES.add("fn (%x: Tensor[(1, 3, 6, 6), float64], %w: Tensor[(2, 3, 3, 3), float64]) { nn.conv2d(%x, %w, padding=[1, 1]) }");
         String[] pools = {
             "pool_size=[3, 3], strides=[2, 2], padding=[1, 1]", "pool_size=[2, 2], strides=[2, 2]", "pool_size=[3, 3], padding=[1, 1, 2, 2], ceil_mode=True, strides=[2, 2]",
-            "pool_size=[3, 3], strides=[1, 1], padding=[1, 1], count_include_pad=True", "pool_size=[2, 3], dilation=[2, 1], strides=[1, 2]"};
+            "pool_size=[3, 3], strides=[1, 1], padding=[1, 1], count_include_pad=True", "pool_size=[2, 3], dilation=[2, 1], strides=[1, 2]",
+            // ceil_mode drops the width's last window, which would start on the input's end (10 = 5 * 2)
+            "pool_size=[1, 1], strides=[2, 2], ceil_mode=True"};
         for (String attrs : pools) {
             if (!attrs.contains("count_include_pad")) CASES.add("fn (%x: Tensor[(2, 3, 9, 10), float32]) { nn.max_pool2d(%x, " + attrs + ") }");
             CASES.add("fn (%x: Tensor[(2, 3, 9, 10), float32]) { nn.avg_pool2d(%x, " + attrs + ") }");
         }
         CASES.add("fn (%x: Tensor[(2, 3, 9, 10), int32]) { nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1]) }");
+        String[] pools3d = {
+            "pool_size=[2, 2, 2], strides=[2, 2, 2]", "pool_size=[3, 2, 3], padding=[1, 0, 1, 1, 1, 0], strides=[2, 1, 2], ceil_mode=True",
+            "pool_size=[2, 2, 2], dilation=[2, 1, 2], padding=[1, 1, 1], count_include_pad=True", "pool_size=[1, 1, 1], strides=[2, 2, 2], ceil_mode=True"};
+        for (String attrs : pools3d) {
+            if (!attrs.contains("count_include_pad")) CASES.add("fn (%x: Tensor[(1, 2, 5, 6, 4), float32]) { nn.max_pool3d(%x, " + attrs + ") }");
+            CASES.add("fn (%x: Tensor[(1, 2, 5, 6, 4), float32]) { nn.avg_pool3d(%x, " + attrs + ") }");
+        }
         CASES.add("fn (%x: Tensor[(2, 3, 5, 7), float32]) { nn.global_avg_pool2d(%x) }");
         CASES.add("fn (%x: Tensor[(2, 3, 5, 7), float32]) { nn.global_max_pool2d(%x) }");
         CASES.add("fn (%x: Tensor[(2, 3, 5, 7), int8]) { nn.global_max_pool2d(%x) }");
