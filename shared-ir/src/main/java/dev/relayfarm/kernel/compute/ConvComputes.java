@@ -13,6 +13,7 @@ import dev.relayfarm.kernel.te.Te;
 import dev.relayfarm.kernel.te.Tensor;
 import dev.relayfarm.ops.nn.Conv2D;
 import dev.relayfarm.ops.nn.Conv2DTranspose;
+import dev.relayfarm.ops.nn.Conv3DTranspose;
 import dev.relayfarm.ops.nn.Layout;
 import java.util.List;
 
@@ -36,6 +37,7 @@ final class ConvComputes {
     static void register(OpComputes.Rules r) {
         r.add("nn.conv2d", ConvComputes::conv2d);
         r.add("nn.conv2d_transpose", ConvComputes::conv2dTranspose);
+        r.add("nn.conv3d_transpose", ConvComputes::conv3dTranspose);
     }
 
     private static PrimExpr as(PrimExpr v, DType t) {
@@ -120,6 +122,37 @@ final class ConvComputes {
             PrimExpr v = new Select(ok, as(x.at(in(a.dataLayout(), o.get(0), ic, iy, ixx)), t), Te.zero(t));
             PrimExpr wv = as(w.at(in(a.kernelLayout(), ic, o.get(1).mod(og), ry.var(), rx.var())), t);
             return Te.sum(new Binary(BinaryOp.MUL, v, wv), rc, ry, rx);
+        }));
+    }
+
+    /** {@link #conv2dTranspose} with a depth axis, on NCDHW data and an IODHW weight (the only layouts the op takes). */
+    private static List<Compute> conv3dTranspose(OpCall c) {
+        Tensor x = c.in(0), w = c.in(1);
+        Conv3DTranspose.Conv3DTransposeAttrs a = c.attrs(Conv3DTranspose.Conv3DTransposeAttrs.class);
+        DType t = c.outDtype();
+        if (t.isBool()) throw c.fail("bool convolutions are not supported");
+        int g = a.groups(), cin = x.shape().get(1), og = w.shape().get(1);
+        if (w.shape().get(0) != cin || cin % g != 0) throw c.fail("data channels " + cin + ", weight " + w.shape() + " and groups " + g + " do not agree");
+        int cg = cin / g;
+        IterVar rc = Te.reduceAxis("rc", cg);
+        IterVar[] r = {Te.reduceAxis("rz", w.shape().get(2)), Te.reduceAxis("ry", w.shape().get(3)), Te.reduceAxis("rx", w.shape().get(4))};
+        return List.of(Te.compute(c.name(), c.outShape(), ix -> {
+            PrimExpr ic = ix.get(1).div(og).mul(cg).add(rc.var());
+            List<PrimExpr> xi = new java.util.ArrayList<>(List.of(ix.get(0), ic));
+            PrimExpr ok = null;
+            for (int i = 0; i < 3; i++) {
+                int s = a.strides()[i];
+                // the numerator is checked non-negative: C's / and % truncate, so only those divide as floor
+                PrimExpr num = ix.get(2 + i).add(a.padding()[i]).sub(r[i].var().mul(a.dilation()[i]));
+                PrimExpr pos = s == 1 ? num : num.div(s);
+                PrimExpr axisOk = num.ge(PrimExpr.of(0)).and(pos.lt(PrimExpr.of(x.shape().get(2 + i))));
+                if (s > 1) axisOk = axisOk.and(new Binary(BinaryOp.EQ, num.mod(s), PrimExpr.of(0)));
+                ok = ok == null ? axisOk : ok.and(axisOk);
+                xi.add(pos);
+            }
+            PrimExpr v = new Select(ok, as(x.at(xi), t), Te.zero(t));
+            PrimExpr wv = as(w.at(ic, ix.get(1).mod(og), r[0].var(), r[1].var(), r[2].var()), t);
+            return Te.sum(new Binary(BinaryOp.MUL, v, wv), rc, r[0], r[1], r[2]);
         }));
     }
 }

@@ -23,7 +23,7 @@ import java.util.List;
  * with a depth axis. Weight {@code [in_channels, out_channels / groups, kd, kh, kw]}; per axis
  * {@code out = (in - 1) * stride - pad_begin - pad_end + dilation * (k - 1) + output_padding + 1};
  * {@code padding} is {front, top, left, back, bottom, right}. Only NCDHW / IODHW (nothing packs 5-D
- * layouts); interpreter-only (no TE compute), the reference kernel scatters each input element.
+ * layouts); the reference kernel scatters each input element, the TE compute (ConvComputes) gathers.
  */
 public final class Conv3DTranspose {
     public static final String NAME = "nn.conv3d_transpose";

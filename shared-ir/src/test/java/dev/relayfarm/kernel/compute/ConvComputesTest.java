@@ -54,6 +54,12 @@ class ConvComputesTest {
         CASES.add("fn (%x: Tensor[(1, 4, 5, 6), float32], %w: Tensor[(4, 1, 3, 3), float32]) { nn.conv2d_transpose(%x, %w, groups=4, strides=[2, 2], padding=[1, 1]) }", POS, POS);
         CASES.add("fn (%x: Tensor[(1, 2, 4, 4), int32], %w: Tensor[(2, 3, 2, 2), int32]) { nn.conv2d_transpose(%x, %w, strides=[2, 2]) }");
         CASES.add("fn (%x: Tensor[(1, 2, 4, 4), float64], %w: Tensor[(2, 3, 3, 3), float64]) { nn.conv2d_transpose(%x, %w, strides=[2, 2], padding=[1, 1], output_padding=[1, 1]) }");
+        String[] t3 = {"", "strides=[2, 1, 2], padding=[1, 0, 1, 0, 1, 1], output_padding=[1, 0, 1]", "strides=[1, 2, 2], dilation=[2, 1, 1], padding=[1]"};
+        for (String g : t3) {
+            String sep = g.isEmpty() ? "" : ", ";
+            CASES.add("fn (%x: Tensor[(1, 4, 3, 4, 5), float32], %w: Tensor[(4, 3, 2, 3, 3), float32]) { nn.conv3d_transpose(%x, %w" + sep + g + ") }", POS, POS);
+            CASES.add("fn (%x: Tensor[(1, 4, 3, 4, 5), float32], %w: Tensor[(4, 2, 2, 3, 3), float32]) { nn.conv3d_transpose(%x, %w, groups=2" + sep + g + ") }", POS, POS);
+        }
         CASES.build();
     }
 
@@ -65,7 +71,7 @@ class ConvComputesTest {
     @Test
     void everyKernelMatchesTheInterpreter() {
         CASES.assertAllMatch(7);
-        assertEquals(36, CASES.size());
+        assertEquals(42, CASES.size());
     }
 
     @Test
