@@ -18,6 +18,7 @@ import dev.relayfarm.kernel.te.Tensor;
 import dev.relayfarm.ops.layout.Layout;
 import dev.relayfarm.ops.nn.GlobalPool2D;
 import dev.relayfarm.ops.nn.Pool2D;
+import dev.relayfarm.ops.nn.MaxPool2DWithArgmax;
 import dev.relayfarm.ops.nn.Pool3D;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +44,7 @@ final class PoolComputes {
         r.add("nn.avg_pool2d", c -> pool(c, false));
         r.add("nn.max_pool3d", c -> pool3d(c, true));
         r.add("nn.avg_pool3d", c -> pool3d(c, false));
+        r.add("nn.max_pool2d_with_argmax", PoolComputes::maxPoolWithArgmax);
         r.add("nn.global_max_pool2d", c -> globalPool(c, true));
         r.add("nn.global_avg_pool2d", c -> globalPool(c, false));
     }
@@ -103,6 +105,45 @@ final class PoolComputes {
             return Te.sum(new Select(inRange(iy, 0, h).and(inRange(ixx, 0, w)), v, Te.zero(DType.FLOAT64)), ry, rx);
         });
         return List.of(Te.compute(c.name(), out, ix -> as(new Binary(BinaryOp.DIV, sum.at(ix), as(count.at(ix).max(new IntImm(1, DType.INT32)), DType.FLOAT64)), t)));
+    }
+
+    /**
+     * nn.max_pool2d_with_argmax on NCHW: the max pool, then the smallest row-major position in the plane
+     * whose element equals it (the first maximum in window order, as the interpreter picks), then that
+     * position made a flat input index, column-major within the plane for storage_order 1; -1 when the
+     * window holds no input element.
+     */
+    private static List<Compute> maxPoolWithArgmax(OpCall c) {
+        Tensor x = c.in(0);
+        MaxPool2DWithArgmax.MaxPoolArgmaxAttrs at = c.attrs(MaxPool2DWithArgmax.MaxPoolArgmaxAttrs.class);
+        Pool2D.Pool2DAttrs a = at.pool();
+        DType t = x.dtype();
+        if (t.isBool()) throw c.fail("bool pooling is not supported");
+        int ch = x.shape().get(1), h = x.shape().get(2), w = x.shape().get(3);
+        int kh = a.poolSize()[0], kw = a.poolSize()[1], sh = a.strides()[0], sw = a.strides()[1], dh = a.dilation()[0], dw = a.dilation()[1];
+        int pt = a.padding()[0], pl = a.padding()[1];
+        List<Integer> out = c.outShape();
+        IterVar ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw), py = Te.reduceAxis("py", kh), px = Te.reduceAxis("px", kw);
+        Compute best = Te.compute(c.name() + "_value", out, ix -> {
+            PrimExpr iy = ix.get(2).mul(sh).sub(pt).add(ry.var().mul(dh)), ixx = ix.get(3).mul(sw).sub(pl).add(rx.var().mul(dw));
+            PrimExpr v = new Select(inRange(iy, 0, h).and(inRange(ixx, 0, w)), x.at(ix.get(0), ix.get(1), iy, ixx), lowest(t));
+            return new Reduce(Combiner.MAX, v, List.of(ry, rx), lowest(t));
+        });
+        IntImm none = new IntImm(Long.MAX_VALUE, DType.INT64);
+        Compute first = Te.compute(c.name() + "_pos", out, ix -> {
+            PrimExpr iy = ix.get(2).mul(sh).sub(pt).add(py.var().mul(dh)), ixx = ix.get(3).mul(sw).sub(pl).add(px.var().mul(dw));
+            PrimExpr pos = as(iy, DType.INT64).mul(w).add(as(ixx, DType.INT64));
+            // nested so the load happens only inside the input
+            PrimExpr hit = new Select(new Binary(BinaryOp.EQ, x.at(ix.get(0), ix.get(1), iy, ixx), best.at(ix)), pos, none);
+            return new Reduce(Combiner.MIN, new Select(inRange(iy, 0, h).and(inRange(ixx, 0, w)), hit, none), List.of(py, px), none);
+        });
+        Compute index = Te.compute(c.name() + "_index", out, ix -> {
+            PrimExpr p = first.at(ix);
+            PrimExpr plane = as(ix.get(0), DType.INT64).mul(ch).add(as(ix.get(1), DType.INT64)).mul((long) h * w);
+            PrimExpr inPlane = at.columnMajor() ? p.mod(w).mul(h).add(p.div(w)) : p;
+            return new Select(new Binary(BinaryOp.EQ, p, none), new IntImm(-1, DType.INT64), plane.add(inPlane));
+        });
+        return List.of(best, index);
     }
 
     /**

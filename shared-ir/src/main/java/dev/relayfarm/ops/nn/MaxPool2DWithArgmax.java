@@ -22,7 +22,7 @@ import java.util.List;
  * positions row-major ({@code h * W + w}), 1 column-major ({@code h + w * H}). NCHW only.
  * {@code max_pool2d_with_argmax(Tensor[(1, 3, 5, 5)], pool_size=[2, 2], strides=[2, 2])
  * : (Tensor[(1, 3, 2, 2)], Tensor[(1, 3, 2, 2), int64])}. A window with no input element gives the
- * lowest value and index -1. Interpreter-only (no TE compute).
+ * lowest value and index -1. The TE compute is PoolComputes.maxPoolWithArgmax.
  */
 public final class MaxPool2DWithArgmax {
     private MaxPool2DWithArgmax() {}

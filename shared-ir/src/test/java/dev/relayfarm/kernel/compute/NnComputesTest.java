@@ -51,6 +51,13 @@ class NnComputesTest {
             CASES.add("fn (%x: Tensor[(2, 3, 9, 10), float32]) { nn.avg_pool2d(%x, " + attrs + ") }");
         }
         CASES.add("fn (%x: Tensor[(2, 3, 9, 10), int32]) { nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1]) }");
+        String[] argmax = {"pool_size=[2, 2], strides=[2, 2]", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 2, 2], ceil_mode=True",
+            "pool_size=[2, 3], dilation=[2, 1], storage_order=1", "pool_size=[1, 1], padding=[1, 1]"};
+        for (String attrs : argmax) {
+            CASES.add("fn (%x: Tensor[(2, 3, 9, 10), float32]) { nn.max_pool2d_with_argmax(%x, " + attrs + ") }");
+        }
+        // ties: small integers repeat, so the first maximum must be chosen
+        CASES.add("fn (%x: Tensor[(1, 2, 6, 7), int8]) { nn.max_pool2d_with_argmax(%x, pool_size=[3, 3], strides=[2, 2], storage_order=1) }");
         String[] pools3d = {
             "pool_size=[2, 2, 2], strides=[2, 2, 2]", "pool_size=[3, 2, 3], padding=[1, 0, 1, 1, 1, 0], strides=[2, 1, 2], ceil_mode=True",
             "pool_size=[2, 2, 2], dilation=[2, 1, 2], padding=[1, 1, 1], count_include_pad=True", "pool_size=[1, 1, 1], strides=[2, 2, 2], ceil_mode=True"};
