@@ -1,13 +1,16 @@
 package dev.relayfarm.frontend;
 
+import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * ONNX scatter/gather-by-index and block-rearranging operators: ScatterElements (and its opset &le; 10
- * name Scatter), ScatterND, GatherND, DepthToSpace and SpaceToDepth.
+ * name Scatter), ScatterND, GatherND, TensorScatter, DepthToSpace and SpaceToDepth.
  */
 final class IndexingConverters {
     private IndexingConverters() {}
@@ -19,6 +22,7 @@ final class IndexingConverters {
                 "mode", reduction(n))));
         b.add("GatherND", n -> List.of(n.call("gather_nd", List.of(n.input(0), indexColumnsFirst(n, 1)),
                 "batch_dims", n.attrInt("batch_dims", 0))));
+        b.add("TensorScatter", IndexingConverters::tensorScatter);
         b.add("DepthToSpace", IndexingConverters::depthToSpace);
         b.add("SpaceToDepth", IndexingConverters::spaceToDepth);
     }
@@ -49,6 +53,51 @@ final class IndexingConverters {
         perm[0] = rank - 1;
         for (int d = 1; d < rank; d++) perm[d] = d - 1;
         return n.call("transpose", List.of(n.input(i)), "axes", perm);
+    }
+
+    /**
+     * TensorScatter (the KV-cache update, opset 24): {@code update} (the cache's shape but
+     * sequence_length at {@code axis}) is written into {@code past_cache} starting at
+     * {@code write_indices[batch]} (0 when absent) along the axis, modulo max_sequence_length in
+     * "circular" mode. That is a scatter_elements along the axis whose indices are
+     * {@code write_indices[b] + s} at every update position {@code (b, .., s, ..)}, built here by
+     * broadcasting; in "linear" mode an index past the cache end is rejected by scatter_elements.
+     */
+    private static List<Expr> tensorScatter(OnnxNode n) {
+        TensorType past = n.inputType(0);
+        TensorType update = n.inputType(1);
+        int rank = past.rank();
+        long axisAttr = n.attrInt("axis", -2);
+        int axis = (int) (axisAttr < 0 ? axisAttr + rank : axisAttr);
+        // axis 0 is the batch, which write_indices index: the sequence axis must be another one
+        if (axis < 1 || axis >= rank) throw n.unsupported("axis " + axisAttr + " must name a non-batch axis of rank " + rank);
+        String mode = n.attrString("mode", "linear");
+        if (!mode.equals("linear") && !mode.equals("circular")) throw n.unsupported("mode \"" + mode + "\" is not linear or circular");
+        if (!update.isStatic()) throw n.unsupported("update " + update + " must have a static shape");
+        int[] us = update.staticShape();
+        if (update.rank() != rank) throw n.unsupported("update " + update + " must have the rank of past_cache " + past);
+        int seq = us[axis];
+        int[] seqShape = new int[rank];
+        Arrays.fill(seqShape, 1);
+        seqShape[axis] = seq;
+        long[] offsets = new long[seq];
+        for (int i = 0; i < seq; i++) offsets[i] = i;
+        Expr indices = OnnxNode.constant(NDArray.fromLongs(DType.INT64, seqShape, offsets));
+        if (n.hasInput(2)) {
+            long[] perBatch = new long[rank];
+            Arrays.fill(perBatch, 1);
+            perBatch[0] = -1;
+            Expr start = n.call("reshape", List.of(n.input(2)), "newshape", perBatch);
+            if (!n.inputType(2).dtype().equals(DType.INT64)) start = n.call("cast", List.of(start), "dtype", "int64");
+            indices = n.call("add", indices, start);
+        }
+        if (mode.equals("circular")) {
+            Dim max = past.shape().get(axis);
+            if (!max.isStatic()) throw n.unsupported("circular mode needs a static max_sequence_length, got " + past);
+            indices = n.call("floor_mod", indices, OnnxNode.constant(NDArray.scalar(max.value())));
+        }
+        indices = n.call("broadcast_to", List.of(indices), "shape", Arrays.stream(us).asLongStream().toArray());
+        return List.of(n.call("scatter_elements", List.of(n.input(0), indices, n.input(1)), "axis", (long) axis, "reduction", "update"));
     }
 
     /**
