@@ -21,6 +21,7 @@ final class AttentionConverters {
 
     static void register(OnnxConverters.Builder b) {
         b.add("Attention", AttentionConverters::attention);
+        b.add("RotaryEmbedding", AttentionConverters::rotaryEmbedding);
     }
 
     private static int[] shape(OnnxNode n, Expr e, String what) {
@@ -172,5 +173,90 @@ final class AttentionConverters {
         NDArray a = NDArray.zeros(dtype, shape);
         for (int i = 0; i < a.elementCount(); i++) a.setLong(i, i);
         return a;
+    }
+
+    /**
+     * RotaryEmbedding (opset 23) composed from existing ops, since X's shape is known at import:
+     * X is [B, H, S, D], or [B, S, H*D] reshaped to [B, S, H, D] by num_heads; the caches are
+     * gathered by position_ids ([max_pos, r/2] -> [B, S, r/2]; without position_ids they are
+     * already [B, S, r/2]), cut to r/2 and given a unit head axis. The first r = rotary_embedding_dim
+     * (0: D) features are split into halves (or even/odd features when interleaved), x1 and x2, and
+     * become {@code cos·x1 - sin·x2} and {@code sin·x1 + cos·x2}, re-joined the same way; the
+     * remaining D - r features pass through.
+     */
+    private static List<Expr> rotaryEmbedding(OnnxNode n) {
+        TensorType xt = n.inputType(0);
+        if (!xt.isStatic()) throw n.unsupported("X has a dynamic shape " + xt + "; RotaryEmbedding needs a static shape");
+        int[] s = xt.staticShape();
+        Expr x = n.input(0);
+        long numHeads = n.attrInt("num_heads", 0);
+        int headAxis;
+        int[] work;
+        switch (s.length) {
+            case 4 -> {
+                headAxis = 1;
+                work = s;
+            }
+            case 3 -> {
+                if (numHeads < 1 || s[2] % numHeads != 0) {
+                    throw n.unsupported("3-D X " + xt + " needs num_heads dividing its hidden size, got num_heads=" + numHeads);
+                }
+                work = new int[] {s[0], s[1], (int) numHeads, s[2] / (int) numHeads};
+                x = n.call("reshape", List.of(x), "newshape", longs(work));
+                headAxis = 2;
+            }
+            default -> throw n.unsupported("X must be 3-D or 4-D, got " + xt);
+        }
+        int d = work[3];
+        long rotAttr = n.attrInt("rotary_embedding_dim", 0);
+        int r = rotAttr == 0 ? d : (int) rotAttr;
+        if (r < 2 || r > d || r % 2 != 0) throw n.unsupported("rotary_embedding_dim " + r + " must be even and in [2, head_size " + d + "]");
+        int half = r / 2;
+        Expr cos = rotaryCache(n, 1, half, headAxis);
+        Expr sin = rotaryCache(n, 2, half, headAxis);
+        boolean interleaved = n.attrInt("interleaved", 0) != 0;
+        Expr x1 = interleaved ? lastAxisSlice(n, x, 0, r, 2) : lastAxisSlice(n, x, 0, half, 1);
+        Expr x2 = interleaved ? lastAxisSlice(n, x, 1, r, 2) : lastAxisSlice(n, x, half, r, 1);
+        Expr real = n.call("subtract", n.call("multiply", cos, x1), n.call("multiply", sin, x2));
+        Expr imag = n.call("add", n.call("multiply", sin, x1), n.call("multiply", cos, x2));
+        Expr rotated;
+        if (interleaved) {
+            // [.., r/2] pairs -> [.., r/2, 2] -> [.., r]: real and imag alternate again
+            Expr pairs = n.call("concatenate", List.of(new dev.relayfarm.ir.Tuple(List.of(
+                    n.call("expand_dims", List.of(real), "axis", 4L, "num_newaxis", 1L),
+                    n.call("expand_dims", List.of(imag), "axis", 4L, "num_newaxis", 1L)))), "axis", 4L);
+            rotated = n.call("reshape", List.of(pairs), "newshape", new long[] {work[0], work[1], work[2], r});
+        } else {
+            rotated = n.call("concatenate", List.of(new dev.relayfarm.ir.Tuple(List.of(real, imag))), "axis", 3L);
+        }
+        Expr y = r == d ? rotated
+                : n.call("concatenate", List.of(new dev.relayfarm.ir.Tuple(List.of(rotated, lastAxisSlice(n, x, r, d, 1)))), "axis", 3L);
+        if (s.length == 3) y = n.call("reshape", List.of(y), "newshape", longs(s));
+        return List.of(y);
+    }
+
+    /** cos or sin cache (input i) as [B, S, r/2] broadcastable against the working [.., r/2] slices. */
+    private static Expr rotaryCache(OnnxNode n, int i, int half, int headAxis) {
+        Expr c = n.input(i);
+        int rank = n.inputRank(i);
+        if (n.hasInput(3)) {
+            if (rank != 2) throw n.unsupported("with position_ids the caches must be [max_position, rotary_dim / 2], got " + n.inputType(i));
+            c = n.call("take", List.of(c, n.input(3)), "axis", 0L);
+        } else if (rank != 3) {
+            throw n.unsupported("without position_ids the caches must be [batch, sequence, rotary_dim / 2], got " + n.inputType(i));
+        }
+        c = n.call("strided_slice", List.of(c), "begin", new long[] {0}, "end", new long[] {half}, "axes", new long[] {2});
+        return n.call("expand_dims", List.of(c), "axis", (long) headAxis, "num_newaxis", 1L);
+    }
+
+    private static Expr lastAxisSlice(OnnxNode n, Expr x, long begin, long end, long step) {
+        return n.call("strided_slice", List.of(x), "begin", new long[] {begin}, "end", new long[] {end}, "strides", new long[] {step},
+                "axes", new long[] {3});
+    }
+
+    private static long[] longs(int[] v) {
+        long[] r = new long[v.length];
+        for (int i = 0; i < v.length; i++) r[i] = v[i];
+        return r;
     }
 }

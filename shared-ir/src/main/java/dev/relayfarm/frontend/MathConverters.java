@@ -102,6 +102,7 @@ final class MathConverters {
             double alpha = n.attrFloat("alpha", 1f);
             return List.of(n.call("multiply", x, n.call("sigmoid", alpha == 1 ? x : mul(n, x, alpha))));
         });
+        b.add("SwiGLU", MathConverters::swiGlu);
         activation(b, "Shrink", (n, x) -> {
             double lambd = n.attrFloat("lambd", 0.5f), bias = n.attrFloat("bias", 0f);
             Expr above = n.call("where", n.call("greater", x, scalar(n, x, lambd)), sub(n, x, bias), scalar(n, x, 0));
@@ -114,6 +115,21 @@ final class MathConverters {
      * float32 and rounded once at the end, as the ONNX reference does; rounding after every step
      * drifts by a few units in the last place.
      */
+    /**
+     * SwiGLU(a, b) = Swish(a, alpha) · b, ONNX's function body (the gate a and the value b come as
+     * two inputs). Like {@link #activation}, float16/bfloat16 are computed in float32 and rounded once.
+     */
+    private static List<Expr> swiGlu(OnnxNode n) {
+        DType dtype = n.inputType(0).dtype();
+        boolean narrow = dtype.equals(DType.FLOAT16) || dtype.equals(DType.BFLOAT16);
+        Expr gate = narrow ? cast(n, n.input(0), DType.FLOAT32) : n.input(0);
+        Expr value = narrow ? cast(n, n.input(1), DType.FLOAT32) : n.input(1);
+        double alpha = n.attrFloat("alpha", 1f);
+        Expr swish = n.call("multiply", gate, n.call("sigmoid", alpha == 1 ? gate : mul(n, gate, alpha)));
+        Expr y = n.call("multiply", swish, value);
+        return List.of(narrow ? cast(n, y, dtype) : y);
+    }
+
     private static void activation(OnnxConverters.Builder b, String onnx, java.util.function.BiFunction<OnnxNode, Expr, List<Expr>> body) {
         b.add(onnx, n -> {
             DType dtype = n.inputType(0).dtype();

@@ -43,6 +43,7 @@ public final class OnnxConverters {
         RecurrentConverters.register(b);
         FourierConverters.register(b);
         GridConverters.register(b);
+        IndexingConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 

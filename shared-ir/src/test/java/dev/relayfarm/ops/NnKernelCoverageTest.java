@@ -61,6 +61,12 @@ class NnKernelCoverageTest {
             new Resize2DTest().linear();
             new Resize2DTest().cubic();
         });
+        m.put("image.grid_sample", () -> {
+            new GridSampleTest().bilinearAndPadding();
+            new GridSampleTest().nearest();
+            new GridSampleTest().bicubic();
+            new GridSampleTest().volumetric();
+        });
         return m;
     }
 

@@ -24,8 +24,10 @@ class PadFlattenTest {
                 relationError("nn.pad", attrs("pad_width", new int[][] {{1, 1}}), f32(2), f32(1)));
         assertEquals("nn.pad: reflect padding [2, 0] on axis 0 must be smaller than the dimension 2",
                 relationError("nn.pad", attrs("pad_width", new int[][] {{2, 0}}, "pad_mode", "reflect"), f32(2), f32()));
-        assertEquals("nn.pad: pad_mode must be \"constant\", \"edge\" or \"reflect\", got \"wrap\"",
-                relationError("nn.pad", attrs("pad_width", new int[][] {{2, 0}}, "pad_mode", "wrap"), f32(2), f32()));
+        assertEquals("nn.pad: pad_mode must be \"constant\", \"edge\", \"reflect\" or \"wrap\", got \"circular\"",
+                relationError("nn.pad", attrs("pad_width", new int[][] {{2, 0}}, "pad_mode", "circular"), f32(2), f32()));
+        assertEquals("nn.pad: wrap padding needs a non-empty axis 0",
+                relationError("nn.pad", attrs("pad_width", new int[][] {{1, 0}}, "pad_mode", "wrap"), f32(0), f32()));
         assertEquals("nn.pad: attribute 'pad_width' is required", relationError("nn.pad", attrs(), f32(2), f32()));
         assertEquals("nn.pad: unknown attribute 'value'", relationError("nn.pad", attrs("pad_width", new int[][] {{1, 1}}, "value", 1), f32(2), f32()));
     }
@@ -40,6 +42,9 @@ class PadFlattenTest {
                 new int[] {6}, 1, 1, 1, 2, 3, 3);
         assertValues(run1("nn.pad", attrs("pad_width", new int[][] {{2, 2}}, "pad_mode", "reflect"), v, NDArray.scalar(0f)),
                 new int[] {7}, 3, 2, 1, 2, 3, 2, 1);
+        // wrap continues from the opposite border, and wider than the axis wraps more than once
+        assertValues(run1("nn.pad", attrs("pad_width", new int[][] {{4, 2}}, "pad_mode", "wrap"), v, NDArray.scalar(0f)),
+                new int[] {9}, 3, 1, 2, 3, 1, 2, 3, 1, 2);
         NDArray xi = arr(DType.INT64, new int[] {1}, 5);
         assertValues(run1("nn.pad", attrs("pad_width", new int[][] {{1, 1}}), xi, NDArray.scalar(-1L)), new int[] {3}, -1, 5, -1);
     }

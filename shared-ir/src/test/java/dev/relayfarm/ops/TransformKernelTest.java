@@ -149,6 +149,29 @@ class TransformKernelTest {
         c.add(of("reshape_like", "lhs_begin=1, rhs_end=2", List.of(x23, NDArray.zeros(DType.INT8, 3, 1, 9)), f32(shape(2, 3, 1), 1, 2, 3, 4, 5, 6)));
         c.add(of("gather_nd", "", List.of(x23, i32(shape(2, 2), 1, 0, 2, -3)), f32(shape(2), 6, 1)));
         c.add(of("gather_nd", "", List.of(x23, i64(shape(1, 2), 1, 0)), f32(shape(2, 3), 4, 5, 6, 1, 2, 3)));
+        // batch_dims=1: indices (M=1, batch 2, 1) pick row 1 of batch 0 and row 0 of batch 1
+        c.add(of("gather_nd", "batch_dims=1", List.of(iota(DType.FLOAT32, 2, 2, 2), i64(shape(1, 2, 1), 1, 0)),
+                f32(shape(2, 1, 2), 2, 3, 4, 5)));
+
+        // scatter_elements: updates land at data[.., indices, ..] along the axis; duplicates: last wins or fold
+        NDArray idx22 = i64(shape(2, 2), 2, -3, 0, 0);
+        NDArray upd22 = f32(shape(2, 2), 10, 20, 30, 40);
+        c.add(of("scatter_elements", "axis=1", List.of(x23, idx22, upd22), f32(shape(2, 3), 20, 2, 10, 40, 5, 6)));
+        c.add(of("scatter_elements", "axis=1, reduction=\"add\"", List.of(x23, idx22, upd22), f32(shape(2, 3), 21, 2, 13, 74, 5, 6)));
+        c.add(of("scatter_elements", "reduction=\"max\"", List.of(x23, i32(shape(1, 3), 1, 0, 1), f32(shape(1, 3), 7, 8, 9)),
+                f32(shape(2, 3), 1, 8, 3, 7, 5, 9)));
+        c.add(of("scatter_elements", "reduction=\"min\"", List.of(x23, i32(shape(1, 3), 1, 0, 1), f32(shape(1, 3), 7, 8, 9)),
+                f32(shape(2, 3), 1, 2, 3, 4, 5, 6)));
+        c.add(of("scatter_elements", "reduction=\"mul\"", List.of(i64(shape(2, 2), 1, 2, 3, 4), i64(shape(2, 2), 1, 1, 1, 0),
+                i64(shape(2, 2), 2, 3, 5, 7)), i64(shape(2, 2), 1, 14, 30, 12)));
+
+        // scatter_nd: columns of indices (M, Y..) name slices of data replaced or folded with updates Y + data[M:]
+        c.add(of("scatter_nd", "", List.of(x23, i64(shape(1, 2), 1, -2), f32(shape(2, 3), 7, 8, 9, 10, 11, 12)),
+                f32(shape(2, 3), 10, 11, 12, 7, 8, 9)));
+        c.add(of("scatter_nd", "mode=\"add\"", List.of(x23, i64(shape(2, 2), 1, 1, 2, 2), f32(shape(2), 5, 6)),
+                f32(shape(2, 3), 1, 2, 3, 4, 5, 17)));
+        c.add(of("scatter_nd", "mode=\"min\"", List.of(x23, i64(shape(2, 2), 1, 1, 2, 2), f32(shape(2), 5, 7)),
+                f32(shape(2, 3), 1, 2, 3, 4, 5, 5)));
 
         // reinterpret: the same bytes read as another dtype of the same width.
         c.add(of("reinterpret", "dtype=\"int32\"", List.of(f32(shape(2), 1, -2)), i32(shape(2), 1065353216, -1073741824)));

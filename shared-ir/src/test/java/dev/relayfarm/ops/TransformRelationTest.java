@@ -309,7 +309,47 @@ class TransformRelationTest {
         rejects("gather_nd", "", "gather_nd: indices (4, 5) index 4 dims but data (2, 3) has rank 2", F, "Tensor[(4, 5), int32]");
         rejects("gather_nd", "", "gather_nd: the first dim of indices (?, 5) must be static (or index_rank given) to know how many data dims it indexes",
                 F, "Tensor[(?, 5), int32]");
-        rejects("gather_nd", "batch_dims=1", "gather_nd: only batch_dims=0 is supported, got 1", F, "Tensor[(1, 5), int32]");
+        infers("gather_nd", "batch_dims=1", "Tensor[(2, 5, 4), float32]", "Tensor[(2, 3, 4), float32]", "Tensor[(1, 2, 5), int32]");
+        rejects("gather_nd", "batch_dims=1", "gather_nd: batch dim 0 of indices (1, 5) is 5 but of data (2, 3) is 2", F, "Tensor[(1, 5), int32]");
+        rejects("gather_nd", "batch_dims=1", "gather_nd: indices (2, 2) index 2 dims after 1 batch dims but data (2, 3) has rank 2",
+                F, "Tensor[(2, 2), int32]");
+        rejects("gather_nd", "batch_dims=-1", "gather_nd: batch_dims must be non-negative, got -1", F, "Tensor[(1, 5), int32]");
         rejects("gather_nd", "index_rank=1", "gather_nd: index_rank 1 does not match the first dim 2 of indices", F, "Tensor[(2, 5), int32]");
+    }
+
+    @Test
+    void scatterElements() {
+        infers("scatter_elements", "axis=1", F, F, "Tensor[(2, 7), int64]", "Tensor[(2, 7), float32]");
+        infers("scatter_elements", "reduction=\"add\"", "Tensor[(n, 3), float32]", "Tensor[(n, 3), float32]", "Tensor[(?, 2), int32]",
+                "Tensor[(?, 2), float32]");
+        defers("scatter_elements", "", F, "_", "Tensor[(2, 2), float32]");
+        rejects("scatter_elements", "", "scatter_elements: indices (2) must have the rank of data (2, 3)", F, "Tensor[(2), int32]",
+                "Tensor[(2), float32]");
+        rejects("scatter_elements", "", "scatter_elements: updates (2, 3) must have the shape of indices (2, 2)", F, "Tensor[(2, 2), int32]",
+                "Tensor[(2, 3), float32]");
+        rejects("scatter_elements", "", "scatter_elements: updates have dtype int32 but data float32", F, "Tensor[(2, 2), int32]",
+                "Tensor[(2, 2), int32]");
+        rejects("scatter_elements", "", "scatter_elements: indices (1, 4) exceed data (2, 3) in dim 1 (only axis 0 may differ freely)", F,
+                "Tensor[(1, 4), int32]", "Tensor[(1, 4), float32]");
+        rejects("scatter_elements", "", "scatter_elements: indices must have an integer dtype, got float32", F, F, F);
+        rejects("scatter_elements", "reduction=\"mean\"",
+                "scatter_elements: reduction must be \"update\", \"add\", \"mul\", \"min\" or \"max\", got \"mean\"", F,
+                "Tensor[(2, 2), int32]", "Tensor[(2, 2), float32]");
+    }
+
+    @Test
+    void scatterNd() {
+        infers("scatter_nd", "", F, F, "Tensor[(1, 4), int64]", "Tensor[(4, 3), float32]");
+        infers("scatter_nd", "mode=\"mul\"", F, F, "Tensor[(2, 5), int32]", "Tensor[(5), float32]");
+        infers("scatter_nd", "", "Tensor[(n, 3), float32]", "Tensor[(n, 3), float32]", "Tensor[(1, ?), int32]", "Tensor[(?, 3), float32]");
+        defers("scatter_nd", "", F, "Tensor[(1, 4), int64]", "_");
+        rejects("scatter_nd", "", "scatter_nd: updates (4, 2) must have shape (4, 3) (indices (1, 4) after M, then data (2, 3) from dim 1)", F,
+                "Tensor[(1, 4), int64]", "Tensor[(4, 2), float32]");
+        rejects("scatter_nd", "", "scatter_nd: indices (3, 4) index 3 dims but data (2, 3) has rank 2", F, "Tensor[(3, 4), int64]",
+                "Tensor[(4), float32]");
+        rejects("scatter_nd", "", "scatter_nd: the first dim of indices (?, 4) must be static to know how many data dims it indexes", F,
+                "Tensor[(?, 4), int64]", "Tensor[(4), float32]");
+        rejects("scatter_nd", "mode=\"set\"", "scatter_nd: mode must be \"update\", \"add\", \"mul\", \"min\" or \"max\", got \"set\"", F,
+                "Tensor[(1, 4), int64]", "Tensor[(4, 3), float32]");
     }
 }

@@ -12,6 +12,7 @@ import dev.relayfarm.kernel.expr.Select;
 import dev.relayfarm.kernel.te.Compute;
 import dev.relayfarm.kernel.te.Te;
 import dev.relayfarm.kernel.te.Tensor;
+import dev.relayfarm.ops.image.GridSample;
 import dev.relayfarm.ops.image.Resize2D;
 import dev.relayfarm.ops.image.Resize2D.CoordMode;
 import dev.relayfarm.ops.image.Resize2D.Rounding;
@@ -36,6 +37,7 @@ final class ImageComputes {
 
     static void register(OpComputes.Rules r) {
         r.add("image.resize2d", ImageComputes::resize2d);
+        r.add("image.grid_sample", ImageComputes::gridSample);
     }
 
     private static PrimExpr d(double v) {
@@ -183,5 +185,139 @@ final class ImageComputes {
     /** {@code a * (1 - t) + b * t}, as the interpreter's lerp. */
     private static PrimExpr lerp(PrimExpr a, PrimExpr b, PrimExpr t) {
         return a.mul(d(1.0).sub(t)).add(b.mul(t));
+    }
+
+    /**
+     * image.grid_sample as GridSample.compute, operation for operation, in three stages so that the
+     * C source stays small (an expression is inlined wherever it is used): per spatial axis i,
+     * {@code _coord<i>[n, out...]} is the grid coordinate denormalized, rounded (nearest) and clamped
+     * or reflected when outside the border; {@code _tap<i>[n, t, out...]} the pixel index tap t reads
+     * (-1 for a zero-padded tap) and {@code _weight<i>[n, t, out...]} its weight. The output sums weight
+     * products times pixels over the tap grid in the interpreter's order (last axis fastest); a
+     * zero-padded tap loads a clamped index and is selected away, so no load leaves the tensor.
+     */
+    private static List<Compute> gridSample(OpCall c) {
+        Tensor x = c.in(0), g = c.in(1);
+        GridSample.GridSampleAttrs a = c.attrs(GridSample.GridSampleAttrs.class);
+        int sp = a.spatial();
+        int taps = switch (a.method()) {
+            case NEAREST -> 1;
+            case BILINEAR -> 2;
+            case BICUBIC -> 4;
+        };
+        List<Integer> outShape = c.outShape();
+        List<Integer> pointShape = new ArrayList<>();
+        pointShape.add(outShape.get(0));
+        pointShape.addAll(outShape.subList(2, outShape.size()));
+        List<Integer> tapShape = new ArrayList<>(pointShape);
+        tapShape.add(1, taps);
+        Compute[] tapIdx = new Compute[sp], tapWeight = new Compute[sp];
+        for (int i = 0; i < sp; i++) {
+            int axis = i, n = x.shape().get(2 + i);
+            double lo = a.alignCorners() ? 0 : -0.5, hi = a.alignCorners() ? n - 1 : n - 0.5;
+            Compute coord = Te.compute(c.name() + "_coord" + i, pointShape, ix -> {
+                List<PrimExpr> at = new ArrayList<>(ix);
+                at.add(1, PrimExpr.of(sp - 1 - axis));
+                PrimExpr norm = f64(g.at(at));
+                PrimExpr v = a.alignCorners() ? div(norm.add(d(1)), d(2.0)).mul(d(n - 1)) : div(norm.add(d(1)).mul(d(n)).sub(d(1)), d(2.0));
+                if (a.method() == GridSample.Method.NEAREST) v = fn(MathFn.RINT, v);
+                PrimExpr outside = v.lt(d(lo)).or(v.gt(d(hi)));
+                return switch (a.padding()) {
+                    case ZEROS -> v;
+                    case BORDER -> new Select(outside, clampD(v, 0, n - 1), v);
+                    case REFLECTION -> reflect(v, lo, hi);
+                };
+            });
+            // the first tap: the coordinate itself (nearest), its floor (bilinear) or floor - 1 (bicubic)
+            java.util.function.Function<PrimExpr, PrimExpr> first = v -> switch (a.method()) {
+                case NEAREST -> toIndex(v);
+                case BILINEAR -> toIndex(fn(MathFn.FLOOR, v));
+                case BICUBIC -> toIndex(fn(MathFn.FLOOR, v)).sub(1);
+            };
+            tapIdx[i] = Te.compute(c.name() + "_tap" + i, tapShape, ix -> {
+                List<PrimExpr> at = new ArrayList<>(ix);
+                PrimExpr t = at.remove(1);
+                PrimExpr tap = first.apply(coord.at(at)).add(t);
+                return switch (a.padding()) {
+                    case ZEROS -> new Select(tap.ge(0).and(tap.lt(PrimExpr.of(n))), tap, PrimExpr.of(-1));
+                    case BORDER -> clamp(tap, n);
+                    case REFLECTION -> clamp(toIndex(reflect(f64(tap), lo, hi)), n);
+                };
+            });
+            tapWeight[i] = Te.compute(c.name() + "_weight" + i, tapShape, ix -> {
+                List<PrimExpr> at = new ArrayList<>(ix);
+                PrimExpr t = at.remove(1);
+                PrimExpr v = coord.at(at);
+                PrimExpr[] w = switch (a.method()) {
+                    case NEAREST -> new PrimExpr[] {d(1)};
+                    case BILINEAR -> {
+                        PrimExpr frac = v.sub(fn(MathFn.FLOOR, v));
+                        yield new PrimExpr[] {d(1).sub(frac), frac};
+                    }
+                    case BICUBIC -> gridCubicWeights(v.sub(fn(MathFn.FLOOR, v)));
+                };
+                PrimExpr sel = w[w.length - 1];
+                for (int k = w.length - 2; k >= 0; k--) sel = new Select(new Binary(BinaryOp.EQ, t, PrimExpr.of(k)), w[k], sel);
+                return sel;
+            });
+        }
+        int combos = 1;
+        for (int i = 0; i < sp; i++) combos *= taps;
+        int allTaps = combos;
+        DType outType = c.outDtype();
+        return List.of(Te.compute(c.name(), outShape, ix -> {
+            PrimExpr acc = d(0);
+            for (int k = 0; k < allTaps; k++) {
+                PrimExpr w = d(1);
+                PrimExpr ok = null;
+                PrimExpr[] at = new PrimExpr[sp + 2];
+                at[0] = ix.get(0);
+                at[1] = ix.get(1);
+                for (int i = sp - 1, rest = k; i >= 0; i--, rest /= taps) {
+                    List<PrimExpr> tapAt = new ArrayList<>();
+                    tapAt.add(ix.get(0));
+                    tapAt.add(PrimExpr.of(rest % taps));
+                    tapAt.addAll(ix.subList(2, ix.size()));
+                    w = w.mul(tapWeight[i].at(tapAt));
+                    PrimExpr idx = tapIdx[i].at(tapAt);
+                    if (a.padding() == GridSample.Padding.ZEROS) {
+                        ok = ok == null ? idx.ge(0) : ok.and(idx.ge(0));
+                        idx = idx.max(PrimExpr.of(0));
+                    }
+                    at[2 + i] = idx;
+                }
+                PrimExpr px = f64(x.at(List.of(at)));
+                acc = acc.add(w.mul(ok == null ? px : new Select(ok, px, d(0))));
+            }
+            return ElementwiseComputes.cast(acc, outType);
+        }));
+    }
+
+    private static PrimExpr clampD(PrimExpr v, double lo, double hi) {
+        return new Select(v.lt(d(lo)), d(lo), new Select(v.gt(d(hi)), d(hi), v));
+    }
+
+    /** GridSample.reflect: folds {@code v} into [lo, hi] (unchanged inside), the interpreter's arithmetic. */
+    private static PrimExpr reflect(PrimExpr v, double lo, double hi) {
+        double range = hi - lo;
+        if (range <= 0) return d(lo);
+        PrimExpr below = v.lt(d(lo));
+        PrimExpr dx = new Select(below, d(lo).sub(v), v.sub(d(hi)));
+        PrimExpr flips = fn(MathFn.TRUNC, div(dx, d(range)));
+        PrimExpr r = dx.sub(flips.mul(d(range)));
+        PrimExpr even = new Binary(BinaryOp.EQ, new Call(MathFn.FMOD, List.of(flips, d(2))), d(0));
+        PrimExpr folded = new Select(below, new Select(even, d(lo).add(r), d(hi).sub(r)), new Select(even, d(hi).sub(r), d(lo).add(r)));
+        return new Select(below.or(v.gt(d(hi))), folded, v);
+    }
+
+    /** GridSample.cubicWeights (Keys, alpha -0.75) for fraction {@code t}, same operation order. */
+    private static PrimExpr[] gridCubicWeights(PrimExpr t) {
+        double al = -0.75;
+        PrimExpr x0 = t.add(d(1)), x2 = d(1).sub(t), x3 = d(2).sub(t);
+        return new PrimExpr[] {
+            d(al).mul(x0).sub(d(5 * al)).mul(x0).add(d(8 * al)).mul(x0).sub(d(4 * al)),
+            d(al + 2).mul(t).sub(d(al + 3)).mul(t).mul(t).add(d(1)),
+            d(al + 2).mul(x2).sub(d(al + 3)).mul(x2).mul(x2).add(d(1)),
+            d(al).mul(x3).sub(d(5 * al)).mul(x3).add(d(8 * al)).mul(x3).sub(d(4 * al))};
     }
 }

@@ -399,6 +399,8 @@ final class TransformComputes {
                             idx.add(new Select(m.lt(n), m, PrimExpr.of(period).sub(m)));
                         }
                     }
+                    // a floored modulo (C's % truncates), as the interpreter's Math.floorMod
+                    case WRAP -> idx.add(j.mod(PrimExpr.of(n)).add(n).mod(PrimExpr.of(n)));
                 }
             }
             PrimExpr v = x.at(idx);

@@ -19,14 +19,15 @@ import java.util.List;
  * {@code nn.pad(data, pad_value, pad_width=[[before, after], ..], pad_mode="constant")}: TVM's current
  * signature, where the fill value is a scalar input. Modes: {@code constant} (pad_value),
  * {@code edge} (repeat the border element) and {@code reflect} (mirror without repeating the border,
- * numpy's "reflect").
+ * numpy's "reflect") and {@code wrap} (continue periodically from the opposite border, numpy's
+ * "wrap", ONNX Pad's mode "wrap").
  */
 public final class Pad {
     public static final String NAME = "nn.pad";
 
     private Pad() {}
 
-    public enum Mode { CONSTANT, EDGE, REFLECT }
+    public enum Mode { CONSTANT, EDGE, REFLECT, WRAP }
 
     /** {@code padWidth[axis] = {before, after}}. */
     public record PadAttrs(int[][] padWidth, Mode mode) {}
@@ -56,7 +57,8 @@ public final class Pad {
             case "constant" -> Mode.CONSTANT;
             case "edge" -> Mode.EDGE;
             case "reflect" -> Mode.REFLECT;
-            default -> throw new RelationException(NAME + ": pad_mode must be \"constant\", \"edge\" or \"reflect\", got \"" + mode + "\"");
+            case "wrap" -> Mode.WRAP;
+            default -> throw new RelationException(NAME + ": pad_mode must be \"constant\", \"edge\", \"reflect\" or \"wrap\", got \"" + mode + "\"");
         };
         return new PadAttrs(width, m);
     }
@@ -81,8 +83,8 @@ public final class Pad {
                 throw new RelationException(NAME + ": reflect padding " + java.util.Arrays.toString(a.padWidth()[i]) + " on axis " + i
                         + " must be smaller than the dimension " + n);
             }
-            if (a.mode() == Mode.EDGE && d instanceof Dim.Int(long n) && n == 0 && before + after > 0) {
-                throw new RelationException(NAME + ": edge padding needs a non-empty axis " + i);
+            if ((a.mode() == Mode.EDGE || a.mode() == Mode.WRAP) && d instanceof Dim.Int(long n) && n == 0 && before + after > 0) {
+                throw new RelationException(NAME + ": " + a.mode().name().toLowerCase(java.util.Locale.ROOT) + " padding needs a non-empty axis " + i);
             }
             out.add(Dims.add(d, Dim.of(before + after)));
         }
@@ -113,6 +115,8 @@ public final class Pad {
                             int m = Math.floorMod(j, period);
                             yield m < n ? m : period - m;
                         }
+                        // Pads wider than the axis wrap around more than once, as numpy's "wrap" does.
+                        case WRAP -> Math.floorMod(j, n);
                     };
                 }
                 src[d][i] = j;

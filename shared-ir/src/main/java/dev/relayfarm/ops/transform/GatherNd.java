@@ -17,8 +17,10 @@ import java.util.List;
  * {@code gather_nd(data, indices)} in TVM's layout: {@code indices} has shape {@code (M, Y...)}; each
  * column of M values indexes the first M dims of data, and the output has shape
  * {@code Y + data[M:]}. Negative indices count from the end; others out of range are rejected.
- * Only {@code batch_dims=0} is supported (a non-zero value is rejected by name); {@code index_rank},
- * when given, must equal M.
+ * With {@code batch_dims=B} the first B dims of Y must be the first B dims of data: they are batch
+ * dims walked in step, each index column indexes data dims {@code [B, B+M)} within its batch, and the
+ * output is {@code Y + data[B+M:]} (ONNX GatherND's batch_dims after moving M to the front).
+ * {@code index_rank}, when given, must equal M.
  */
 public final class GatherNd {
     private GatherNd() {}
@@ -35,7 +37,7 @@ public final class GatherNd {
         r.integer("index_rank", 0);
         GatherNdAttrs a = new GatherNdAttrs(r.integer("batch_dims", 0), indexRank);
         r.finish();
-        if (a.batchDims() != 0) throw new RelationException("gather_nd: only batch_dims=0 is supported, got " + a.batchDims());
+        if (a.batchDims() < 0) throw new RelationException("gather_nd: batch_dims must be non-negative, got " + a.batchDims());
         return a;
     }
 
@@ -57,12 +59,24 @@ public final class GatherNd {
         if (a.indexRank() != null && a.indexRank() != mv) {
             throw new RelationException("gather_nd: index_rank " + a.indexRank() + " does not match the first dim " + mv + " of indices");
         }
-        if (mv > data.rank()) {
-            throw new RelationException("gather_nd: indices " + Args.show(indices.shape()) + " index " + mv + " dims but data "
-                    + Args.show(data.shape()) + " has rank " + data.rank());
+        long b = a.batchDims();
+        if (mv + b > data.rank()) {
+            throw new RelationException("gather_nd: indices " + Args.show(indices.shape()) + " index " + mv + " dims"
+                    + (b > 0 ? " after " + b + " batch dims" : "") + " but data " + Args.show(data.shape()) + " has rank " + data.rank());
+        }
+        if (b > indices.rank() - 1) {
+            throw new RelationException("gather_nd: batch_dims " + b + " needs indices of rank > " + b + ", got " + Args.show(indices.shape()));
+        }
+        for (int d = 0; d < b; d++) {
+            Dim di = indices.shape().get(d + 1);
+            Dim dd = data.shape().get(d);
+            if (di.isStatic() && dd.isStatic() && di.value() != dd.value()) {
+                throw new RelationException("gather_nd: batch dim " + d + " of indices " + Args.show(indices.shape()) + " is " + di.value()
+                        + " but of data " + Args.show(data.shape()) + " is " + dd.value());
+            }
         }
         List<Dim> out = new ArrayList<>(indices.shape().subList(1, indices.rank()));
-        out.addAll(data.shape().subList((int) mv, data.rank()));
+        out.addAll(data.shape().subList((int) (b + mv), data.rank()));
         reporter.assign(types.get(2), new TensorType(out, data.dtype()));
         return true;
     }
@@ -73,21 +87,27 @@ public final class GatherNd {
         int[] ds = data.shape();
         int[] is = indices.shape();
         int m = is[0];
+        int b = (int) a.batchDims();
         int count = Movement.product(is, 1, is.length); // index tuples, one per output slice
-        int inner = Movement.product(ds, m, ds.length);
+        int inner = Movement.product(ds, b + m, ds.length);
+        // Index tuples of one batch are contiguous in Y, as are the data elements of one batch.
+        int batches = Movement.product(ds, 0, b);
+        int perBatch = batches == 0 ? 0 : count / batches;
+        int batchSize = Movement.product(ds, b, ds.length);
         long[] st = Movement.strides(ds);
-        int[] outShape = new int[is.length - 1 + ds.length - m];
+        int[] outShape = new int[is.length - 1 + ds.length - b - m];
         System.arraycopy(is, 1, outShape, 0, is.length - 1);
-        System.arraycopy(ds, m, outShape, is.length - 1, ds.length - m);
+        System.arraycopy(ds, b + m, outShape, is.length - 1, ds.length - b - m);
         NDArray out = Movement.allocate(data.dtype(), outShape);
         for (int j = 0; j < count; j++) {
-            long src = 0;
+            long src = (long) (j / perBatch) * batchSize;
             for (int k = 0; k < m; k++) {
+                int dim = ds[b + k];
                 long idx = indices.getLong(k * count + j);
-                if (idx < -ds[k] || idx >= ds[k]) {
-                    throw new IllegalArgumentException("gather_nd: index " + idx + " is out of range for dim " + k + " of size " + ds[k]);
+                if (idx < -dim || idx >= dim) {
+                    throw new IllegalArgumentException("gather_nd: index " + idx + " is out of range for dim " + (b + k) + " of size " + dim);
                 }
-                src += (idx < 0 ? idx + ds[k] : idx) * st[k];
+                src += (idx < 0 ? idx + dim : idx) * st[b + k];
             }
             Movement.copyElements(data, (int) src, out, j * inner, inner);
         }

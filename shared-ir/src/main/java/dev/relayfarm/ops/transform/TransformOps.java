@@ -33,6 +33,8 @@ public final class TransformOps {
                 Copy.DEF,
                 ReshapeLike.DEF,
                 GatherNd.DEF,
+                ScatterElements.DEF,
+                ScatterNd.DEF,
                 Fill.ZEROS,
                 Fill.ONES,
                 Fill.FULL,

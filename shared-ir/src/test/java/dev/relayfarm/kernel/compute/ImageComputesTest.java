@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * image.resize2d through {@link OpComputes}: every method x coordinate mode, up- and downscaling, the
- * rounding methods, ONNX scales, crop-and-resize with extrapolation, NHWC and integer data; one
- * module, compared with the interpreter.
+ * rounding methods, ONNX scales, crop-and-resize with extrapolation, NHWC and integer data; and
+ * image.grid_sample in every method x padding mode x align_corners, 2-D and volumetric; one module,
+ * compared with the interpreter.
  */
 class ImageComputesTest {
     private static final OpKernelCases CASES = new OpKernelCases();
@@ -46,6 +47,19 @@ class ImageComputesTest {
         CASES.add("fn (%x: Tensor[(1, 2, 4, 4), uint8]) { image.resize2d(%x, size=[7, 7], method=\"linear\") }");
         CASES.add("fn (%x: Tensor[(1, 2, 4, 4), int32]) { image.resize2d(%x, size=[8, 8], method=\"nearest_neighbor\") }");
         CASES.add("fn (%x: Tensor[(1, 2, 4, 4), float32]) { image.resize2d(%x, size=[7, 7], out_dtype=\"float64\") }");
+        // grid_sample: random grids in [-2, 2) reach every padding branch (and reflect more than once)
+        for (String m : new String[] {"nearest", "bilinear", "bicubic"}) {
+            for (String p : new String[] {"zeros", "border", "reflection"}) {
+                for (String align : new String[] {"False", "True"}) {
+                    String attrs = "method=\"" + m + "\", padding_mode=\"" + p + "\", align_corners=" + align;
+                    CASES.add("fn (%x: Tensor[(2, 3, 4, 5), float32], %g: Tensor[(2, 2, 6, 7), float32]) { image.grid_sample(%x, %g, " + attrs + ") }");
+                    if (!m.equals("bicubic")) {
+                        CASES.add("fn (%x: Tensor[(1, 2, 3, 4, 5), float32], %g: Tensor[(1, 3, 2, 3, 4), float32]) { image.grid_sample(%x, %g, "
+                                + attrs + ", layout=\"NCDHW\") }");
+                    }
+                }
+            }
+        }
         CASES.build();
     }
 
@@ -57,6 +71,6 @@ class ImageComputesTest {
     @Test
     void everyKernelMatchesTheInterpreter() {
         CASES.assertAllMatch(13);
-        assertEquals(63, CASES.size());
+        assertEquals(93, CASES.size());
     }
 }

@@ -89,6 +89,7 @@ class TransformComputesTest {
         CASES.add("fn (%x: Tensor[(2, 3, 4), int32], %v: Tensor[(), int32]) { nn.pad(%x, %v, pad_width=[[1, 0], [1, 2], [0, 1]]) }");
         CASES.add("fn (%x: Tensor[(2, 3, 4), float32], %v: Tensor[(), float32]) { nn.pad(%x, %v, pad_width=[[0, 0], [2, 2], [3, 1]], pad_mode=\"edge\") }");
         CASES.add("fn (%x: Tensor[(2, 3, 4), float32], %v: Tensor[(), float32]) { nn.pad(%x, %v, pad_width=[[0, 0], [2, 2], [3, 3]], pad_mode=\"reflect\") }");
+        CASES.add("fn (%x: Tensor[(2, 3, 4), float32], %v: Tensor[(), float32]) { nn.pad(%x, %v, pad_width=[[0, 0], [4, 2], [3, 5]], pad_mode=\"wrap\") }");
         CASES.build();
     }
 
