@@ -22,6 +22,8 @@ import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -52,6 +54,39 @@ class OnnxImporterTest {
     }
 
     private static final int F = TensorProto.DataType.FLOAT_VALUE;
+    private static final int I64 = TensorProto.DataType.INT64_VALUE;
+
+    static AttributeProto str(String name, String v) {
+        return AttributeProto.newBuilder().setName(name).setType(AttributeProto.AttributeType.STRING)
+                .setS(com.google.protobuf.ByteString.copyFromUtf8(v)).build();
+    }
+
+    static AttributeProto intAttr(String name, long v) {
+        return AttributeProto.newBuilder().setName(name).setType(AttributeProto.AttributeType.INT).setI(v).build();
+    }
+
+    /** Imports a one-node graph over inputs named a, b, ... (float unless int64 data) and runs it in the interpreter. */
+    static NDArray runOneNode(String op, long opset, List<NDArray> inputs, AttributeProto... attrs) {
+        GraphProto.Builder g = GraphProto.newBuilder();
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < inputs.size(); i++) {
+            String name = String.valueOf((char) ('a' + i));
+            names.add(name);
+            Object[] dims = Arrays.stream(inputs.get(i).shape()).boxed().toArray();
+            g.addInput(tensor(name, inputs.get(i).dtype().equals(DType.INT64) ? I64 : F, dims));
+        }
+        g.addNode(node(op, "n", names, List.of("y"), attrs)).addOutput(tensor("y", F));
+        IRModule m = OnnxImporter.importModel(model(opset, g), "m.onnx", null, ImportOptions.DEFAULT);
+        return ((TensorValue) Interpreter.runMain(m, inputs.toArray(NDArray[]::new))).data();
+    }
+
+    static NDArray f32(int[] shape, double... v) {
+        return NDArray.fromDoubles(DType.FLOAT32, shape, v);
+    }
+
+    static NDArray i64(int[] shape, long... v) {
+        return NDArray.fromLongs(DType.INT64, shape, v);
+    }
 
     /** x[1,4] -> Gemm(W[3,4], transB=1) -> Relu -> Reshape(shape computed by Shape+Concat) */
     private static ModelProto gemmRelu() {

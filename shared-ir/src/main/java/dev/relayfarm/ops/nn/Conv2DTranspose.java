@@ -61,29 +61,39 @@ public final class Conv2DTranspose {
         }
         if (weight.rank() != 4) throw new RelationException(NAME + ": weight must have rank 4, got " + weight);
         List<Dim> w = a.kernelLayout().toCanonical(weight.shape()); // I O/g H W
-        String ws = Rel.shape(weight.shape());
-        if (Rel.surelyDiffer(d.get(1), w.get(0))) {
-            throw new RelationException(NAME + ": input channels " + d.get(1) + " (data) do not match weight " + ws + " with groups=" + a.groups());
-        }
-        if (d.get(1) instanceof Dim.Int(long c) && c % a.groups() != 0) {
-            throw new RelationException(NAME + ": input channels " + c + " are not divisible by groups=" + a.groups());
-        }
-        Dim outC = Dims.mul(w.get(1), Dim.of(a.groups()));
-        if (a.channels() >= 0 && Rel.surelyDiffer(outC, Dim.of(a.channels()))) {
-            throw new RelationException(NAME + ": channels=" + a.channels() + " does not match weight " + ws + " with groups=" + a.groups());
-        }
-        Dim oh = outDim(d.get(2), w.get(2), a.strides()[0], a.padding()[0] + a.padding()[2], a.dilation()[0], at.outputPadding()[0], "height");
-        Dim ow = outDim(d.get(3), w.get(3), a.strides()[1], a.padding()[1] + a.padding()[3], a.dilation()[1], at.outputPadding()[1], "width");
+        Dim outC = outChannels(NAME, d.get(1), w, Rel.shape(weight.shape()), a.groups(), a.channels());
+        Dim oh = outDim(NAME, "height", d.get(2), w.get(2), a.strides()[0], a.padding()[0] + a.padding()[2], a.dilation()[0], at.outputPadding()[0]);
+        Dim ow = outDim(NAME, "width", d.get(3), w.get(3), a.strides()[1], a.padding()[1] + a.padding()[3], a.dilation()[1], at.outputPadding()[1]);
         reporter.assign(types.get(2), new TensorType(a.outLayout().fromCanonical(List.of(d.get(0), outC, oh, ow)),
                 a.outDtype() != null ? a.outDtype() : data.dtype()));
         return true;
     }
 
-    static Dim outDim(Dim in, Dim k, int stride, int pad, int dilation, int outPad, String what) {
+    /**
+     * The output channels of a transposed convolution (the weight's O/g times groups) once the data's channels and the
+     * {@code channels} attribute agree with the weight ({@code w} canonical: I, O/g, spatial...). Shared with
+     * {@code nn.conv3d_transpose}: {@code op} names the operator in the errors.
+     */
+    static Dim outChannels(String op, Dim dataChannels, List<Dim> w, String weightShape, int groups, long channels) {
+        if (Rel.surelyDiffer(dataChannels, w.get(0))) {
+            throw new RelationException(op + ": input channels " + dataChannels + " (data) do not match weight " + weightShape + " with groups=" + groups);
+        }
+        if (dataChannels instanceof Dim.Int(long c) && c % groups != 0) {
+            throw new RelationException(op + ": input channels " + c + " are not divisible by groups=" + groups);
+        }
+        Dim outC = Dims.mul(w.get(1), Dim.of(groups));
+        if (channels >= 0 && Rel.surelyDiffer(outC, Dim.of(channels))) {
+            throw new RelationException(op + ": channels=" + channels + " does not match weight " + weightShape + " with groups=" + groups);
+        }
+        return outC;
+    }
+
+    /** One spatial output length of a transposed convolution; {@code pad} is the sum of both sides. Shared with 3-D. */
+    static Dim outDim(String op, String what, Dim in, Dim k, int stride, int pad, int dilation, int outPad) {
         Dim out = Dims.add(Dims.add(Dims.mul(Dims.sub(in, Dim.of(1)), Dim.of(stride)), Dims.mul(Dim.of(dilation), Dims.sub(k, Dim.of(1)))),
                 Dim.of(outPad + 1 - pad));
         if (out instanceof Dim.Int(long v) && v <= 0) {
-            throw new RelationException(NAME + ": output " + what + " would be " + v + " (padding " + pad + " too large)");
+            throw new RelationException(op + ": output " + what + " would be " + v + " (padding " + pad + " too large)");
         }
         return out;
     }

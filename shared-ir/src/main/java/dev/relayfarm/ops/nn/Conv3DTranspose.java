@@ -3,7 +3,6 @@ package dev.relayfarm.ops.nn;
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Dim;
-import dev.relayfarm.ir.Dims;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
@@ -85,27 +84,11 @@ public final class Conv3DTranspose {
         }
         if (weight.rank() != 5) throw new RelationException(NAME + ": weight must have rank 5, got " + weight);
         List<Dim> w = weight.shape();
-        String ws = Rel.shape(w);
-        if (Rel.surelyDiffer(d.get(1), w.get(0))) {
-            throw new RelationException(NAME + ": input channels " + d.get(1) + " (data) do not match weight " + ws + " with groups=" + a.groups());
-        }
-        if (d.get(1) instanceof Dim.Int(long c) && c % a.groups() != 0) {
-            throw new RelationException(NAME + ": input channels " + c + " are not divisible by groups=" + a.groups());
-        }
-        Dim outC = Dims.mul(w.get(1), Dim.of(a.groups()));
-        if (a.channels() >= 0 && Rel.surelyDiffer(outC, Dim.of(a.channels()))) {
-            throw new RelationException(NAME + ": channels=" + a.channels() + " does not match weight " + ws + " with groups=" + a.groups());
-        }
+        Dim outC = Conv2DTranspose.outChannels(NAME, d.get(1), w, Rel.shape(w), a.groups(), a.channels());
         List<Dim> out = new ArrayList<>(List.of(d.get(0), outC));
         for (int i = 0; i < 3; i++) {
-            Dim o = Dims.add(Dims.add(Dims.mul(Dims.sub(d.get(2 + i), Dim.of(1)), Dim.of(a.strides()[i])),
-                    Dims.mul(Dim.of(a.dilation()[i]), Dims.sub(w.get(2 + i), Dim.of(1)))),
-                    Dim.of(a.outputPadding()[i] + 1 - a.padding()[i] - a.padding()[3 + i]));
-            if (o instanceof Dim.Int(long v) && v <= 0) {
-                throw new RelationException(NAME + ": output " + AXES[i] + " would be " + v + " (padding " + (a.padding()[i] + a.padding()[3 + i])
-                        + " too large)");
-            }
-            out.add(o);
+            out.add(Conv2DTranspose.outDim(NAME, AXES[i], d.get(2 + i), w.get(2 + i), a.strides()[i], a.padding()[i] + a.padding()[3 + i],
+                    a.dilation()[i], a.outputPadding()[i]));
         }
         reporter.assign(types.get(2), new TensorType(out, a.outDtype() != null ? a.outDtype() : data.dtype()));
         return true;
