@@ -141,8 +141,7 @@ public class FarmPage {
     @RequiresRole(Role.OPERATOR)
     String start(@RequestParam(name = "jobId", required = false) String jobId, @RequestParam(name = "deviceClass", required = false) String deviceClass,
                  @RequestParam(name = "budget", required = false) String budget, @RequestParam(name = "strategy", required = false) String strategy,
-                 @RequestParam(name = "trialsPerTask", required = false) String trialsPerTask, @RequestAttribute(BearerTokenFilter.CALLER) Caller caller)
-            throws com.fasterxml.jackson.core.JsonProcessingException {
+                 @RequestParam(name = "trialsPerTask", required = false) String trialsPerTask, @RequestAttribute(BearerTokenFilter.CALLER) Caller caller) {
         ObjectNode body = json.createObjectNode();
         put(body, "jobId", jobId);
         put(body, "deviceClass", deviceClass);
@@ -155,7 +154,7 @@ public class FarmPage {
                 body.put("trialsPerTask", trialsPerTask.trim()); // the request's check names it
             }
         }
-        long id = requests.create(json, json.writeValueAsString(body), caller).runId();
+        long id = requests.create(body, caller).runId();
         log.info("tuning run {} started by {} (dashboard)", id, caller.name());
         return "redirect:/ui/farm";
     }

@@ -33,6 +33,11 @@ final class JsonBody {
         return new JsonBody(o, problem);
     }
 
+    /** A body that is already a JSON object (built from form fields, say). */
+    static JsonBody of(ObjectNode fields, ProblemType problem) {
+        return new JsonBody(fields, problem);
+    }
+
     /** A string field; absent or null is empty, anything but a string is a problem. */
     Optional<String> text(String field) {
         JsonNode v = fields.get(field);

@@ -1,6 +1,7 @@
 package dev.relayfarm.services.gateway;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.services.kit.ServiceRole;
@@ -109,6 +110,11 @@ public class TuningRunRequests {
      */
     public TuningRunCreated create(ObjectMapper json, String body, Caller caller) {
         return create(check(JsonBody.parse(json, body, ProblemType.BAD_TUNING_RUN)), caller);
+    }
+
+    /** The same request already as a JSON object (the dashboard's form fields), checked the same way. */
+    public TuningRunCreated create(ObjectNode body, Caller caller) {
+        return create(check(JsonBody.of(body, ProblemType.BAD_TUNING_RUN)), caller);
     }
 
     /** Records the run and announces its new tasks. A 503 if Kafka does not take them: the run is then cancelled. */
