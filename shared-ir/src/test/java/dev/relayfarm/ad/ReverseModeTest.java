@@ -44,6 +44,38 @@ class ReverseModeTest {
         assertTrue(report.worstRelativeError() < 1e-5, report.toString());
     }
 
+    @Test
+    void mlpGradientCompilesToNativeCodeAfterPartialEvaluation(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.relayfarm.kernel.codegen.CCompiler.host().isPresent(), "no C compiler: skipped");
+        IRModule m = parse("""
+                def @main(%x: Tensor[(2, 4), float32], %w: Tensor[(3, 4), float32], %b: Tensor[(3), float32]) {
+                  let %h = nn.relu(nn.bias_add(nn.dense(%x, %w), %b));
+                  sum(multiply(%h, %h))
+                }
+                """);
+        IRModule grad = ReverseMode.gradient(m, "main");
+        IRModule simple = GradientPipeline.simplify(grad);
+        String text = RelayPrinter.print(simple);
+        assertTrue(!text.contains("ref") && !text.contains("fn ("), "closures and references remain after partial evaluation:\n" + text);
+        IRModule opt = dev.relayfarm.passes.OptPipeline.optimize(simple, 3);
+        List<NDArray> in = List.of(GradientCheck.uniform(TensorType.of(dev.relayfarm.ir.DType.FLOAT32, 2, 4), -1, 1, 1),
+                GradientCheck.uniform(TensorType.of(dev.relayfarm.ir.DType.FLOAT32, 3, 4), -1, 1, 2),
+                GradientCheck.uniform(TensorType.of(dev.relayfarm.ir.DType.FLOAT32, 3), -1, 1, 3));
+        dev.relayfarm.compile.ArtifactCompiler.compile(opt, dev.relayfarm.compile.CompileOptions.host(3), dir);
+        TupleValue want = (TupleValue) Interpreter.run(grad, "main", in.toArray(NDArray[]::new));
+        try (var model = dev.relayfarm.runtime.CompiledModel.load(dir)) {
+            List<NDArray> got = model.run(in);
+            assertEquals(4, got.size());
+            List<NDArray> expected = List.of(((TensorValue) want.get(0)).data(), ((TensorValue) ((TupleValue) want.get(1)).get(0)).data(),
+                    ((TensorValue) ((TupleValue) want.get(1)).get(1)).data(), ((TensorValue) ((TupleValue) want.get(1)).get(2)).data());
+            for (int i = 0; i < 4; i++) {
+                for (int j = 0; j < expected.get(i).elementCount(); j++) {
+                    assertEquals(expected.get(i).getDouble(j), got.get(i).getDouble(j), 1e-4, "output " + i + " element " + j);
+                }
+            }
+        }
+    }
+
     static List<NDArray> inputs(IRModule m, double lo, double hi) {
         List<NDArray> out = new ArrayList<>();
         long seed = 1;
