@@ -19,12 +19,14 @@ final class ElementwiseGradientCases {
                 GradientCase.of("divide", """
                         def @main(%a: Tensor[(2, 3), float64], %b: Tensor[(3), float64]) { divide(%a, %b) }
                         """).range(0.5, 2),
+                // A positive base: the derivative in the exponent is z ln x.
                 GradientCase.of("power", """
                         def @main(%a: Tensor[(2, 3), float64], %b: Tensor[(3), float64]) { power(%a, %b) }
                         """).range(0.5, 2),
                 GradientCase.of("power", """
                         def @main(%a: Tensor[(1, 3), float64], %b: Tensor[(2, 1), float64]) { power(%a, %b) }
                         """).range(0.5, 2),
+                // Distinct random operands: ties, where the choice of operand is arbitrary, have measure zero.
                 GradientCase.of("maximum", """
                         def @main(%a: Tensor[(2, 3), float64], %b: Tensor[(2, 1), float64]) { maximum(%a, %b) }
                         """),
@@ -37,6 +39,7 @@ final class ElementwiseGradientCases {
                 GradientCase.of("minimum", """
                         def @main(%a: Tensor[(2, 1), float64], %b: Tensor[(1, 3), float64]) { minimum(%a, %b) }
                         """),
+                // x in [-3, 3), |y| in [1, 3): quotients of both signs, where floor and trunc differ; random points miss the jumps at x / y integer.
                 GradientCase.of("floor_mod", """
                         def @main(%a: Tensor[(2, 3), float64], %b: Tensor[(3), float64]) { floor_mod(multiply(%a, 3f64), add(%b, 2f64)) }
                         """),
@@ -121,15 +124,22 @@ final class ElementwiseGradientCases {
                 GradientCase.of("acosh", """
                         def @main(%a: Tensor[(2, 3), float64]) { acosh(%a) }
                         """).range(1.1, 3),
+                // Inputs on both sides of both bounds.
                 GradientCase.of("clip", """
                         def @main(%a: Tensor[(2, 4), float64]) { clip(%a, a_min=-0.5f, a_max=0.3f) }
                         """),
+                // Through float32 and back: tiny inputs, so that x +- h (about 1e-6) keeps float32's relative precision in the difference quotient.
+                GradientCase.of("cast", """
+                        def @main(%a: Tensor[(2, 3), float64]) { cast(multiply(cast(%a, dtype="float32"), 2f), dtype="float64") }
+                        """).range(-1e-9, 1e-9),
                 GradientCase.of("cast", """
                         def @main(%a: Tensor[(2, 3), float64]) { cast(%a, dtype="float64") }
                         """),
+                // No adjoint flows through an integer cast: the result is piecewise constant in %b.
                 GradientCase.of("cast", """
                         def @main(%a: Tensor[(2, 3), float64], %b: Tensor[(2, 3), float64]) { multiply(%a, cast(cast(multiply(%b, 3f64), dtype="int32"), dtype="float64")) }
                         """),
+                // The condition's input gets no adjoint (its finite difference is 0 too); the branches broadcast both ways.
                 GradientCase.of("where", """
                         def @main(%a: Tensor[(2, 3), float64], %b: Tensor[(3), float64], %c: Tensor[(2, 1), float64]) { where(greater(%a, 0f64), %b, %c) }
                         """),

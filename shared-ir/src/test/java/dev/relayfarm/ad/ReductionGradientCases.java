@@ -46,12 +46,14 @@ final class ReductionGradientCases {
                 GradientCase.of("min", """
                         def @main(%a: Tensor[(2, 3, 4), float64]) { min(%a, axis=[2], keepdims=True) }
                         """),
+                // Away from 0 (the rule divides by the input), with either sign.
                 GradientCase.of("prod", """
                         def @main(%a: Tensor[(2, 3, 4), float64]) { prod(%a, axis=[1]) }
                         """).range(0.5, 1.5),
                 GradientCase.of("prod", """
                         def @main(%a: Tensor[(2, 3, 4), float64]) { prod(%a, axis=[1], keepdims=True, exclude=True) }
                         """).range(-1.5, -0.5),
+                // The mean as an independent input (its own adjoint), and as mean(%a) so the two chains combine.
                 GradientCase.of("variance", """
                         def @main(%a: Tensor[(2, 3, 4), float64], %b: Tensor[(2, 1, 4), float64]) { variance(%a, %b, axis=[1]) }
                         """),
@@ -76,6 +78,7 @@ final class ReductionGradientCases {
                 GradientCase.of("cumsum", """
                         def @main(%a: Tensor[(2, 3), float64]) { cumsum(%a) }
                         """),
+                // Away from 0, as for prod.
                 GradientCase.of("cumprod", """
                         def @main(%a: Tensor[(2, 3, 4), float64]) { cumprod(%a, axis=0) }
                         """).range(0.5, 1.5),
