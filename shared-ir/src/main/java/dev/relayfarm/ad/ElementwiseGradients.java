@@ -84,7 +84,8 @@ final class ElementwiseGradients {
 
     /**
      * z = x^y: dz/dx = y x^(y-1) (written with power rather than z / x, so a zero base is no division by zero) and
-     * dz/dy = z ln x, taken as 0 where x <= 0: there z is 0 (x = 0, y > 0) or defined only for integer y, locally constant in y.
+     * dz/dy = z ln x, taken as 0 where x <= 0: at x = 0 z is 0 for every y > 0, and for x < 0 z is defined only at
+     * integer y, so there is no derivative in y (and ln x would turn the whole adjoint into NaN).
      */
     private static List<Expr> power(GradientCall c, Expr g) {
         Expr x = c.arg(0), y = c.arg(1);
@@ -107,6 +108,8 @@ final class ElementwiseGradients {
 
     /** The adjoint passes strictly inside (a_min, a_max); outside the result is a constant bound. */
     private static List<Expr> clip(GradientCall c, Expr g) {
+        // On integers the bounds would round into the input's dtype, and no adjoint of an integer tensor means anything.
+        if (!c.argType(0).dtype().isFloat()) return Arrays.asList((Expr) null);
         ClipAttrs a = (ClipAttrs) OpRegistry.get("clip").parseAttrs(c.attrs());
         Expr x = c.arg(0);
         Expr inside = call("logical_and", call("greater", x, scalar(c, a.aMin())), call("less", x, scalar(c, a.aMax())));

@@ -79,6 +79,8 @@ final class ReductionGradients {
      */
     private static List<Expr> variance(GradientCall c, Expr g) {
         TensorType in = c.argType(0);
+        // The scale 2 / d would truncate to 0 in an integer dtype; integer inputs carry no meaningful adjoint anyway.
+        if (!in.dtype().isFloat()) return Arrays.asList(null, null);
         boolean unbiased = ((VarianceAttrs) axes(c)).unbiased();
         long n = reducedCount(c);
         Expr centered = call("subtract", c.arg(0), c.arg(1));
