@@ -10,7 +10,6 @@ import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Tuple;
-import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ops.nn.Pad;
 import dev.relayfarm.ops.registry.OpRegistry;
@@ -44,7 +43,6 @@ final class TransformGradients {
         r.rule("reverse", (c, g) -> List.of(call("reverse", c.attrs(), g)));
         r.rule("layout_transform", (c, g) -> {
             LayoutTransformAttrs a = parse(c);
-            staticShape(c.argType(0), c.op());
             // Blocked dims must divide exactly (no padding), so the transform is a bijection and its inverse moves the adjoint back.
             return List.of(call("layout_transform", attrs("src_layout", a.dstLayout(), "dst_layout", a.srcLayout()), g));
         });
@@ -54,17 +52,15 @@ final class TransformGradients {
         r.rule("stack", TransformGradients::stack);
         r.rule("split", (c, g) -> {
             SplitAttrs a = parse(c);
-            staticShape(c.argType(0), c.op());
             // The parts tile the input along the axis in order, so their adjoints concatenate back.
             return List.of(call("concatenate", attrs("axis", a.axis()), g));
         });
         r.rule("strided_slice", TransformGradients::stridedSlice);
         r.rule("take", TransformGradients::take);
         r.rule("gather", (c, g) -> {
-            staticShape(c.argType(0), c.op());
             // gather reads data[.., indices[i], ..]; every read sends its adjoint back there, duplicates adding up.
             Expr zeros = call("zeros_like", c.arg(0));
-            return Arrays.asList(call("scatter_elements", attrs("axis", intAttrOr(c, "axis", 0), "reduction", "add"), zeros, c.arg(1), g), null);
+            return Arrays.asList(call("scatter_elements", attrs("axis", Grads.intAttr(c, "axis", 0), "reduction", "add"), zeros, c.arg(1), g), null);
         });
         r.rule("gather_nd", TransformGradients::gatherNd);
         r.rule("nn.pad", TransformGradients::pad);
@@ -73,10 +69,6 @@ final class TransformGradients {
     @SuppressWarnings("unchecked")
     static <A> A parse(GradientCall c) {
         return (A) OpRegistry.get(c.op()).parseAttrs(c.attrs());
-    }
-
-    private static long intAttrOr(GradientCall c, String name, long fallback) {
-        return Grads.intAttr(c, name, fallback);
     }
 
     static Expr reshapeTo(Expr g, TensorType to, String op) {
@@ -198,7 +190,7 @@ final class TransformGradients {
         List<Object> rows = new ArrayList<>();
         for (long[] w : width) {
             any |= w[0] != 0 || w[1] != 0;
-            rows.add(List.of(dev.relayfarm.ir.AttrValue.of(w[0]), dev.relayfarm.ir.AttrValue.of(w[1])));
+            rows.add(new long[] {w[0], w[1]});
         }
         if (!any) return x;
         return call("nn.pad", attrs("pad_width", rows), x, Grads.scalar(0, dtype));

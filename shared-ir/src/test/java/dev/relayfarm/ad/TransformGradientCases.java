@@ -13,7 +13,8 @@ final class TransformGradientCases {
      * tensors are parameters of a gradient check: {@code constants} alternate an int[] shape and a long[] of values.
      */
     static String withInts(String program, Object... constants) {
-        StringBuilder sb = new StringBuilder(program.strip()).append("\n#[metadata]\n{\"relay.Constant\": [");
+        // A first comment line, so that the case's name (the program's second line) is the definition.
+        StringBuilder sb = new StringBuilder("// integer inputs: meta[relay.Constant]\n").append(program.strip()).append("\n#[metadata]\n{\"relay.Constant\": [");
         for (int i = 0; i < constants.length; i += 2) {
             int[] shape = (int[]) constants[i];
             NDArray a = NDArray.fromLongs(DType.INT64, shape, (long[]) constants[i + 1]);
