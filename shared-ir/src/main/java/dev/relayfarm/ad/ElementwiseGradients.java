@@ -71,9 +71,20 @@ final class ElementwiseGradients {
         r.rule("copy", (c, g) -> List.of(g));
 
         r.constant("equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "zeros_like", "ones_like");
+        // Fills: constant in everything but the fill value, whose adjoint is the sum of the result's.
+        r.constant("zeros", "ones", "arange", "shape_of", "one_hot");
+        r.rule("full", (c, g) -> List.of(fillValueAdjoint(c, g, 0)));
+        r.rule("full_like", (c, g) -> java.util.Arrays.asList(null, fillValueAdjoint(c, g, 1)));
         r.constant("floor_divide", "trunc_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
                 "bitwise_xor", "left_shift", "right_shift");
         r.constant("sign", "floor", "ceil", "round", "trunc", "isnan", "isinf", "isfinite", "logical_not", "bitwise_not");
+    }
+
+    /** The sum of {@code g}, in the shape and dtype of the fill value (argument {@code i}). */
+    private static Expr fillValueAdjoint(GradientCall c, Expr g, int i) {
+        TensorType value = c.argType(i);
+        Expr sum = call("reshape", Grads.attrs("newshape", Grads.staticShape(value, c.op())), call("sum", g));
+        return value.dtype().equals(c.outTensorType().dtype()) ? sum : call("cast", Grads.attrs("dtype", value.dtype().toString()), sum);
     }
 
     /** The adjoints of a broadcasting binary operator, each summed back to its input's shape. */

@@ -4,6 +4,7 @@ import static dev.relayfarm.ad.Grads.attrs;
 import static dev.relayfarm.ad.Grads.call;
 import static dev.relayfarm.ad.Grads.staticShape;
 
+import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.Constant;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Expr;
@@ -14,6 +15,9 @@ import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ops.nn.Pad;
 import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.ops.transform.Concatenate.ConcatenateAttrs;
+import dev.relayfarm.ops.transform.ScatterElements;
+import dev.relayfarm.ops.transform.ScatterNd;
+import dev.relayfarm.ops.transform.ScatterReduction;
 import dev.relayfarm.ops.transform.GatherNd.GatherNdAttrs;
 import dev.relayfarm.ops.transform.LayoutTransform.LayoutTransformAttrs;
 import dev.relayfarm.ops.transform.Split.SplitAttrs;
@@ -32,6 +36,13 @@ final class TransformGradients {
     private TransformGradients() {}
 
     static void register(OpGradients.Registrar r) {
+        // Scatters: with "update" the overwritten positions of data get no adjoint (they are scattered zeros), with
+        // "add" data passes it through; either way each update gets the adjoint at the position it went to.
+        r.rule("scatter_elements", (c, g) -> {
+            ScatterElements.ScatterElementsAttrs a = (ScatterElements.ScatterElementsAttrs) OpRegistry.get(c.op()).parseAttrs(c.attrs());
+            return scatter(c, g, a.reduction(), "gather", Grads.attrs("axis", a.axis()));
+        });
+        r.rule("scatter_nd", (c, g) -> scatter(c, g, ((ScatterNd.ScatterNdAttrs) OpRegistry.get(c.op()).parseAttrs(c.attrs())).mode(), "gather_nd", Attrs.EMPTY));
         // Shape-only operators: the adjoint is the output adjoint in the input's shape.
         r.rule("reshape", (c, g) -> List.of(reshapeTo(g, c.argType(0), c.op())));
         r.rule("squeeze", (c, g) -> List.of(reshapeTo(g, c.argType(0), c.op())));
@@ -332,5 +343,16 @@ final class TransformGradients {
             case WRAP -> Math.floorMod(j, n);
             case CONSTANT -> throw new IllegalStateException("constant padding reads no input");
         };
+    }
+
+    private static List<Expr> scatter(GradientCall c, Expr g, ScatterReduction mode, String gather, Attrs gatherAttrs) {
+        Expr updates = call(gather, gatherAttrs, g, c.arg(1));
+        Expr data = switch (mode) {
+            case UPDATE -> call(c.op(), c.attrs(), g, c.arg(1), call("zeros_like", c.arg(2)));
+            case ADD -> g;
+            default -> throw new GradientException(c.op() + ": no gradient for reduction " + mode.name().toLowerCase(java.util.Locale.ROOT)
+                    + " (update and add have one)");
+        };
+        return java.util.Arrays.asList(data, null, updates);
     }
 }

@@ -148,6 +148,12 @@ final class ElementwiseGradientCases {
                         """),
                 GradientCase.of("copy", """
                         def @main(%a: Tensor[(2, 3), float64]) { copy(%a) }
+                        """),
+                GradientCase.of("full", """
+                        def @main(%v: float64, %a: Tensor[(2, 3), float64]) { multiply(full(%v, shape=[2, 3]), %a) }
+                        """),
+                GradientCase.of("full_like", """
+                        def @main(%v: float64, %a: Tensor[(2, 3), float64]) { multiply(full_like(%a, %v), %a) }
                         """));
     }
 }

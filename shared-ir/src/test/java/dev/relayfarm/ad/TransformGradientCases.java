@@ -131,6 +131,18 @@ final class TransformGradientCases {
                 GradientCase.of("gather_nd", withInts("""
                         def @main(%a: Tensor[(2, 3, 4), float64]) { gather_nd(%a, meta[relay.Constant][0], batch_dims=1) }
                         """, shape(1, 2, 3), values(0, 2, 2, 1, 0, 1))),
+                GradientCase.of("scatter_elements", withInts("""
+                        def @main(%a: Tensor[(3, 4), float64], %u: Tensor[(2, 3), float64]) { scatter_elements(%a, meta[relay.Constant][0], %u, axis=1) }
+                        """, shape(2, 3), values(0, 3, 1, 2, -1, 0))),
+                GradientCase.of("scatter_elements", withInts("""
+                        def @main(%a: Tensor[(3, 4), float64], %u: Tensor[(2, 3), float64]) { scatter_elements(%a, meta[relay.Constant][0], %u, axis=0, reduction="add") }
+                        """, shape(2, 3), values(0, 2, 1, 0, 2, 1))),
+                GradientCase.of("scatter_nd", withInts("""
+                        def @main(%a: Tensor[(3, 4), float64], %u: Tensor[(2, 4), float64]) { scatter_nd(%a, meta[relay.Constant][0], %u) }
+                        """, shape(1, 2), values(2, 0))),
+                GradientCase.of("scatter_nd", withInts("""
+                        def @main(%a: Tensor[(3, 4), float64], %u: Tensor[(3), float64]) { scatter_nd(%a, meta[relay.Constant][0], %u, mode="add") }
+                        """, shape(2, 3), values(0, 1, 2, 3, 0, 1))),
                 GradientCase.of("nn.pad", """
                         def @main(%a: Tensor[(2, 3), float64], %v: float64) { nn.pad(%a, %v, pad_width=[[1, 0], [2, 1]]) }
                         """),
