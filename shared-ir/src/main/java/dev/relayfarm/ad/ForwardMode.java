@@ -45,8 +45,9 @@ import java.util.Map;
  * {@code <grad f(x), dx> = df(x)[dx]}, which is what the tests check.
  *
  * <p>The result is a module whose {@code @main} takes the original parameters followed by one tangent per
- * parameter (same types) and returns {@code (f(x...), df(x...)[dx...])}. Each global the program reaches becomes
- * {@code @g_jvp} with that signature, so calls between globals (recursion included) carry their tangents.
+ * parameter (same types, named {@code %d_<name>}) and returns {@code (f(x...), df(x...)[dx...])}. Each other global
+ * the program reaches becomes {@code @g_jvp} with that signature, so calls between globals (recursion included) carry
+ * their tangents; a program of one global gives a JVP of plain dataflow, which compiles like any model.
  *
  * <p>Supported: {@code let}, tuples and projections, constants (zero tangent), operator calls, {@code if} (the
  * tangent of the branch taken), calls of globals. Anything else (function literals, closures, {@code match} and
@@ -79,12 +80,11 @@ public final class ForwardMode {
         GlobalVar gv = typed.module().functions().keySet().stream().filter(g -> g.name().equals(global)).findFirst()
                 .orElseThrow(() -> new GradientException("forward mode: no global @" + global + " in the module"));
         ForwardMode fm = new ForwardMode(typed, OpTangents.get());
-        Function main = fm.wrapper(gv);
+        // The differentiated global's JVP is @main itself (a recursive call reaches it there); the others are @g_jvp.
+        fm.jvps.put(gv, new GlobalVar("main"));
+        fm.pending.push(gv);
         while (!fm.pending.isEmpty()) fm.jvpGlobal(fm.pending.pop());
-        Map<GlobalVar, Function> functions = new LinkedHashMap<>();
-        functions.put(new GlobalVar("main"), main);
-        functions.putAll(fm.jvpFunctions);
-        IRModule out = IRModule.of(functions, typed.module().types());
+        IRModule out = IRModule.of(fm.jvpFunctions, typed.module().types());
         try {
             return TypeInference.infer(out).module();
         } catch (TypeException e) {
@@ -94,24 +94,6 @@ public final class ForwardMode {
     }
 
     // ---------------------------------------------------------------- globals
-
-    /** {@code @main(x..., dx...) = @global_jvp(x..., dx...)}, with the parameters' names and types. */
-    private Function wrapper(GlobalVar gv) {
-        Function f = typed.module().lookup(gv);
-        List<Var> params = new ArrayList<>();
-        List<Var> dparams = new ArrayList<>();
-        for (Var p : f.params()) {
-            Type t = paramType(gv, p);
-            params.add(Var.fresh(p.name(), t, p.span()));
-            dparams.add(Var.fresh("d_" + p.name(), t, p.span()));
-        }
-        List<Expr> args = new ArrayList<>(params);
-        args.addAll(dparams);
-        List<Var> all = new ArrayList<>(params);
-        all.addAll(dparams);
-        Type ret = returnType(gv);
-        return new Function(all, new Call(jvpOf(gv), args), new TupleType(List.of(ret, ret)), List.of(), Attrs.EMPTY, f.span());
-    }
 
     private GlobalVar jvpOf(GlobalVar gv) {
         return jvps.computeIfAbsent(gv, g -> {

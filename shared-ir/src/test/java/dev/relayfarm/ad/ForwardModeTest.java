@@ -123,6 +123,54 @@ class ForwardModeTest {
                 }
                 """);
         check(logits, "main", inputs(logits, -1, 1, 5));
+        // every operator here has a reverse rule already, so this one is always compared with reverse mode too
+        IRModule sigmoid = ReverseModeTest.parse("""
+                def @main(%x: Tensor[(4, 5), float64], %w: Tensor[(3, 5), float64], %b: Tensor[(3), float64], %t: Tensor[(4, 3), float64]) {
+                  nn.cross_entropy(sigmoid(nn.bias_add(nn.dense(nn.relu(%x), %w), %b)), %t)
+                }
+                """);
+        check(sigmoid, "main", inputs(sigmoid, -1, 1, 7));
+        assertTrue(operators(sigmoid).stream().allMatch(op -> OpGradients.get().rule(op).isPresent()), "a reverse rule went missing");
+    }
+
+    @Test
+    void tupleParametersHaveTupleTangents() {
+        IRModule jvp = ForwardMode.jvp(ReverseModeTest.parse("""
+                def @main(%p: (Tensor[(2), float64], Tensor[(2), float64])) { (multiply(%p.0, %p.1), %p.0) }
+                """), "main");
+        NDArray a = NDArray.fromDoubles(dev.relayfarm.ir.DType.FLOAT64, new int[] {2}, new double[] {2, 3});
+        NDArray b = NDArray.fromDoubles(dev.relayfarm.ir.DType.FLOAT64, new int[] {2}, new double[] {5, 7});
+        NDArray da = NDArray.fromDoubles(dev.relayfarm.ir.DType.FLOAT64, new int[] {2}, new double[] {1, 0});
+        NDArray db = NDArray.fromDoubles(dev.relayfarm.ir.DType.FLOAT64, new int[] {2}, new double[] {0, 1});
+        TupleValue r = (TupleValue) Interpreter.run(jvp, "main", List.of(new TupleValue(List.of(new TensorValue(a), new TensorValue(b))),
+                new TupleValue(List.of(new TensorValue(da), new TensorValue(db)))));
+        TupleValue tangent = (TupleValue) r.get(1);
+        NDArray dProduct = ((TensorValue) tangent.get(0)).data(), dFirst = ((TensorValue) tangent.get(1)).data();
+        // d(a b) = da b + a db = (1 * 5 + 2 * 0, 0 * 7 + 3 * 1)
+        assertEquals(List.of(5.0, 3.0), List.of(dProduct.getDouble(0), dProduct.getDouble(1)));
+        assertEquals(List.of(1.0, 0.0), List.of(dFirst.getDouble(0), dFirst.getDouble(1)));
+    }
+
+    @Test
+    void jvpOfAnMlpLossCompilesToNativeCode(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.relayfarm.kernel.codegen.CCompiler.host().isPresent(), "no C compiler: skipped");
+        IRModule m = ReverseModeTest.parse("""
+                def @main(%x: Tensor[(2, 4), float32], %w: Tensor[(3, 4), float32], %b: Tensor[(3), float32], %t: Tensor[(2, 3), float32]) {
+                  nn.cross_entropy(nn.softmax(nn.bias_add(nn.dense(%x, %w), %b)), %t)
+                }
+                """);
+        IRModule jvp = ForwardMode.jvp(m, "main");
+        List<NDArray> in = new ArrayList<>();
+        long seed = 1;
+        for (Var p : m.main().orElseThrow().params()) in.add(GradientCheck.uniform((TensorType) p.annotation(), 0.1, 1, seed++));
+        for (Var p : m.main().orElseThrow().params()) in.add(GradientCheck.uniform((TensorType) p.annotation(), -1, 1, seed++));
+        TupleValue want = (TupleValue) Interpreter.run(jvp, "main", in.toArray(NDArray[]::new));
+        dev.relayfarm.compile.ArtifactCompiler.compile(dev.relayfarm.passes.OptPipeline.optimize(jvp, 3), dev.relayfarm.compile.CompileOptions.host(3), dir);
+        try (var model = dev.relayfarm.runtime.CompiledModel.load(dir)) {
+            List<NDArray> got = model.run(in);
+            assertEquals(2, got.size());
+            for (int i = 0; i < 2; i++) assertEquals(scalar(want.get(i)), got.get(i).getDouble(0), 1e-4, "output " + i);
+        }
     }
 
     @Test
