@@ -3,6 +3,8 @@ package dev.relayfarm.ad;
 import static dev.relayfarm.ad.Grads.call;
 
 import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.Var;
+import java.util.List;
 
 /**
  * Tangents of the neural-network operators. The products and the losses are bilinear, so their tangent is the
@@ -29,7 +31,7 @@ final class NnTangents {
     }
 
     /** {@code op(da, b) + op(a, db)} with the call's attributes. */
-    private static Expr bilinear(GradientCall c, java.util.List<dev.relayfarm.ir.Var> t) {
+    private static Expr bilinear(GradientCall c, List<Var> t) {
         return call("add", call(c.op(), c.attrs(), t.get(0), c.arg(1)), call(c.op(), c.attrs(), c.arg(0), t.get(1)));
     }
 

@@ -1,6 +1,8 @@
 package dev.relayfarm.ad;
 
+import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.Var;
+import java.util.List;
 
 /**
  * Tangents of the operators linear in their tensor inputs (reductions by sum and mean, and the shape transforms):
@@ -17,7 +19,7 @@ final class ShapeTangents {
     }
 
     /** {@code op(dx..., attrs)}: the JVP of an operator linear in all its arguments. */
-    static dev.relayfarm.ir.Expr linear(GradientCall c, java.util.List<Var> tangents) {
+    static Expr linear(GradientCall c, List<Var> tangents) {
         return Grads.call(c.op(), c.attrs(), tangents.toArray(new Var[0]));
     }
 }

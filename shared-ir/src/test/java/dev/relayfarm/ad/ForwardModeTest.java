@@ -188,6 +188,18 @@ class ForwardModeTest {
     }
 
     @Test
+    void recursionCarriesTangentsThroughEachCall() {
+        // tanh applied k = 3 times by a recursive global; the integer counter has an (integer, zero) tangent too
+        IRModule m = ReverseModeTest.parse("""
+                def @repeat(%x: Tensor[(3), float64], %k: int32) {
+                  if (greater(%k, 0)) { @repeat(tanh(multiply(%x, 2f64)), subtract(%k, 1)) } else { %x }
+                }
+                def @main(%x: Tensor[(3), float64]) { @repeat(%x, 3) }
+                """);
+        check(GradientCheck.withObjective(m, 5), "objective", inputs(m, -1, 1, 9));
+    }
+
+    @Test
     void squareHasTangentTwoXTimesDirection() {
         IRModule jvp = ForwardMode.jvp(ReverseModeTest.parse("def @main(%x: Tensor[(3), float64]) { multiply(%x, %x) }"), "main");
         NDArray x = NDArray.fromDoubles(dev.relayfarm.ir.DType.FLOAT64, new int[] {3}, new double[] {1, -2, 3});
