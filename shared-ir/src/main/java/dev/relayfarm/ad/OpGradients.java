@@ -55,6 +55,7 @@ public final class OpGradients {
         TransformGradients.register(r);
         NnGradients.register(r);
         ConvPoolGradients.register(r);
+        LossGradients.register(r);
         return new OpGradients(r.rules, r.constant);
     }
 

@@ -25,7 +25,7 @@ class OpGradientsCheckTest {
 
     static List<GradientCase> all() {
         return Stream.of(ElementwiseGradientCases.cases(), ReductionGradientCases.cases(), TransformGradientCases.cases(),
-                NnGradientCases.cases(), ConvPoolGradientCases.cases()).flatMap(List::stream).toList();
+                NnGradientCases.cases(), ConvPoolGradientCases.cases(), LossGradientCases.cases()).flatMap(List::stream).toList();
     }
 
     @TestFactory

@@ -37,6 +37,8 @@ class NnKernelCoverageTest {
         m.put("nn.prelu", () -> new ActivationsTest().prelu());
         m.put("nn.softmax", () -> new ActivationsTest().softmax());
         m.put("nn.log_softmax", () -> new ActivationsTest().softmax());
+        m.put("nn.cross_entropy", () -> new LossTest().crossEntropy());
+        m.put("nn.cross_entropy_with_logits", () -> new LossTest().crossEntropyWithLogits());
         m.put("nn.max_pool2d", () -> new PoolTest().maxPool());
         m.put("nn.avg_pool2d", () -> new PoolTest().avgPool());
         m.put("nn.max_pool3d", () -> new PoolTest().pool3dKernel());

@@ -24,6 +24,8 @@ public final class NnOps {
                 Activations.prelu(),
                 Softmax.softmax(),
                 Softmax.logSoftmax(),
+                CrossEntropy.crossEntropy(),
+                CrossEntropy.withLogits(),
                 Pool2D.maxPool(),
                 Pool2D.avgPool(),
                 Pool3D.maxPool(),
