@@ -1,0 +1,96 @@
+package dev.relayfarm.ad;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.relayfarm.compile.ArtifactCompiler;
+import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.interp.Interpreter;
+import dev.relayfarm.interp.TensorValue;
+import dev.relayfarm.interp.TupleValue;
+import dev.relayfarm.interp.Value;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.ir.Var;
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.passes.OptPipeline;
+import dev.relayfarm.runtime.CompiledModel;
+import dev.relayfarm.text.RelayPrinter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The gradient of a small LeNet-like convolutional network goes the whole way: reverse mode, the gradient pipeline
+ * (no closures or references left), -O3, native code; the compiled loss and gradients equal the interpreter's run of
+ * the unoptimized gradient program. Exercises the conv2d, conv2d_transpose and pool-gradient computes together.
+ */
+class ConvGradientCompileTest {
+    /** Relative error, per output, of the largest element difference to the largest element. */
+    static final double TOLERANCE = 1e-4;
+
+    // The flatten before the dense layer is a reshape: nn.batch_flatten has no gradient rule yet.
+    private static final String LENET = """
+            def @main(%x: Tensor[(2, 1, 12, 12), float32], %w1: Tensor[(4, 1, 3, 3), float32], %b1: Tensor[(4), float32],
+                      %w2: Tensor[(6, 4, 3, 3), float32], %w3: Tensor[(3, 24), float32]) {
+              let %c1 = nn.relu(nn.bias_add(nn.conv2d(%x, %w1, padding=[1, 1]), %b1));
+              let %p1 = nn.max_pool2d(%c1, pool_size=[2, 2], strides=[2, 2]);
+              let %c2 = nn.relu(nn.conv2d(%p1, %w2));
+              let %p2 = nn.avg_pool2d(%c2, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=True);
+              let %y = nn.dense(reshape(%p2, newshape=[2, 24]), %w3);
+              sum(multiply(%y, %y))
+            }
+            """;
+
+    @Test
+    void lenetGradientCompiledEqualsTheInterpreter(@TempDir Path dir) {
+        Assumptions.assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+        IRModule m = ReverseModeTest.parse(LENET);
+        IRModule grad = ReverseMode.gradient(m, "main");
+        IRModule simple = GradientPipeline.simplify(grad);
+        String text = RelayPrinter.print(simple);
+        assertTrue(!text.contains("ref") && !text.contains("fn ("), "closures and references remain after partial evaluation:\n" + text);
+        IRModule opt = OptPipeline.optimize(simple, 3);
+        String optText = RelayPrinter.print(opt);
+        for (String op : List.of("nn.conv2d_transpose(", "nn.max_pool2d_grad(", "nn.avg_pool2d_grad(")) {
+            assertTrue(optText.contains(op), "the optimized gradient should still call " + op + "\n" + optText);
+        }
+        List<NDArray> in = new ArrayList<>();
+        long seed = 1;
+        for (Var p : m.main().orElseThrow().params()) in.add(GradientCheck.uniform((TensorType) p.annotation(), -1, 1, seed++));
+        ArtifactCompiler.compile(opt, CompileOptions.host(3), dir);
+        List<NDArray> want = new ArrayList<>();
+        flatten(Interpreter.run(grad, "main", in.toArray(NDArray[]::new)), want);
+        assertEquals(1 + in.size(), want.size());
+        try (var model = CompiledModel.load(dir)) {
+            List<NDArray> got = model.run(in);
+            assertEquals(want.size(), got.size());
+            for (int i = 0; i < want.size(); i++) {
+                NDArray e = want.get(i), a = got.get(i);
+                assertArrayEquals(e.shape(), a.shape(), "output " + i);
+                double scale = 0, diff = 0;
+                for (int j = 0; j < e.elementCount(); j++) {
+                    scale = Math.max(scale, Math.abs(e.getDouble(j)));
+                    diff = Math.max(diff, Math.abs(e.getDouble(j) - a.getDouble(j)));
+                }
+                assertTrue(scale > 0, "output " + i + " is all zeros: the check would be vacuous");
+                assertTrue(diff <= TOLERANCE * scale, "output " + i + ": max difference " + diff + " against max magnitude " + scale);
+            }
+        }
+    }
+
+    private static void flatten(Value v, List<NDArray> out) {
+        switch (v) {
+            case TensorValue t -> out.add(t.data());
+            case TupleValue t -> {
+                for (Value f : t.fields()) flatten(f, out);
+            }
+            default -> throw new AssertionError("unexpected value " + v);
+        }
+    }
+}
