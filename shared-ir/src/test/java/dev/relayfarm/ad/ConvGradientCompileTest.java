@@ -47,17 +47,43 @@ class ConvGradientCompileTest {
             }
             """;
 
+    // Strided and depthwise convolutions (the grouped weight adjoint), the global pools.
+    private static final String DEPTHWISE = """
+            def @main(%x: Tensor[(2, 3, 9, 9), float32], %w1: Tensor[(8, 3, 3, 3), float32], %w2: Tensor[(8, 1, 3, 3), float32],
+                      %w3: Tensor[(4, 8), float32]) {
+              let %c1 = nn.relu(nn.conv2d(%x, %w1, strides=[2, 2], padding=[1, 1]));
+              let %c2 = nn.relu(nn.conv2d(%c1, %w2, padding=[1, 1], groups=8));
+              let %f = add(nn.global_avg_pool2d(%c2), nn.global_max_pool2d(%c1));
+              let %y = nn.dense(reshape(%f, newshape=[2, 8]), %w3);
+              sum(multiply(%y, %y))
+            }
+            """;
+
     @Test
     void lenetGradientCompiledEqualsTheInterpreter(@TempDir Path dir) {
+        assertCompiledGradientMatches(LENET, dir, List.of("nn.conv2d_transpose(", "nn.max_pool2d_grad(", "nn.avg_pool2d_grad("));
+    }
+
+    @Test
+    void depthwiseAndGlobalPoolGradientCompiledEqualsTheInterpreter(@TempDir Path dir) {
+        assertCompiledGradientMatches(DEPTHWISE, dir, List.of("nn.conv2d_transpose(", "nn.max_pool2d_grad("));
+    }
+
+    /**
+     * Differentiates {@code program}, simplifies and optimizes the gradient, compiles it into {@code dir} and compares
+     * every output (the loss, then each parameter's adjoint) with the interpreter's run of the unoptimized gradient;
+     * {@code ops} must survive optimization, so that their computes are what runs.
+     */
+    private static void assertCompiledGradientMatches(String program, Path dir, List<String> ops) {
         Assumptions.assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
-        IRModule m = ReverseModeTest.parse(LENET);
+        IRModule m = ReverseModeTest.parse(program);
         IRModule grad = ReverseMode.gradient(m, "main");
         IRModule simple = GradientPipeline.simplify(grad);
         String text = RelayPrinter.print(simple);
         assertTrue(!text.contains("ref") && !text.contains("fn ("), "closures and references remain after partial evaluation:\n" + text);
         IRModule opt = OptPipeline.optimize(simple, 3);
         String optText = RelayPrinter.print(opt);
-        for (String op : List.of("nn.conv2d_transpose(", "nn.max_pool2d_grad(", "nn.avg_pool2d_grad(")) {
+        for (String op : ops) {
             assertTrue(optText.contains(op), "the optimized gradient should still call " + op + "\n" + optText);
         }
         List<NDArray> in = new ArrayList<>();
