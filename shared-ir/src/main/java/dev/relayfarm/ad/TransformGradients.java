@@ -1,8 +1,30 @@
 package dev.relayfarm.ad;
 
+import static dev.relayfarm.ad.Grads.attrs;
 import static dev.relayfarm.ad.Grads.call;
+import static dev.relayfarm.ad.Grads.staticShape;
 
+import dev.relayfarm.ir.Constant;
+import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.ir.Tuple;
+import dev.relayfarm.ir.TupleType;
+import dev.relayfarm.ops.nn.Pad;
+import dev.relayfarm.ops.registry.OpRegistry;
+import dev.relayfarm.ops.transform.Concatenate.ConcatenateAttrs;
+import dev.relayfarm.ops.transform.GatherNd.GatherNdAttrs;
+import dev.relayfarm.ops.transform.LayoutTransform.LayoutTransformAttrs;
+import dev.relayfarm.ops.transform.Split.SplitAttrs;
+import dev.relayfarm.ops.transform.Stack.StackAttrs;
+import dev.relayfarm.ops.transform.StridedSlice;
+import dev.relayfarm.ops.transform.StridedSlice.StridedSliceAttrs;
+import dev.relayfarm.ops.transform.Take.TakeAttrs;
+import dev.relayfarm.ops.transform.Tile.TileAttrs;
+import dev.relayfarm.ops.transform.Transpose.TransposeAttrs;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /** Gradients of the data-movement operators: each moves the adjoint back the way the data came. */
@@ -10,6 +32,305 @@ final class TransformGradients {
     private TransformGradients() {}
 
     static void register(OpGradients.Registrar r) {
-        r.rule("reshape", (c, g) -> List.<Expr>of(call("reshape", Grads.attrs("newshape", Grads.staticShape(c.argType(0), c.op())), g)));
+        // Shape-only operators: the adjoint is the output adjoint in the input's shape.
+        r.rule("reshape", (c, g) -> List.of(reshapeTo(g, c.argType(0), c.op())));
+        r.rule("squeeze", (c, g) -> List.of(reshapeTo(g, c.argType(0), c.op())));
+        r.rule("expand_dims", (c, g) -> List.of(reshapeTo(g, c.argType(0), c.op())));
+        r.rule("nn.batch_flatten", (c, g) -> List.of(reshapeTo(g, c.argType(0), c.op())));
+        // The second argument only lends its shape.
+        r.rule("reshape_like", (c, g) -> Arrays.asList(reshapeTo(g, c.argType(0), c.op()), null));
+        r.rule("transpose", TransformGradients::transpose);
+        r.rule("reverse", (c, g) -> List.of(call("reverse", c.attrs(), g)));
+        r.rule("layout_transform", (c, g) -> {
+            LayoutTransformAttrs a = parse(c);
+            // Blocked dims must divide exactly (no padding), so the transform is a bijection and its inverse moves the adjoint back.
+            return List.of(call("layout_transform", attrs("src_layout", a.dstLayout(), "dst_layout", a.srcLayout()), g));
+        });
+        r.rule("broadcast_to", (c, g) -> List.of(Grads.collapseTo(g, c.outTensorType(), c.argType(0), c.op())));
+        r.rule("tile", TransformGradients::tile);
+        r.rule("concatenate", TransformGradients::concatenate);
+        r.rule("stack", TransformGradients::stack);
+        r.rule("split", (c, g) -> {
+            SplitAttrs a = parse(c);
+            // The parts tile the input along the axis in order, so their adjoints concatenate back.
+            return List.of(call("concatenate", attrs("axis", a.axis()), g));
+        });
+        r.rule("strided_slice", TransformGradients::stridedSlice);
+        r.rule("take", TransformGradients::take);
+        r.rule("gather", (c, g) -> {
+            // gather reads data[.., indices[i], ..]; every read sends its adjoint back there, duplicates adding up.
+            Expr zeros = call("zeros_like", c.arg(0));
+            return Arrays.asList(call("scatter_elements", attrs("axis", Grads.intAttr(c, "axis", 0), "reduction", "add"), zeros, c.arg(1), g), null);
+        });
+        r.rule("gather_nd", TransformGradients::gatherNd);
+        r.rule("nn.pad", TransformGradients::pad);
+    }
+
+    @SuppressWarnings("unchecked")
+    static <A> A parse(GradientCall c) {
+        return (A) OpRegistry.get(c.op()).parseAttrs(c.attrs());
+    }
+
+    static Expr reshapeTo(Expr g, TensorType to, String op) {
+        return call("reshape", attrs("newshape", staticShape(to, op)), g);
+    }
+
+    private static int norm(long axis, int rank) {
+        return (int) (axis < 0 ? axis + rank : axis);
+    }
+
+    private static List<Expr> transpose(GradientCall c, Expr g) {
+        TransposeAttrs a = parse(c);
+        int rank = c.argType(0).rank();
+        staticShape(c.argType(0), c.op());
+        // out axis i is input axis perm[i]; the inverse permutation puts each back.
+        long[] inverse = new long[rank];
+        for (int i = 0; i < rank; i++) {
+            int from = a.axes() == null ? rank - 1 - i : norm(a.axes().get(i), rank);
+            inverse[from] = i;
+        }
+        return List.of(call("transpose", attrs("axes", inverse), g));
+    }
+
+    private static List<Expr> tile(GradientCall c, Expr g) {
+        TileAttrs a = parse(c);
+        long[] in = staticShape(c.argType(0), c.op());
+        int rank = Math.max(in.length, a.reps().size());
+        // Each output dim is reps[i] copies of the input dim: view it as (reps[i], dim[i]) and sum the copies.
+        long[] split = new long[2 * rank];
+        long[] copies = new long[rank];
+        for (int i = 0; i < rank; i++) {
+            int k = i - (rank - in.length);
+            int q = i - (rank - a.reps().size());
+            split[2 * i] = q < 0 ? 1 : a.reps().get(q);
+            split[2 * i + 1] = k < 0 ? 1 : in[k];
+            copies[i] = 2L * i;
+        }
+        Expr summed = call("sum", attrs("axis", copies), call("reshape", attrs("newshape", split), g));
+        return List.of(reshapeTo(summed, c.argType(0), c.op()));
+    }
+
+    /** Slices of {@code g} along {@code axis}, one per field of the tuple argument, of the fields' extents there. */
+    private static List<Expr> concatenate(GradientCall c, Expr g) {
+        ConcatenateAttrs a = parse(c);
+        TupleType in = c.argTupleType(0);
+        int rank = c.outTensorType().rank();
+        int axis = norm(a.axis(), rank);
+        List<Expr> parts = new ArrayList<>();
+        long offset = 0;
+        for (var t : in.fields()) {
+            long n = staticShape((TensorType) t, c.op())[axis];
+            parts.add(call("strided_slice", attrs("begin", new long[] {offset}, "end", new long[] {offset + n}, "axes", new long[] {axis}), g));
+            offset += n;
+        }
+        return List.of(new Tuple(parts));
+    }
+
+    private static List<Expr> stack(GradientCall c, Expr g) {
+        StackAttrs a = parse(c);
+        TupleType in = c.argTupleType(0);
+        int rank = c.outTensorType().rank();
+        int axis = norm(a.axis(), rank);
+        List<Expr> parts = new ArrayList<>();
+        for (int i = 0; i < in.fields().size(); i++) {
+            // Field i is the i-th index of the new axis; dropping that unit axis gives the field's shape back.
+            Expr slice = call("strided_slice", attrs("begin", new long[] {i}, "end", new long[] {i + 1}, "axes", new long[] {axis}), g);
+            parts.add(reshapeTo(slice, (TensorType) in.fields().get(i), c.op()));
+        }
+        return List.of(new Tuple(parts));
+    }
+
+    /**
+     * The slice's adjoint scattered back into zeros of the input's shape. Per axis: a negative stride is undone by
+     * reversing (the elements then run upwards from the lowest index read); a stride s > 1 by interleaving s - 1
+     * zeros after each element (a unit axis padded to s, then merged); what is left is a contiguous block, padded
+     * with zeros before and after.
+     */
+    private static List<Expr> stridedSlice(GradientCall c, Expr g) {
+        StridedSliceAttrs a = parse(c);
+        long[] shape = staticShape(c.argType(0), c.op());
+        int[] ishape = Arrays.stream(shape).mapToInt(Math::toIntExact).toArray();
+        long[][] slice = StridedSlice.resolved(ishape, a);
+        DType dtype = c.argType(0).dtype();
+        int rank = shape.length;
+        for (long[] s : slice) {
+            if (s[1] == 0) return List.of(call("zeros_like", c.arg(0)));
+        }
+        Expr x = g;
+        long[] cur = staticShape(c.outTensorType(), c.op()).clone();
+        long[][] width = new long[rank][2];
+        for (int i = 0; i < rank; i++) {
+            long start = slice[i][0], length = slice[i][1], stride = slice[i][2];
+            if (stride < 0) {
+                x = call("reverse", attrs("axis", i), x);
+                start = start + (length - 1) * stride;
+                stride = -stride;
+            }
+            if (stride > 1) {
+                long[] padded = new long[rank + 1];
+                long[][] w = new long[rank + 1][2];
+                for (int d = 0, e = 0; d <= rank; d++) padded[d] = d == i + 1 ? 1 : cur[e++];
+                w[i + 1][1] = stride - 1;
+                x = padZeros(call("reshape", attrs("newshape", padded), x), w, dtype);
+                cur[i] = length * stride;
+                x = call("reshape", attrs("newshape", cur), x);
+                long span = (length - 1) * stride + 1;
+                x = call("strided_slice", attrs("begin", new long[] {0}, "end", new long[] {span}, "axes", new long[] {i}), x);
+                cur[i] = span;
+            }
+            width[i][0] = start;
+            width[i][1] = shape[i] - start - cur[i];
+        }
+        return List.of(padZeros(x, width, dtype));
+    }
+
+    /** {@code nn.pad(x, 0)} with the given {before, after} per axis; a no-op when all are zero. */
+    static Expr padZeros(Expr x, long[][] width, DType dtype) {
+        boolean any = false;
+        List<Object> rows = new ArrayList<>();
+        for (long[] w : width) {
+            any |= w[0] != 0 || w[1] != 0;
+            rows.add(new long[] {w[0], w[1]});
+        }
+        if (!any) return x;
+        return call("nn.pad", attrs("pad_width", rows), x, Grads.scalar(0, dtype));
+    }
+
+    /**
+     * take reads {@code data[batch, middle, idx, inner]} (data viewed as (batch, middle, n, inner), indices as
+     * (batch, perBatch)): the adjoint, viewed as (batch, middle, perBatch, inner), is scatter-added along the
+     * third axis at the indices broadcast to that view. The indices are first brought into [0, n) the way the
+     * mode reads them (clip clamps, wrap takes the floor modulus; fast promises they are in range).
+     */
+    private static List<Expr> take(GradientCall c, Expr g) {
+        TakeAttrs a = parse(c);
+        long[] ds = staticShape(c.argType(0), c.op());
+        long[] is = staticShape(c.argType(1), c.op());
+        int axis, b;
+        long[] view;
+        if (a.axis() == null) {
+            axis = 0;
+            b = 0;
+            view = new long[] {Grads.staticShapeProduct(c.argType(0), c.op())};
+        } else {
+            axis = norm(a.axis(), ds.length);
+            long bd = a.batchDims() < 0 ? a.batchDims() + is.length : a.batchDims();
+            b = (int) bd;
+            view = ds;
+        }
+        long batch = product(view, 0, b), middle = product(view, b, axis), n = view[axis], inner = product(view, axis + 1, view.length);
+        long perBatch = product(is, b, is.length);
+        DType idt = c.argType(1).dtype();
+        Expr idx = c.arg(1);
+        idx = switch (a.mode()) {
+            case "clip" -> call("minimum", call("maximum", idx, Grads.scalar(0, idt)), Grads.scalar(n - 1, idt));
+            case "wrap" -> call("floor_mod", idx, Grads.scalar(n, idt));
+            default -> idx;
+        };
+        long[] gview = {batch, middle, perBatch, inner};
+        Expr wideIdx = call("broadcast_to", attrs("shape", gview), call("reshape", attrs("newshape", new long[] {batch, 1, perBatch, 1}), idx));
+        Expr zeros = call("zeros_like", call("reshape", attrs("newshape", new long[] {batch, middle, n, inner}), c.arg(0)));
+        Expr scattered = call("scatter_elements", attrs("axis", 2, "reduction", "add"), zeros, wideIdx,
+                call("reshape", attrs("newshape", gview), g));
+        return Arrays.asList(reshapeTo(scattered, c.argType(0), c.op()), null);
+    }
+
+    private static long product(long[] s, int from, int to) {
+        long p = 1;
+        for (int i = from; i < to; i++) p *= s[i];
+        return p;
+    }
+
+    /**
+     * gather_nd reads one slice of data per index column; scatter_nd with mode add sends every slice's adjoint back.
+     * With batch dims the columns index within their batch: the batch coordinates (known from the static shape)
+     * are prepended to each column, turning it into a plain gather_nd over the first B + M dims.
+     */
+    private static List<Expr> gatherNd(GradientCall c, Expr g) {
+        GatherNdAttrs a = parse(c);
+        long[] ds = staticShape(c.argType(0), c.op());
+        long[] is = staticShape(c.argType(1), c.op());
+        Expr idx = c.arg(1);
+        int bd = (int) a.batchDims();
+        if (bd > 0) {
+            DType idt = c.argType(1).dtype();
+            long[] y = Arrays.copyOfRange(is, 1, is.length);
+            int count = Math.toIntExact(product(y, 0, y.length));
+            long[] coords = new long[bd * count];
+            for (int j = 0; j < count; j++) {
+                // Row-major position j of Y; its first bd coordinates are the batch coordinates.
+                long rest = j;
+                for (int d = y.length - 1; d >= 0; d--) {
+                    long coord = rest % y[d];
+                    rest /= y[d];
+                    if (d < bd) coords[d * count + j] = coord;
+                }
+            }
+            int[] cshape = new int[y.length + 1];
+            cshape[0] = bd;
+            for (int d = 0; d < y.length; d++) cshape[d + 1] = Math.toIntExact(y[d]);
+            Constant batchIdx = new Constant(NDArray.fromLongs(idt, cshape, coords));
+            idx = call("concatenate", attrs("axis", 0), new Tuple(List.of(batchIdx, idx)));
+        }
+        Expr zeros = call("zeros_like", c.arg(0));
+        return Arrays.asList(call("scatter_nd", attrs("mode", "add"), zeros, idx, g), null);
+    }
+
+    /**
+     * Constant padding: the data's adjoint is the interior of the output adjoint and the pad value's the sum of
+     * the rest. Edge, reflect and wrap padding read, along each axis in turn, input position src(i) for output
+     * position i: the adjoint undoes the axes last to first, each a scatter-add of the adjoint at src.
+     */
+    private static List<Expr> pad(GradientCall c, Expr g) {
+        Pad.PadAttrs a = parse(c);
+        long[] in = staticShape(c.argType(0), c.op());
+        long[] out = staticShape(c.outTensorType(), c.op());
+        int rank = in.length;
+        if (a.mode() == Pad.Mode.CONSTANT) {
+            long[] begin = new long[rank], end = new long[rank];
+            for (int i = 0; i < rank; i++) {
+                begin[i] = a.padWidth()[i][0];
+                end[i] = begin[i] + in[i];
+            }
+            Expr inner = call("strided_slice", attrs("begin", begin, "end", end), g);
+            TensorType vt = (TensorType) c.argTypes().get(1);
+            Expr rest = call("subtract", call("sum", g), call("sum", inner));
+            return List.of(inner, reshapeTo(rest, vt, c.op()));
+        }
+        Expr x = g;
+        long[] cur = out.clone();
+        for (int d = rank - 1; d >= 0; d--) {
+            int before = a.padWidth()[d][0], after = a.padWidth()[d][1];
+            if (before + after == 0) continue;
+            int n = (int) in[d];
+            long[] src = new long[(int) out[d]];
+            for (int i = 0; i < src.length; i++) src[i] = source(a.mode(), i - before, n);
+            long pre = product(cur, 0, d), post = product(cur, d + 1, rank);
+            long[] gview = {pre, src.length, post};
+            Constant idx = new Constant(NDArray.fromLongs(DType.INT64, new int[] {1, src.length, 1}, src));
+            Expr wide = call("broadcast_to", attrs("shape", gview), idx);
+            long[] targetView = {pre, n, post};
+            Expr zeros = call("zeros", attrs("shape", targetView, "dtype", c.argType(0).dtype().toString()));
+            Expr scattered = call("scatter_elements", attrs("axis", 1, "reduction", "add"), zeros, wide, call("reshape", attrs("newshape", gview), x));
+            cur[d] = n;
+            x = call("reshape", attrs("newshape", cur.clone()), scattered);
+        }
+        return Arrays.asList(x, null);
+    }
+
+    /** The input position that edge, reflect (numpy's, the border not repeated) or wrap padding reads at position j. */
+    private static long source(Pad.Mode mode, long j, long n) {
+        if (j >= 0 && j < n) return j;
+        return switch (mode) {
+            case EDGE -> j < 0 ? 0 : n - 1;
+            case REFLECT -> {
+                if (n == 1) yield 0;
+                long period = 2 * (n - 1);
+                long m = Math.floorMod(j, period);
+                yield m < n ? m : period - m;
+            }
+            case WRAP -> Math.floorMod(j, n);
+            case CONSTANT -> throw new IllegalStateException("constant padding reads no input");
+        };
     }
 }

@@ -1,5 +1,6 @@
 package dev.relayfarm.cli;
 
+import dev.relayfarm.ad.GradientException;
 import dev.relayfarm.artifact.ArtifactException;
 import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.diagnostic.Diagnostic;
@@ -90,6 +91,7 @@ final class CliErrors {
             case Npy.NpyException e -> e.getMessage();
             case BlobStoreException e -> e.getMessage();
             case ArtifactException e -> e.getMessage();
+            case GradientException e -> e.getMessage();
             case PassException e when e.getMessage() != null && e.getMessage().startsWith("unknown pass") -> e.getMessage();
             default -> null;
         };

@@ -29,6 +29,7 @@ import picocli.CommandLine;
             InferCommand.class,
             JsonCommand.class,
             RunCommand.class,
+            GradCommand.class,
             ImportCommand.class,
         })
 public final class Relayc implements Runnable {
