@@ -10,6 +10,7 @@ import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
+import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
@@ -21,6 +22,7 @@ import dev.relayfarm.text.RelayPrinter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,16 +36,16 @@ class ConvGradientCompileTest {
     /** Relative error, per output, of the largest element difference to the largest element. */
     static final double TOLERANCE = 1e-4;
 
-    // The flatten before the dense layer is a reshape: nn.batch_flatten has no gradient rule yet.
+    // The loss is the batch mean of the cross-entropy against the one-hot %t, fed as an input.
     private static final String LENET = """
             def @main(%x: Tensor[(2, 1, 12, 12), float32], %w1: Tensor[(4, 1, 3, 3), float32], %b1: Tensor[(4), float32],
-                      %w2: Tensor[(6, 4, 3, 3), float32], %w3: Tensor[(3, 24), float32]) {
+                      %w2: Tensor[(6, 4, 3, 3), float32], %w3: Tensor[(3, 24), float32], %t: Tensor[(2, 3), float32]) {
               let %c1 = nn.relu(nn.bias_add(nn.conv2d(%x, %w1, padding=[1, 1]), %b1));
               let %p1 = nn.max_pool2d(%c1, pool_size=[2, 2], strides=[2, 2]);
               let %c2 = nn.relu(nn.conv2d(%p1, %w2));
               let %p2 = nn.avg_pool2d(%c2, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=True);
-              let %y = nn.dense(reshape(%p2, newshape=[2, 24]), %w3);
-              sum(multiply(%y, %y))
+              let %y = nn.dense(nn.batch_flatten(%p2), %w3);
+              negative(mean(sum(multiply(nn.log_softmax(%y), %t), axis=[1])))
             }
             """;
 
@@ -61,20 +63,22 @@ class ConvGradientCompileTest {
 
     @Test
     void lenetGradientCompiledEqualsTheInterpreter(@TempDir Path dir) {
-        assertCompiledGradientMatches(LENET, dir, List.of("nn.conv2d_transpose(", "nn.max_pool2d_grad(", "nn.avg_pool2d_grad("));
+        NDArray oneHot = NDArray.fromDoubles(DType.FLOAT32, new int[] {2, 3}, new double[] {0, 1, 0, 0, 0, 1});
+        assertCompiledGradientMatches(LENET, Map.of("t", oneHot), dir, List.of("nn.conv2d_transpose(", "nn.max_pool2d_grad(", "nn.avg_pool2d_grad("));
     }
 
     @Test
     void depthwiseAndGlobalPoolGradientCompiledEqualsTheInterpreter(@TempDir Path dir) {
-        assertCompiledGradientMatches(DEPTHWISE, dir, List.of("nn.conv2d_transpose(", "nn.max_pool2d_grad("));
+        assertCompiledGradientMatches(DEPTHWISE, Map.of(), dir, List.of("nn.conv2d_transpose(", "nn.max_pool2d_grad("));
     }
 
     /**
-     * Differentiates {@code program}, simplifies and optimizes the gradient, compiles it into {@code dir} and compares
+     * Differentiates {@code program} (its parameters named in {@code fixed} get those values, the others seeded
+     * uniform values in [-1, 1)), simplifies and optimizes the gradient, compiles it into {@code dir} and compares
      * every output (the loss, then each parameter's adjoint) with the interpreter's run of the unoptimized gradient;
      * {@code ops} must survive optimization, so that their computes are what runs.
      */
-    private static void assertCompiledGradientMatches(String program, Path dir, List<String> ops) {
+    private static void assertCompiledGradientMatches(String program, Map<String, NDArray> fixed, Path dir, List<String> ops) {
         Assumptions.assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
         IRModule m = ReverseModeTest.parse(program);
         IRModule grad = ReverseMode.gradient(m, "main");
@@ -88,7 +92,11 @@ class ConvGradientCompileTest {
         }
         List<NDArray> in = new ArrayList<>();
         long seed = 1;
-        for (Var p : m.main().orElseThrow().params()) in.add(GradientCheck.uniform((TensorType) p.annotation(), -1, 1, seed++));
+        for (Var p : m.main().orElseThrow().params()) {
+            NDArray v = GradientCheck.uniform((TensorType) p.annotation(), -1, 1, seed++);
+            in.add(fixed.getOrDefault(p.name(), v));
+        }
+        assertTrue(m.main().orElseThrow().params().stream().map(Var::name).toList().containsAll(fixed.keySet()), "no parameter " + fixed.keySet());
         ArtifactCompiler.compile(opt, CompileOptions.host(3), dir);
         List<NDArray> want = new ArrayList<>();
         flatten(Interpreter.run(grad, "main", in.toArray(NDArray[]::new)), want);
