@@ -37,7 +37,7 @@ class ConvGradientCompileTest {
     static final double TOLERANCE = 1e-4;
 
     // The loss is the batch mean of the cross-entropy against the one-hot %t, fed as an input.
-    private static final String LENET = """
+    static final String LENET = """
             def @main(%x: Tensor[(2, 1, 12, 12), float32], %w1: Tensor[(4, 1, 3, 3), float32], %b1: Tensor[(4), float32],
                       %w2: Tensor[(6, 4, 3, 3), float32], %w3: Tensor[(3, 24), float32], %t: Tensor[(2, 3), float32]) {
               let %c1 = nn.relu(nn.bias_add(nn.conv2d(%x, %w1, padding=[1, 1]), %b1));

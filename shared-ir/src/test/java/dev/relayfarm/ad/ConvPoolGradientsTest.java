@@ -2,11 +2,23 @@ package dev.relayfarm.ad;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.relayfarm.ir.IRModule;
 import org.junit.jupiter.api.Test;
 
-/** What the convolution and pooling gradients refuse, with a message naming the operator and the reason. */
+/**
+ * The convolution and pooling rules composed in a whole network, against finite differences; and what they refuse,
+ * with a message naming the operator and the reason.
+ */
 class ConvPoolGradientsTest {
+    @Test
+    void lenetLossMatchesFiniteDifferences() {
+        IRModule m = ReverseModeTest.parse(ConvGradientCompileTest.LENET.replace("float32", "float64"));
+        GradientCheck.Report report = GradientCheck.check(m, ReverseModeTest.inputs(m, -1, 1), 1e-6, 5);
+        assertTrue(report.worstRelativeError() < OpGradientsCheckTest.TOLERANCE, report.toString());
+    }
+
     private static String refusal(String program) {
         return assertThrows(GradientException.class, () -> ReverseMode.gradient(ReverseModeTest.parse(program), "main")).getMessage();
     }
