@@ -44,6 +44,8 @@ class NnKernelCoverageTest {
         m.put("nn.max_pool3d", () -> new PoolTest().pool3dKernel());
         m.put("nn.avg_pool3d", () -> new PoolTest().pool3dKernel());
         m.put("nn.max_pool2d_with_argmax", () -> new PoolTest().maxPoolWithArgmax());
+        m.put("nn.max_pool2d_grad", () -> new PoolGradTest().maxPoolGrad());
+        m.put("nn.avg_pool2d_grad", () -> new PoolGradTest().avgPoolGrad());
         m.put("nn.global_avg_pool2d", () -> new PoolTest().globalPools());
         m.put("nn.global_max_pool2d", () -> new PoolTest().globalPools());
         m.put("nn.conv2d_transpose", () -> {

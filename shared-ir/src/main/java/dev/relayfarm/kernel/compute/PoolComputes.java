@@ -34,7 +34,8 @@ import java.util.List;
  * </pre>
  * Semantics are the interpreter's (TOPI's): max pads with the dtype's lowest value; avg divides by the
  * window positions inside the input, or with count_include_pad inside input + padding (never the extra
- * ceil_mode cells), summing in float64 as the interpreter does.
+ * ceil_mode cells), summing in float64 as the interpreter does. The adjoints {@code nn.max_pool2d_grad} and
+ * {@code nn.avg_pool2d_grad} (NCHW) gather, per input element, the window adjoints that reach it.
  */
 final class PoolComputes {
     private PoolComputes() {}
@@ -45,6 +46,8 @@ final class PoolComputes {
         r.add("nn.max_pool3d", c -> pool3d(c, true));
         r.add("nn.avg_pool3d", c -> pool3d(c, false));
         r.add("nn.max_pool2d_with_argmax", PoolComputes::maxPoolWithArgmax);
+        r.add("nn.max_pool2d_grad", c -> poolGrad(c, true));
+        r.add("nn.avg_pool2d_grad", c -> poolGrad(c, false));
         r.add("nn.global_max_pool2d", c -> globalPool(c, true));
         r.add("nn.global_avg_pool2d", c -> globalPool(c, false));
     }
@@ -76,7 +79,7 @@ final class PoolComputes {
         DType t = x.dtype();
         int h = x.shape().get(in.indexOf('H')), w = x.shape().get(in.indexOf('W'));
         int kh = a.poolSize()[0], kw = a.poolSize()[1], sh = a.strides()[0], sw = a.strides()[1], dh = a.dilation()[0], dw = a.dilation()[1];
-        int pt = a.padding()[0], pl = a.padding()[1], pb = a.padding()[2], pr = a.padding()[3];
+        int pt = a.padding()[0], pl = a.padding()[1];
         List<Integer> out = c.outShape();
         IterVar ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw);
         if (max) {
@@ -89,14 +92,9 @@ final class PoolComputes {
             }));
         }
         if (!t.isFloat()) throw c.fail("average pooling needs a float tensor, got " + t);
-        IterVar cy = Te.reduceAxis("cy", kh), cx = Te.reduceAxis("cx", kw);
-        Compute count = Te.compute(c.name() + "_count", out, ix -> {
+        Compute count = windowCount(c.name() + "_count", out, a, h, w, ix -> {
             NchwIndex o = NchwIndex.of(outLayout, ix);
-            PrimExpr iy = o.h().mul(sh).sub(pt).add(cy.var().mul(dh)), ixx = o.w().mul(sw).sub(pl).add(cx.var().mul(dw));
-            PrimExpr cond = a.countIncludePad()
-                    ? iy.le(PrimExpr.of(h + pb - 1)).and(ixx.le(PrimExpr.of(w + pr - 1)))
-                    : inRange(iy, 0, h).and(inRange(ixx, 0, w));
-            return Te.sum(new Select(cond, new IntImm(1, DType.INT32), new IntImm(0, DType.INT32)), cy, cx);
+            return new PrimExpr[] {o.h(), o.w()};
         });
         Compute sum = Te.compute(c.name() + "_sum", out, ix -> {
             NchwIndex o = NchwIndex.of(outLayout, ix);
@@ -108,6 +106,96 @@ final class PoolComputes {
     }
 
     /**
+     * The divisor of each average-pool window whose origin (output row, output column) {@code origin} gives: the
+     * window positions inside the input, or with count_include_pad inside input + padding (never the extra
+     * ceil_mode cells).
+     */
+    private static Compute windowCount(String name, List<Integer> out, Pool2D.Pool2DAttrs a, int h, int w,
+                                       java.util.function.Function<List<Var>, PrimExpr[]> origin) {
+        int kh = a.poolSize()[0], kw = a.poolSize()[1], sh = a.strides()[0], sw = a.strides()[1], dh = a.dilation()[0], dw = a.dilation()[1];
+        int pt = a.padding()[0], pl = a.padding()[1], pb = a.padding()[2], pr = a.padding()[3];
+        IterVar cy = Te.reduceAxis("cy", kh), cx = Te.reduceAxis("cx", kw);
+        return Te.compute(name, out, ix -> {
+            PrimExpr[] o = origin.apply(ix);
+            PrimExpr iy = o[0].mul(sh).sub(pt).add(cy.var().mul(dh)), ixx = o[1].mul(sw).sub(pl).add(cx.var().mul(dw));
+            PrimExpr cond = a.countIncludePad()
+                    ? iy.le(PrimExpr.of(h + pb - 1)).and(ixx.le(PrimExpr.of(w + pr - 1)))
+                    : inRange(iy, 0, h).and(inRange(ixx, 0, w));
+            return Te.sum(new Select(cond, new IntImm(1, DType.INT32), new IntImm(0, DType.INT32)), cy, cx);
+        });
+    }
+
+    /** {@link #firstMaximum}'s position of a window without an input element. */
+    private static final IntImm NO_POSITION = new IntImm(Long.MAX_VALUE, DType.INT64);
+
+    /**
+     * The NCHW max pool of {@code x} over output shape {@code out}, and per window the smallest row-major position
+     * {@code h * W + w} in the plane whose element equals the maximum (the first maximum in window order, as the
+     * interpreter picks; with positive dilation window order and row-major order agree), {@link #NO_POSITION} when
+     * the window holds no input element. Shared by max_pool2d_with_argmax and max_pool2d_grad.
+     */
+    private static Compute[] firstMaximum(String name, Tensor x, Pool2D.Pool2DAttrs a, List<Integer> out) {
+        DType t = x.dtype();
+        int h = x.shape().get(2), w = x.shape().get(3);
+        int kh = a.poolSize()[0], kw = a.poolSize()[1], sh = a.strides()[0], sw = a.strides()[1], dh = a.dilation()[0], dw = a.dilation()[1];
+        int pt = a.padding()[0], pl = a.padding()[1];
+        IterVar ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw), py = Te.reduceAxis("py", kh), px = Te.reduceAxis("px", kw);
+        Compute best = Te.compute(name + "_value", out, ix -> {
+            PrimExpr iy = ix.get(2).mul(sh).sub(pt).add(ry.var().mul(dh)), ixx = ix.get(3).mul(sw).sub(pl).add(rx.var().mul(dw));
+            PrimExpr v = new Select(inRange(iy, 0, h).and(inRange(ixx, 0, w)), x.at(ix.get(0), ix.get(1), iy, ixx), lowest(t));
+            return new Reduce(Combiner.MAX, v, List.of(ry, rx), lowest(t));
+        });
+        Compute first = Te.compute(name + "_pos", out, ix -> {
+            PrimExpr iy = ix.get(2).mul(sh).sub(pt).add(py.var().mul(dh)), ixx = ix.get(3).mul(sw).sub(pl).add(px.var().mul(dw));
+            PrimExpr pos = as(iy, DType.INT64).mul(w).add(as(ixx, DType.INT64));
+            // nested so the load happens only inside the input
+            PrimExpr hit = new Select(new Binary(BinaryOp.EQ, x.at(ix.get(0), ix.get(1), iy, ixx), best.at(ix)), pos, NO_POSITION);
+            return new Reduce(Combiner.MIN, new Select(inRange(iy, 0, h).and(inRange(ixx, 0, w)), hit, NO_POSITION), List.of(py, px), NO_POSITION);
+        });
+        return new Compute[] {best, first};
+    }
+
+    /**
+     * nn.max_pool2d_grad / nn.avg_pool2d_grad (NCHW) as a gather: input element (ih, iw) sums, over the kernel
+     * offsets (r, s), the adjoint of the window that reaches it with that offset, {@code oy = (ih + pad - r * dilation) / stride}
+     * when that divides exactly and lies in the output. Max takes it only where (ih, iw) is the window's first
+     * maximum; avg divides it by the window's divisor. Summed in float64, as the interpreter.
+     */
+    private static List<Compute> poolGrad(OpCall c, boolean max) {
+        Tensor g = c.in(0), x = c.in(1);
+        Pool2D.Pool2DAttrs a = c.attrs(Pool2D.Pool2DAttrs.class);
+        DType t = x.dtype();
+        if (!t.isFloat()) throw c.fail("pooling gradients need a float tensor, got " + t);
+        int h = x.shape().get(2), w = x.shape().get(3), oh = g.shape().get(2), ow = g.shape().get(3);
+        int kh = a.poolSize()[0], kw = a.poolSize()[1], sh = a.strides()[0], sw = a.strides()[1], dh = a.dilation()[0], dw = a.dilation()[1];
+        int pt = a.padding()[0], pl = a.padding()[1];
+        Compute perWindow;
+        if (max) {
+            perWindow = firstMaximum(c.name(), x, a, g.shape())[1];
+        } else {
+            perWindow = windowCount(c.name() + "_count", g.shape(), a, h, w, ix -> new PrimExpr[] {ix.get(2), ix.get(3)});
+        }
+        IterVar ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw);
+        Compute sum = Te.compute(c.name() + "_sum", c.outShape(), ix -> {
+            PrimExpr ty = ix.get(2).add(pt).sub(ry.var().mul(dh)), tx = ix.get(3).add(pl).sub(rx.var().mul(dw));
+            PrimExpr oy = ty.div(sh), ox = tx.div(sw);
+            PrimExpr reaches = ty.ge(0).and(new Binary(BinaryOp.EQ, ty.mod(sh), PrimExpr.of(0))).and(oy.lt(oh)).and(tx.ge(0)).and(new Binary(BinaryOp.EQ, tx.mod(sw), PrimExpr.of(0))).and(ox.lt(ow));
+            List<PrimExpr> window = List.of(ix.get(0), ix.get(1), oy, ox);
+            PrimExpr adj = as(g.at(window), DType.FLOAT64), zero = Te.zero(DType.FLOAT64);
+            PrimExpr contribution;
+            if (max) {
+                PrimExpr here = as(ix.get(2), DType.INT64).mul(w).add(as(ix.get(3), DType.INT64));
+                contribution = new Select(new Binary(BinaryOp.EQ, perWindow.at(window), here), adj, zero);
+            } else {
+                contribution = new Binary(BinaryOp.DIV, adj, as(perWindow.at(window).max(new IntImm(1, DType.INT32)), DType.FLOAT64));
+            }
+            // nested so the window's loads happen only when the window exists
+            return Te.sum(new Select(reaches, contribution, zero), ry, rx);
+        });
+        return List.of(Te.compute(c.name(), c.outShape(), ix -> as(sum.at(ix), t)));
+    }
+
+    /**
      * nn.max_pool2d_with_argmax on NCHW: the max pool, then the smallest row-major position in the plane
      * whose element equals it (the first maximum in window order, as the interpreter picks), then that
      * position made a flat input index, column-major within the plane for storage_order 1; -1 when the
@@ -116,32 +204,16 @@ final class PoolComputes {
     private static List<Compute> maxPoolWithArgmax(OpCall c) {
         Tensor x = c.in(0);
         MaxPool2DWithArgmax.MaxPoolArgmaxAttrs at = c.attrs(MaxPool2DWithArgmax.MaxPoolArgmaxAttrs.class);
-        Pool2D.Pool2DAttrs a = at.pool();
-        DType t = x.dtype();
-        if (t.isBool()) throw c.fail("bool pooling is not supported");
+        if (x.dtype().isBool()) throw c.fail("bool pooling is not supported");
         int ch = x.shape().get(1), h = x.shape().get(2), w = x.shape().get(3);
-        int kh = a.poolSize()[0], kw = a.poolSize()[1], sh = a.strides()[0], sw = a.strides()[1], dh = a.dilation()[0], dw = a.dilation()[1];
-        int pt = a.padding()[0], pl = a.padding()[1];
         List<Integer> out = c.outShape();
-        IterVar ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw), py = Te.reduceAxis("py", kh), px = Te.reduceAxis("px", kw);
-        Compute best = Te.compute(c.name() + "_value", out, ix -> {
-            PrimExpr iy = ix.get(2).mul(sh).sub(pt).add(ry.var().mul(dh)), ixx = ix.get(3).mul(sw).sub(pl).add(rx.var().mul(dw));
-            PrimExpr v = new Select(inRange(iy, 0, h).and(inRange(ixx, 0, w)), x.at(ix.get(0), ix.get(1), iy, ixx), lowest(t));
-            return new Reduce(Combiner.MAX, v, List.of(ry, rx), lowest(t));
-        });
-        IntImm none = new IntImm(Long.MAX_VALUE, DType.INT64);
-        Compute first = Te.compute(c.name() + "_pos", out, ix -> {
-            PrimExpr iy = ix.get(2).mul(sh).sub(pt).add(py.var().mul(dh)), ixx = ix.get(3).mul(sw).sub(pl).add(px.var().mul(dw));
-            PrimExpr pos = as(iy, DType.INT64).mul(w).add(as(ixx, DType.INT64));
-            // nested so the load happens only inside the input
-            PrimExpr hit = new Select(new Binary(BinaryOp.EQ, x.at(ix.get(0), ix.get(1), iy, ixx), best.at(ix)), pos, none);
-            return new Reduce(Combiner.MIN, new Select(inRange(iy, 0, h).and(inRange(ixx, 0, w)), hit, none), List.of(py, px), none);
-        });
+        Compute[] bestFirst = firstMaximum(c.name(), x, at.pool(), out);
+        Compute best = bestFirst[0], first = bestFirst[1];
         Compute index = Te.compute(c.name() + "_index", out, ix -> {
             PrimExpr p = first.at(ix);
             PrimExpr plane = as(ix.get(0), DType.INT64).mul(ch).add(as(ix.get(1), DType.INT64)).mul((long) h * w);
             PrimExpr inPlane = at.columnMajor() ? p.mod(w).mul(h).add(p.div(w)) : p;
-            return new Select(new Binary(BinaryOp.EQ, p, none), new IntImm(-1, DType.INT64), plane.add(inPlane));
+            return new Select(new Binary(BinaryOp.EQ, p, NO_POSITION), new IntImm(-1, DType.INT64), plane.add(inPlane));
         });
         return List.of(best, index);
     }

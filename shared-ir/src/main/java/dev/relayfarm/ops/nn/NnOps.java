@@ -31,6 +31,8 @@ public final class NnOps {
                 Pool3D.maxPool(),
                 Pool3D.avgPool(),
                 MaxPool2DWithArgmax.def(),
+                Pool2DGrad.maxPoolGrad(),
+                Pool2DGrad.avgPoolGrad(),
                 GlobalPool2D.avg(),
                 GlobalPool2D.max(),
                 Conv2DTranspose.def(),
