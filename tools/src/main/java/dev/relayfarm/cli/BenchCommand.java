@@ -166,7 +166,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /** The loaded library stays mapped until exit, so the folder goes then. */
-    private static void deleteOnExit(Path dir) {
+    static void deleteOnExit(Path dir) {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try (var files = Files.walk(dir)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -12,7 +12,12 @@ import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.text.RelayPrinter;
 import dev.relayfarm.types.TypeInference;
+import dev.relayfarm.bench.GradientBench;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,11 +29,12 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code relayc grad FILE [--wrt P,...] [--simplify] [--check]}: prints the reverse-mode gradient of a global as a Relay
+ * {@code relayc grad FILE [--wrt P,...] [--simplify] [--check | --bench [--threads N] [--runs N]]}: prints the reverse-mode gradient of a global as a Relay
  * module whose {@code @main} takes the same parameters and returns {@code (f(x), (df/dp, ...))}. As printed it runs with
  * {@code relayc run}; {@code --simplify} partially evaluates the backpropagator away (a first-order model's gradient is
  * then plain dataflow that {@code relayc compile} accepts). {@code --check} instead compares the gradient with central
  * finite differences at seeded inputs and prints the relative error per parameter (exit 1 above the tolerance).
+ * {@code --bench} compiles the function and its gradient at -O3 and prints their latencies and ratio ({@link GradientBench}).
  */
 @Command(name = "grad", mixinStandardHelpOptions = true,
         description = {"Print the gradient program of a Relay function (reverse mode): @main(params) -> (f(params), (df/dp, ...)).",
@@ -52,11 +58,20 @@ public final class GradCommand implements Callable<Integer> {
     @Option(names = "--check", description = "compare with central finite differences at seeded uniform inputs instead of printing the program")
     boolean check;
 
-    @Option(names = "--seed", defaultValue = "1", description = "seed of the --check inputs (default ${DEFAULT-VALUE})")
+    @Option(names = "--seed", defaultValue = "1", description = "seed of the --check and --bench inputs (default ${DEFAULT-VALUE})")
     long seed;
 
     @Option(names = "--tolerance", paramLabel = "REL", description = "largest relative error --check accepts (default 1e-5 for float64 programs, 1e-2 otherwise)")
     Double tolerance;
+
+    @Option(names = "--bench", description = "compile the function (-O3) and its gradient to native artifacts and time them on the same seeded inputs, in turns; print median/p90 ms and the ratio gradient/forward")
+    boolean bench;
+
+    @Option(names = "--threads", defaultValue = "1", description = "--bench: threads of each artifact (default ${DEFAULT-VALUE})")
+    int threads;
+
+    @Option(names = "--runs", defaultValue = "20", description = "--bench: timed runs of each program after 3 warm-up rounds (default ${DEFAULT-VALUE})")
+    int runs;
 
     @Override
     public Integer call() {
@@ -64,10 +79,30 @@ public final class GradCommand implements Callable<Integer> {
         ModelSource source = ModelFiles.read(file);
         IRModule module = TypeInference.infer(Stages.importModel(source, Map.of())).module();
         List<String> params = wrt.stream().map(p -> p.startsWith("%") ? p.substring(1) : p).toList();
+        if (bench) return bench(module, params, out);
         if (check) return check(module, params, out);
         IRModule grad = ReverseMode.gradient(module, global.startsWith("@") ? global.substring(1) : global, params);
         if (simplify) grad = GradientPipeline.simplify(grad);
         out.print(RelayPrinter.print(grad));
+        out.flush();
+        return 0;
+    }
+
+    private int bench(IRModule module, List<String> params, PrintWriter out) {
+        if (check || simplify) return CliErrors.report(spec, "--bench compiles the simplified gradient itself: drop --check and --simplify");
+        if (!global.equals("main")) return CliErrors.report(spec, "--bench times @main and its gradient");
+        if (threads < 1 || runs < 1) return CliErrors.report(spec, "--threads and --runs must be at least 1");
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("relayc-grad-bench-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary folder: " + e.getMessage(), e);
+        }
+        // the loaded libraries stay mapped until exit, so the folder goes then
+        BenchCommand.deleteOnExit(dir);
+        String name = file.equals("-") ? "stdin" : Path.of(file).getFileName().toString();
+        GradientBench.Result r = GradientBench.measure(name, module, params, dir, threads, 3, runs, seed);
+        r.printTable(out);
         out.flush();
         return 0;
     }
