@@ -5,6 +5,8 @@ import dev.relayfarm.ad.GradientPipeline;
 import dev.relayfarm.ad.ReverseMode;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.compile.GraphBuilder;
+import dev.relayfarm.compile.GraphPlan;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
@@ -66,6 +68,64 @@ public final class GradientBench {
             return new Result(model, names, threads, runs, SideBySide.percentile(t[0], 0.5), SideBySide.percentile(t[0], 0.9),
                     SideBySide.percentile(t[1], 0.5), SideBySide.percentile(t[1], 0.9), fa.kernels().size(), ga.kernels().size());
         }
+    }
+
+    /** One fused kernel of the gradient program timed alone: its name, what it computes, its median ms and share of the sum. */
+    public record KernelTime(String name, String ops, double medianMs, double share) {}
+
+    /**
+     * Where the gradient program's time goes: each of its fused kernels compiled as a program of its own (the primitive
+     * function as {@code @main}, -O3, so it fuses back into the one kernel) and timed on seeded inputs, in turns, as
+     * {@link SideBySide#alternate} does; sorted by median, each with its share of the medians' sum. Costs one C compile
+     * per kernel, so it is opt-in. A kernel alone runs with its inputs hot in cache, so the shares are of kernel work,
+     * not of the executor's copies or of cache misses between kernels.
+     */
+    public static List<KernelTime> kernelTimes(IRModule module, List<String> wrt, Path dir, int threads, int warmup, int runs, long seed) {
+        IRModule typed = TypeInference.infer(module).module();
+        Function main = typed.main().orElseThrow(() -> new IllegalArgumentException("the module has no @main"));
+        List<String> names = wrt.isEmpty() ? main.params().stream().map(Var::name).toList() : wrt;
+        IRModule gradient = OptPipeline.optimize(GradientPipeline.simplify(ReverseMode.gradient(typed, "main", names)), 3);
+        List<GraphPlan.Kernel> kernels = GraphBuilder.build(gradient).kernels();
+        List<CompiledRunner> runners = new ArrayList<>();
+        List<List<NDArray>> inputs = new ArrayList<>();
+        try {
+            for (int i = 0; i < kernels.size(); i++) {
+                Function prim = kernels.get(i).primitive();
+                IRModule alone = TypeInference.infer(IRModule.fromMain(new Function(prim.params(), prim.body(), prim.retType()))).module();
+                ArtifactCompiler.Artifact a = ArtifactCompiler.compile(OptPipeline.optimize(alone, 3), CompileOptions.host(3), dir.resolve("k" + i));
+                runners.add(new CompiledRunner(CompiledModel.load(a.dir()), threads, kernels.get(i).name()));
+                inputs.add(inputs(alone.main().orElseThrow(), seed));
+            }
+            for (int w = 0; w < warmup; w++) for (int k = 0; k < runners.size(); k++) runners.get(k).run(inputs.get(k));
+            double[][] t = new double[runners.size()][runs];
+            for (int r = 0; r < runs; r++) {
+                for (int k = 0; k < runners.size(); k++) {
+                    // the untimed run first, as in SideBySide.alternate: each kernel timed in its own steady state
+                    runners.get(k).run(inputs.get(k));
+                    long s = System.nanoTime();
+                    runners.get(k).run(inputs.get(k));
+                    t[k][r] = (System.nanoTime() - s) / 1e6;
+                }
+            }
+            double sum = 0;
+            double[] med = new double[runners.size()];
+            for (int k = 0; k < med.length; k++) sum += med[k] = SideBySide.percentile(t[k], 0.5);
+            List<KernelTime> out = new ArrayList<>();
+            for (int k = 0; k < med.length; k++) out.add(new KernelTime(kernels.get(k).name(), ops(kernels.get(k).primitive()), med[k], med[k] / sum));
+            out.sort(java.util.Comparator.comparingDouble(KernelTime::medianMs).reversed());
+            return out;
+        } finally {
+            runners.forEach(CompiledRunner::close);
+        }
+    }
+
+    /** The operators a fused kernel calls, in order, joined by '+'. */
+    private static String ops(Function prim) {
+        List<String> ops = new ArrayList<>();
+        for (dev.relayfarm.ir.Expr e : dev.relayfarm.ir.ExprTraversal.postOrder(prim.body())) {
+            if (e instanceof dev.relayfarm.ir.Call c && c.callee() instanceof dev.relayfarm.ir.Op op) ops.add(op.name());
+        }
+        return String.join("+", ops);
     }
 
     /** Seeded uniform [-1, 1) values of every parameter's type, one seed per parameter (the program is the same for any values). */

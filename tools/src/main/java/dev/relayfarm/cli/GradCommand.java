@@ -73,6 +73,9 @@ public final class GradCommand implements Callable<Integer> {
     @Option(names = "--runs", defaultValue = "20", description = "--bench: timed runs of each program after 3 warm-up rounds (default ${DEFAULT-VALUE})")
     int runs;
 
+    @Option(names = "--kernels", description = "--bench: also time each fused kernel of the gradient alone (one C compile each) and print its share")
+    boolean kernels;
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -103,6 +106,12 @@ public final class GradCommand implements Callable<Integer> {
         String name = file.equals("-") ? "stdin" : Path.of(file).getFileName().toString();
         GradientBench.Result r = GradientBench.measure(name, module, params, dir, threads, 3, runs, seed);
         r.printTable(out);
+        if (kernels) {
+            out.printf("%-28s %10s %7s  %s%n", "gradient kernel (alone)", "median ms", "share", "ops");
+            for (GradientBench.KernelTime k : GradientBench.kernelTimes(module, params, dir.resolve("kernels"), threads, 3, runs, seed)) {
+                out.printf(java.util.Locale.ROOT, "%-28s %10.4f %6.1f%%  %s%n", k.name(), k.medianMs(), 100 * k.share(), k.ops());
+            }
+        }
         out.flush();
         return 0;
     }
