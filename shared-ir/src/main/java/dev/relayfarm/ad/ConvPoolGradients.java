@@ -49,10 +49,33 @@ final class ConvPoolGradients {
             long reached = (y[2 + i] - 1) * a.strides()[i] - a.padding()[i] - a.padding()[2 + i] + (long) a.dilation()[i] * (w[2 + i] - 1) + 1;
             outPad[i] = Math.toIntExact(x[2 + i] - reached);
         }
-        Expr dx = call("nn.conv2d_transpose", attrs("strides", a.strides(), "padding", a.padding(), "dilation", a.dilation(),
-                "groups", a.groups(), "output_padding", outPad), g, c.arg(1));
+        Expr dx = stridelessDataGrad(g, c.arg(1), a, w);
+        if (dx == null) {
+            dx = call("nn.conv2d_transpose", attrs("strides", a.strides(), "padding", a.padding(), "dilation", a.dilation(),
+                    "groups", a.groups(), "output_padding", outPad), g, c.arg(1));
+        }
         Expr dw = weightGrad(c.arg(0), x, g, y, w, a, c.argType(0).dtype());
         return List.of(dx, dw);
+    }
+
+    /**
+     * With stride 1 and one group the data adjoint is a plain convolution: dx[n, i, h, v] = sum_{o, r, s} g[n, o, h + pt
+     * - r * d, v + pl - s * d] w[o, i, r, s], i.e. g padded by d * (k - 1) - pad on each side, convolved (same dilation)
+     * with w flipped in both spatial axes and read as [I, O, kh, kw]. It then goes through conv2d's kernel, which -O3
+     * lays out and vectorizes, where conv2d_transpose's gather visits every tap of every output with bounds checks (on
+     * the LeNet loss it cost more than the whole forward pass). Null when that does not apply (strided, grouped, or a
+     * padding above d * (k - 1), which the convolution's padding cannot express): the caller uses conv2d_transpose.
+     */
+    private static Expr stridelessDataGrad(Expr g, Expr weight, Conv2D.Conv2DAttrs a, long[] w) {
+        if (a.strides()[0] != 1 || a.strides()[1] != 1 || a.groups() != 1) return null;
+        long[] pad = new long[4];
+        for (int i = 0; i < 4; i++) {
+            pad[i] = (long) a.dilation()[i % 2] * (w[2 + i % 2] - 1) - a.padding()[i];
+            if (pad[i] < 0) return null;
+        }
+        Expr flipped = call("reverse", attrs("axis", 3L), call("reverse", attrs("axis", 2L), weight));
+        Expr io = call("transpose", attrs("axes", new long[] {1, 0, 2, 3}), flipped);
+        return call("nn.conv2d", attrs("strides", new long[] {1, 1}, "padding", pad, "dilation", a.dilation()), g, io);
     }
 
     /**

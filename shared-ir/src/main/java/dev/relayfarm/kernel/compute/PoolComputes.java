@@ -175,6 +175,24 @@ final class PoolComputes {
         } else {
             perWindow = windowCount(c.name() + "_count", g.shape(), a, h, w, ix -> new PrimExpr[] {ix.get(2), ix.get(3)});
         }
+        if (sh > (kh - 1) * dh && sw > (kw - 1) * dw) {
+            // Windows that do not overlap (the usual 2x2 stride 2): at most one window reaches an input element, the one
+            // at oy = (ih + pad) / stride, with offset r = ((ih + pad) mod stride) / dilation when that divides exactly
+            // and r < k. One select per element instead of a k*k reduction with a division per tap.
+            return List.of(Te.compute(c.name(), c.outShape(), ix -> {
+                PrimExpr ty = ix.get(2).add(pt), tx = ix.get(3).add(pl);
+                PrimExpr oy = ty.div(sh), ox = tx.div(sw), ry = ty.mod(sh), rx = tx.mod(sw);
+                PrimExpr reaches = offsetInWindow(ry, kh, dh).and(oy.lt(oh)).and(offsetInWindow(rx, kw, dw)).and(ox.lt(ow));
+                List<PrimExpr> window = List.of(ix.get(0), ix.get(1), oy, ox);
+                PrimExpr adj = as(g.at(window), DType.FLOAT64);
+                PrimExpr contribution = max
+                        ? new Select(new Binary(BinaryOp.EQ, perWindow.at(window), as(ix.get(2), DType.INT64).mul(w).add(as(ix.get(3), DType.INT64))), adj,
+                                Te.zero(DType.FLOAT64))
+                        : new Binary(BinaryOp.DIV, adj, as(perWindow.at(window).max(new IntImm(1, DType.INT32)), DType.FLOAT64));
+                // nested so the window's loads happen only when the window exists
+                return as(new Select(reaches, contribution, Te.zero(DType.FLOAT64)), t);
+            }));
+        }
         IterVar ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw);
         Compute sum = Te.compute(c.name() + "_sum", c.outShape(), ix -> {
             PrimExpr ty = ix.get(2).add(pt).sub(ry.var().mul(dh)), tx = ix.get(3).add(pl).sub(rx.var().mul(dw));
@@ -193,6 +211,12 @@ final class PoolComputes {
             return Te.sum(new Select(reaches, contribution, zero), ry, rx);
         });
         return List.of(Te.compute(c.name(), c.outShape(), ix -> as(sum.at(ix), t)));
+    }
+
+    /** Whether {@code offset} (in [0, stride)) is a window tap: a multiple of the dilation below {@code k} of them. */
+    private static PrimExpr offsetInWindow(PrimExpr offset, int k, int dilation) {
+        if (dilation == 1) return offset.lt(k);
+        return new Binary(BinaryOp.EQ, offset.mod(dilation), PrimExpr.of(0)).and(offset.div(dilation).lt(k));
     }
 
     /**
