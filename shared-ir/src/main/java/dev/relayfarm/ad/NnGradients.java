@@ -33,8 +33,10 @@ final class NnGradients {
             int axis = (int) Grads.intAttr(c, "axis", 1);
             return List.<Expr>of(g, sumExcept(g, axis < 0 ? axis + rank : axis));
         });
-        // a scalar zero that where broadcasts: zeros_like would fold into a constant of g's size, loaded on every step
-        r.rule("nn.relu", (c, g) -> List.<Expr>of(call("where", call("greater", c.arg(0), scalar(0, c.argType(0).dtype())), g,
+        // The mask reads relu's output (positive exactly where the input is), so the input need not be kept: a
+        // convolution's bias_add and relu then fuse as in the forward pass. A scalar zero that where broadcasts:
+        // zeros_like would fold into a constant of g's size, loaded on every step.
+        r.rule("nn.relu", (c, g) -> List.<Expr>of(call("where", call("greater", c.out(), scalar(0, c.argType(0).dtype())), g,
                 scalar(0, c.argType(0).dtype()))));
         r.rule("nn.leaky_relu", (c, g) -> {
             LeakyReluAttrs a = TransformGradients.parse(c);
