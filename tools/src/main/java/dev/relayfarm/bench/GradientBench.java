@@ -30,7 +30,7 @@ import java.util.Locale;
  */
 public final class GradientBench {
     /** Median and p90 milliseconds of each program; {@link #ratio} is gradient over forward. */
-    public record Result(String model, List<String> wrt, int threads, int runs, double forwardMedianMs, double forwardP90Ms,
+    public record Result(String model, List<String> wrt, int threads, int warmup, int runs, double forwardMedianMs, double forwardP90Ms,
                          double gradientMedianMs, double gradientP90Ms, int forwardKernels, int gradientKernels) {
         public double ratio() {
             return gradientMedianMs / forwardMedianMs;
@@ -41,8 +41,8 @@ public final class GradientBench {
             out.printf("%-10s %8s %10s %10s %10s%n", "program", "kernels", "median ms", "p90 ms", "ratio");
             out.printf(Locale.ROOT, "%-10s %8d %10.3f %10.3f %9.2fx%n", "forward", forwardKernels, forwardMedianMs, forwardP90Ms, 1.0);
             out.printf(Locale.ROOT, "%-10s %8d %10.3f %10.3f %9.2fx%n", "gradient", gradientKernels, gradientMedianMs, gradientP90Ms, ratio());
-            out.printf(Locale.ROOT, "%s: gradient wrt %s, %d thread(s), median of %d alternating runs each%n", model, String.join(",", wrt),
-                    threads, runs);
+            out.printf(Locale.ROOT, "%s: gradient wrt %s, %d thread(s), median of %d alternating runs each after %d warm-up rounds%n", model,
+                    String.join(",", wrt), threads, runs, warmup);
         }
     }
 
@@ -65,7 +65,7 @@ public final class GradientBench {
         try (CompiledRunner f = new CompiledRunner(CompiledModel.load(fa.dir()), threads, "forward");
              CompiledRunner g = new CompiledRunner(CompiledModel.load(ga.dir()), threads, "gradient")) {
             double[][] t = SideBySide.alternate(List.of(f, g), inputs, warmup, runs);
-            return new Result(model, names, threads, runs, SideBySide.percentile(t[0], 0.5), SideBySide.percentile(t[0], 0.9),
+            return new Result(model, names, threads, warmup, runs, SideBySide.percentile(t[0], 0.5), SideBySide.percentile(t[0], 0.9),
                     SideBySide.percentile(t[1], 0.5), SideBySide.percentile(t[1], 0.9), fa.kernels().size(), ga.kernels().size());
         }
     }

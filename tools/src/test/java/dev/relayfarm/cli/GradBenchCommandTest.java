@@ -21,7 +21,7 @@ class GradBenchCommandTest {
     @Test
     void benchPrintsForwardAndGradientRowsWithTheirRatio() {
         assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
-        CliRun r = CliRun.relayc("grad", lenet().toString(), "--bench", "--runs", "3", "--wrt", "c1,cb1,c2,cb2,w,b");
+        CliRun r = CliRun.relayc("grad", lenet().toString(), "--bench", "--runs", "3", "--warmup", "1", "--wrt", "c1,cb1,c2,cb2,w,b");
         assertEquals(0, r.exitCode(), r.err());
         String[] lines = r.out().strip().split("\n");
         assertEquals(4, lines.length, r.out());
@@ -32,7 +32,7 @@ class GradBenchCommandTest {
         double fwd = Double.parseDouble(lines[1].trim().split("\\s+")[2]), grad = Double.parseDouble(lines[2].trim().split("\\s+")[2]);
         double ratio = Double.parseDouble(lines[2].trim().split("\\s+")[4].replace("x", ""));
         assertEquals(grad / fwd, ratio, 0.01 + 0.01 * ratio, "the ratio is of the medians as printed");
-        assertTrue(lines[3].contains("gradient wrt c1,cb1,c2,cb2,w,b, 1 thread(s), median of 3"), lines[3]);
+        assertTrue(lines[3].contains("gradient wrt c1,cb1,c2,cb2,w,b, 1 thread(s), median of 3 alternating runs each after 1 warm-up"), lines[3]);
     }
 
     @Test
