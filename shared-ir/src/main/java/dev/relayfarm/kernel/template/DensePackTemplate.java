@@ -108,7 +108,8 @@ public final class DensePackTemplate implements ScheduleTemplate {
     public ScheduleConfig defaultConfig() {
         int ty = 1;
         for (int d : ScheduleTemplate.divisors(m, 4)) ty = d;
-        int tx = n < 8 ? n : 16;
+        // a tile_x the space offers: 16 only from 16 columns on (with 8 to 15 columns tileX() has just 8)
+        int tx = n < 8 ? n : n < 16 ? 8 : 16;
         int tk = 1;
         for (int d : ScheduleTemplate.divisors(k, 2)) tk = d;
         return new ScheduleConfig(NAME, Map.of("tile_y", ty, "tile_x", tx, "tile_k", tk));

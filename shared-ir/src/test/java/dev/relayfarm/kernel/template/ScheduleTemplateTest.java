@@ -75,6 +75,16 @@ class ScheduleTemplateTest {
         assertEquals(4 * 6, DenseNoPackTemplate.create(d, w, "dense", Optional.empty()).space().size());
     }
 
+    /** With 8 to 15 weight rows the space's only tile_x is 8; the default once was 16 and refused itself. */
+    @Test
+    void denseDefaultIsInItsSpaceForEveryColumnCount() {
+        Placeholder d = Te.placeholder("d", List.of(6, 32), DType.FLOAT32);
+        for (int n = 1; n <= 40; n++) {
+            DensePackTemplate t = DensePackTemplate.create(d, Te.placeholder("w", List.of(n, 32), DType.FLOAT32), "dense", Optional.empty());
+            t.validate(t.defaultConfig());
+        }
+    }
+
     @Test
     void knobsAddedLaterAreOptionalAndMeanTheOldSchedule() {
         Conv2dNCHWcTemplate t = nchwc(12, 1);
