@@ -128,6 +128,10 @@ final class PoolComputes {
     /** {@link #firstMaximum}'s position of a window without an input element. */
     private static final IntImm NO_POSITION = new IntImm(Long.MAX_VALUE, DType.INT64);
 
+    private static IntImm noPosition(DType posType) {
+        return posType.equals(DType.INT32) ? new IntImm(Integer.MAX_VALUE, DType.INT32) : NO_POSITION;
+    }
+
     /**
      * The NCHW max pool of {@code x} over output shape {@code out}, and per window the smallest row-major position
      * {@code h * W + w} in the plane whose element equals the maximum (the first maximum in window order, as the
@@ -135,6 +139,15 @@ final class PoolComputes {
      * the window holds no input element. Shared by max_pool2d_with_argmax and max_pool2d_grad.
      */
     private static Compute[] firstMaximum(String name, Tensor x, Pool2D.Pool2DAttrs a, List<Integer> out) {
+        return firstMaximum(name, x, a, out, DType.INT64);
+    }
+
+    /**
+     * {@link #firstMaximum} with positions of type {@code pos} (INT32 or INT64), "none" being its largest value: the
+     * gradient's int32 positions halve the lanes its gather moves.
+     */
+    private static Compute[] firstMaximum(String name, Tensor x, Pool2D.Pool2DAttrs a, List<Integer> out, DType posType) {
+        IntImm none = noPosition(posType);
         DType t = x.dtype();
         int h = x.shape().get(2), w = x.shape().get(3);
         int kh = a.poolSize()[0], kw = a.poolSize()[1], sh = a.strides()[0], sw = a.strides()[1], dh = a.dilation()[0], dw = a.dilation()[1];
@@ -147,10 +160,10 @@ final class PoolComputes {
         });
         Compute first = Te.compute(name + "_pos", out, ix -> {
             PrimExpr iy = ix.get(2).mul(sh).sub(pt).add(py.var().mul(dh)), ixx = ix.get(3).mul(sw).sub(pl).add(px.var().mul(dw));
-            PrimExpr pos = as(iy, DType.INT64).mul(w).add(as(ixx, DType.INT64));
+            PrimExpr pos = as(iy, posType).mul(new IntImm(w, posType)).add(as(ixx, posType));
             // nested so the load happens only inside the input
-            PrimExpr hit = new Select(new Binary(BinaryOp.EQ, x.at(ix.get(0), ix.get(1), iy, ixx), best.at(ix)), pos, NO_POSITION);
-            return new Reduce(Combiner.MIN, new Select(inRange(iy, 0, h).and(inRange(ixx, 0, w)), hit, NO_POSITION), List.of(py, px), NO_POSITION);
+            PrimExpr hit = new Select(new Binary(BinaryOp.EQ, x.at(ix.get(0), ix.get(1), iy, ixx), best.at(ix)), pos, none);
+            return new Reduce(Combiner.MIN, new Select(inRange(iy, 0, h).and(inRange(ixx, 0, w)), hit, none), List.of(py, px), none);
         });
         return new Compute[] {best, first};
     }
@@ -169,13 +182,16 @@ final class PoolComputes {
         int h = x.shape().get(2), w = x.shape().get(3), oh = g.shape().get(2), ow = g.shape().get(3);
         int kh = a.poolSize()[0], kw = a.poolSize()[1], sh = a.strides()[0], sw = a.strides()[1], dh = a.dilation()[0], dw = a.dilation()[1];
         int pt = a.padding()[0], pl = a.padding()[1];
+        boolean disjoint = sh > (kh - 1) * dh && sw > (kw - 1) * dw;
+        // int32 positions where the plane's do fit (always, in practice), for the direct path's gather
+        DType posType = disjoint && (long) h * w < Integer.MAX_VALUE ? DType.INT32 : DType.INT64;
         Compute perWindow;
         if (max) {
-            perWindow = firstMaximum(c.name(), x, a, g.shape())[1];
+            perWindow = firstMaximum(c.name(), x, a, g.shape(), posType)[1];
         } else {
             perWindow = windowCount(c.name() + "_count", g.shape(), a, h, w, ix -> new PrimExpr[] {ix.get(2), ix.get(3)});
         }
-        if (sh > (kh - 1) * dh && sw > (kw - 1) * dw) {
+        if (disjoint) {
             // Windows that do not overlap (the usual 2x2 stride 2): at most one window reaches an input element, the one
             // at oy = (ih + pad) / stride, with offset r = ((ih + pad) mod stride) / dilation when that divides exactly
             // and r < k. One select per element instead of a k*k reduction with a division per tap.
@@ -184,13 +200,13 @@ final class PoolComputes {
                 PrimExpr oy = ty.div(sh), ox = tx.div(sw), ry = ty.mod(sh), rx = tx.mod(sw);
                 PrimExpr reaches = offsetInWindow(ry, kh, dh).and(oy.lt(oh)).and(offsetInWindow(rx, kw, dw)).and(ox.lt(ow));
                 List<PrimExpr> window = List.of(ix.get(0), ix.get(1), oy, ox);
-                PrimExpr adj = as(g.at(window), DType.FLOAT64);
+                // One term, so no float64 sum: a single division rounds the same in t as in float64 then t.
+                PrimExpr adj = g.at(window);
                 PrimExpr contribution = max
-                        ? new Select(new Binary(BinaryOp.EQ, perWindow.at(window), as(ix.get(2), DType.INT64).mul(w).add(as(ix.get(3), DType.INT64))), adj,
-                                Te.zero(DType.FLOAT64))
-                        : new Binary(BinaryOp.DIV, adj, as(perWindow.at(window).max(new IntImm(1, DType.INT32)), DType.FLOAT64));
+                        ? new Select(new Binary(BinaryOp.EQ, perWindow.at(window), as(ix.get(2), posType).mul(new IntImm(w, posType)).add(as(ix.get(3), posType))), adj, Te.zero(t))
+                        : new Binary(BinaryOp.DIV, adj, as(perWindow.at(window).max(new IntImm(1, DType.INT32)), t));
                 // nested so the window's loads happen only when the window exists
-                return as(new Select(reaches, contribution, Te.zero(DType.FLOAT64)), t);
+                return new Select(reaches, contribution, Te.zero(t));
             }));
         }
         IterVar ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw);
