@@ -73,7 +73,7 @@ import java.util.Map;
  *
  * The program is brought to A-normal form first, so the walk recurses only through nested scopes (function
  * bodies, branches), never along a chain of bindings. Partial evaluation then unrolls the closure chain of a
- * first-order program into plain dataflow (see {@code relayc grad -O}). Not done: ADTs whose constructor
+ * first-order program into plain dataflow ({@link GradientPipeline}, {@code relayc grad --simplify}). Not done: ADTs whose constructor
  * fields name tensor types directly (make them type parameters, like {@code List[A]}); parameters of
  * non-tensor types in the differentiated global.
  */
@@ -86,7 +86,7 @@ public final class ReverseMode {
     private final Map<GlobalVar, GlobalVar> reversed = new LinkedHashMap<>();
     private final Map<GlobalVar, Function> reversedFunctions = new LinkedHashMap<>();
     private final Deque<GlobalVar> pending = new ArrayDeque<>();
-    private final Map<GlobalTypeVar, Boolean> liftableData = new IdentityHashMap<>();
+    private final Map<GlobalTypeVar, Boolean> liftableData = new java.util.HashMap<>();
     private Var bp;
 
     private ReverseMode(InferResult typed, OpGradients gradients) {
@@ -259,7 +259,10 @@ public final class ReverseMode {
             }
             case Constant c -> lift(c, c.type());
             case Op o -> throw new GradientException("gradient: operator " + o.name() + " used as a value; only calls of operators can be differentiated");
-            case Constructor c -> c;
+            case Constructor c -> {
+                checkLiftable(c.belongsTo());
+                yield c;
+            }
             case Tuple t -> new Tuple(atoms(t.fields(), b));
             case TupleGetItem t -> new TupleGetItem(atom(t.tuple(), b), t.index());
             case Let l -> block(l);
@@ -279,7 +282,10 @@ public final class ReverseMode {
                     args.addAll(atoms(c.args(), b));
                     yield new Call(reverse(g), args, Attrs.EMPTY, List.of(), c.span());
                 }
-                case Constructor k -> new Call(k, atoms(c.args(), b), Attrs.EMPTY, List.of(), c.span());
+                case Constructor k -> {
+                    checkLiftable(k.belongsTo());
+                    yield new Call(k, atoms(c.args(), b), Attrs.EMPTY, List.of(), c.span());
+                }
                 default -> new Call(atom(c.callee(), b), atoms(c.args(), b), Attrs.EMPTY, List.of(), c.span());
             };
             case Match m -> {
@@ -302,7 +308,10 @@ public final class ReverseMode {
                 vars.put(bind.var(), nv);
                 yield new Pattern.Bind(nv);
             }
-            case Pattern.Ctor c -> new Pattern.Ctor(c.constructor(), c.args().stream().map(this::pattern).toList());
+            case Pattern.Ctor c -> {
+                checkLiftable(c.constructor().belongsTo());
+                yield new Pattern.Ctor(c.constructor(), c.args().stream().map(this::pattern).toList());
+            }
             case Pattern.TuplePattern t -> new Pattern.TuplePattern(t.fields().stream().map(this::pattern).toList());
         };
     }
@@ -324,13 +333,19 @@ public final class ReverseMode {
         Type outType = typed.typeOf(c);
         Var y = b.let("y", new Call(op, new ArrayList<>(primals), c.attrs(), List.of(), c.span()));
         Var out = b.let("v", lift(y, outType));
-        if (gradients.isConstant(op.name())) return out;
+        // A piecewise-constant operator, or one on integers only (loop counters, shapes), passes no adjoint back.
+        if (gradients.isConstant(op.name()) || argTypes.stream().noneMatch(ReverseMode::hasFloat)) return out;
         OpGradient rule = gradients.rule(op.name()).orElseThrow(() -> new GradientException(
                 "gradient: no gradient registered for operator " + op.name() + at(c.span())));
         Var previous = b.let("bp_prev", new RefRead(bp));
         Block k = new Block();
         Var g = k.let("g", adjoint(out, outType));
-        List<Expr> grads = rule.backward(new GradientCall(c, primals, argTypes, y, outType), g);
+        List<Expr> grads;
+        try {
+            grads = rule.backward(new GradientCall(c, primals, argTypes, y, outType), g);
+        } catch (GradientException | dev.relayfarm.ops.RelationException e) {
+            throw new GradientException((e.getMessage().startsWith("gradient") ? "" : "gradient: ") + e.getMessage() + at(c.span()));
+        }
         if (grads.size() != lifted.size()) {
             throw new IllegalStateException("gradient rule of " + op.name() + " gave " + grads.size() + " adjoints for " + lifted.size() + " arguments");
         }
@@ -432,16 +447,30 @@ public final class ReverseMode {
         }
     }
 
-    private static boolean containsTensor(Type t) {
+    /** Whether {@code t} names a tensor type itself, here or in the fields of an ADT it names (not through type arguments). */
+    private boolean containsTensor(Type t) {
         return switch (t) {
             case TensorType tt -> true;
-            case TupleType tu -> tu.fields().stream().anyMatch(ReverseMode::containsTensor);
-            case FuncType f -> f.argTypes().stream().anyMatch(ReverseMode::containsTensor) || containsTensor(f.retType());
+            case TupleType tu -> tu.fields().stream().anyMatch(this::containsTensor);
+            case FuncType f -> f.argTypes().stream().anyMatch(this::containsTensor) || containsTensor(f.retType());
             case RefType r -> containsTensor(r.value());
-            case TypeCall tc -> tc.args().stream().anyMatch(ReverseMode::containsTensor);
+            case TypeCall tc -> tc.args().stream().anyMatch(this::containsTensor) || (tc.func() instanceof GlobalTypeVar g && dataHasTensor(g));
+            case GlobalTypeVar g -> dataHasTensor(g);
             case TypeVar v -> false;
-            case GlobalTypeVar g -> false;
             case IncompleteType i -> false;
+        };
+    }
+
+    private boolean dataHasTensor(GlobalTypeVar g) {
+        checkLiftable(g); // throws, naming the constructor, when the ADT has a tensor field of its own
+        return false;
+    }
+
+    private static boolean hasFloat(Type t) {
+        return switch (t) {
+            case TensorType tt -> tt.dtype().isFloat();
+            case TupleType tu -> tu.fields().stream().anyMatch(ReverseMode::hasFloat);
+            default -> false;
         };
     }
 

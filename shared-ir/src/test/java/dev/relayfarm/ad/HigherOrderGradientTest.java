@@ -33,8 +33,12 @@ class HigherOrderGradientTest {
             """;
 
     static void assertGradientsMatch(String program) {
+        assertGradientsMatch(program, -1, 1);
+    }
+
+    static void assertGradientsMatch(String program, double lo, double hi) {
         IRModule m = ReverseModeTest.parse(program);
-        GradientCheck.Report report = GradientCheck.check(m, ReverseModeTest.inputs(m, -1, 1), 1e-6, 5);
+        GradientCheck.Report report = GradientCheck.check(m, ReverseModeTest.inputs(m, lo, hi), 1e-6, 5);
         assertTrue(!report.params().isEmpty());
         assertTrue(report.worstRelativeError() < 1e-5, report.toString());
     }
@@ -63,11 +67,13 @@ class HigherOrderGradientTest {
 
     @Test
     void ifTakesTheBranchTheDataChooses() {
-        assertGradientsMatch("""
+        String program = """
                 def @main(%x: Tensor[(4), float64], %y: Tensor[(4), float64]) {
-                  if (greater(sum(%x), sum(%y))) { multiply(exp(%x), %y) } else { (%x, %y).1 }
+                  if (greater(sum(%x), 0f64)) { multiply(exp(%x), %y) } else { multiply((%x, %y).1, %x) }
                 }
-                """);
+                """;
+        assertGradientsMatch(program, 0.1, 1); // then
+        assertGradientsMatch(program, -1, -0.1); // else
     }
 
     @Test

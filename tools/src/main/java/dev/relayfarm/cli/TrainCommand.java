@@ -85,6 +85,7 @@ public final class TrainCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter o = spec.commandLine().getOut();
         if (steps < 1) return CliErrors.report(spec, "--steps must be at least 1, got " + steps);
+        if (printEvery < 1) return CliErrors.report(spec, "--print-every must be at least 1, got " + printEvery);
         if (!backend.equals("c") && !backend.equals("interp")) return CliErrors.report(spec, "--backend must be c or interp, got '" + backend + "'");
         if ((synthetic == null) == data.isEmpty()) return CliErrors.report(spec, "give the data either with --data NAME=FILE.npy or with --synthetic N");
         Optimizer opt;
@@ -127,8 +128,8 @@ public final class TrainCommand implements Callable<Integer> {
                 String.join(", ", params.keySet()), optimizer, lr, steps, backend);
         o.flush();
         double[] losses;
-        Path work = Files.createTempDirectory("relayc-train");
-        try (GradientStep step = backend.equals("c") ? GradientStep.compiled(Training.compile(plan, work.resolve("gradient"), threads))
+        Path work = backend.equals("c") ? Files.createTempDirectory("relayc-train") : null;
+        try (GradientStep step = work != null ? GradientStep.compiled(Training.compile(plan, work.resolve("gradient"), threads))
                 : GradientStep.interpreted(plan.gradient())) {
             try {
                 losses = Training.train(plan, step, dataset, params, opt, steps, seed, (k, loss) -> {
@@ -140,6 +141,8 @@ public final class TrainCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 return CliErrors.report(spec, e.getMessage());
             }
+        } finally {
+            if (work != null) deleteTree(work);
         }
         if (out != null) {
             Files.createDirectories(out);
@@ -151,6 +154,12 @@ public final class TrainCommand implements Callable<Integer> {
         }
         o.flush();
         return 0;
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        }
     }
 
     private static TensorType type(Training.Plan plan, String name) {
