@@ -15,7 +15,7 @@ import java.util.List;
 final class ElementwiseGradients {
     private ElementwiseGradients() {}
 
-    static void register(OpGradients.Registrar r) {
+    static void register(RuleTable.Registrar<OpGradient> r) {
         r.rule("add", (c, g) -> binary(c, g, g));
         r.rule("subtract", (c, g) -> binary(c, g, call("negative", g)));
         r.rule("multiply", (c, g) -> binary(c, call("multiply", g, c.arg(1)), call("multiply", g, c.arg(0))));

@@ -12,7 +12,7 @@ import dev.relayfarm.ir.Expr;
 final class ElementwiseTangents {
     private ElementwiseTangents() {}
 
-    static void register(OpTangents.Registrar r) {
+    static void register(RuleTable.Registrar<OpTangent> r) {
         r.rule("add", (c, t) -> call("add", t.get(0), t.get(1)));
         r.rule("subtract", (c, t) -> call("subtract", t.get(0), t.get(1)));
         // d(ab) = da b + a db
