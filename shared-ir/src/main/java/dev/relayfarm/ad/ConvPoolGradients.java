@@ -26,7 +26,7 @@ import java.util.List;
 final class ConvPoolGradients {
     private ConvPoolGradients() {}
 
-    static void register(OpGradients.Registrar r) {
+    static void register(RuleTable.Registrar<OpGradient> r) {
         r.rule("nn.conv2d", ConvPoolGradients::conv2d);
         r.rule("nn.conv2d_transpose", ConvPoolGradients::conv2dTranspose);
         r.rule("nn.max_pool2d", (c, g) -> List.of(poolGrad(c, g, "nn.max_pool2d_grad")));

@@ -15,7 +15,7 @@ import java.util.List;
 final class ElementwiseGradients {
     private ElementwiseGradients() {}
 
-    static void register(OpGradients.Registrar r) {
+    static void register(RuleTable.Registrar<OpGradient> r) {
         r.rule("add", (c, g) -> binary(c, g, g));
         r.rule("subtract", (c, g) -> binary(c, g, call("negative", g)));
         r.rule("multiply", (c, g) -> binary(c, call("multiply", g, c.arg(1)), call("multiply", g, c.arg(0))));
@@ -71,16 +71,25 @@ final class ElementwiseGradients {
         r.rule("copy", (c, g) -> List.of(g));
 
         r.constant("equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "zeros_like", "ones_like");
+        // arange's length depends on its inputs' values, so its result has a static type (all we differentiate) only when
+        // they are constants: nothing flows back.
+        r.constant("zeros", "ones", "shape_of", "arange");
         // Fills: constant in everything but the fill value, whose adjoint is the sum of the result's.
-        r.constant("zeros", "ones", "arange", "shape_of", "one_hot");
         r.rule("full", (c, g) -> List.of(fillValueAdjoint(c, g, 0)));
         r.rule("full_like", (c, g) -> java.util.Arrays.asList(null, fillValueAdjoint(c, g, 1)));
+        // one_hot(indices, on, off): on gets the adjoint at the hot positions, off the rest.
+        r.rule("one_hot", (c, g) -> {
+            DType dt = c.outTensorType().dtype();
+            Expr hot = call("one_hot", c.attrs(), c.arg(0), Grads.scalar(1, dt), Grads.scalar(0, dt));
+            return java.util.Arrays.asList(null, fillValueAdjoint(c, call("multiply", g, hot), 1),
+                    fillValueAdjoint(c, call("multiply", g, call("subtract", Grads.scalar(1, dt), hot)), 2));
+        });
         r.constant("floor_divide", "trunc_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
                 "bitwise_xor", "left_shift", "right_shift");
         r.constant("sign", "floor", "ceil", "round", "trunc", "isnan", "isinf", "isfinite", "logical_not", "bitwise_not");
     }
 
-    /** The sum of {@code g}, in the shape and dtype of the fill value (argument {@code i}). */
+    /** The sum of {@code g}, in the shape and dtype of the scalar argument {@code i} (a fill value, on/off value, start, step). */
     private static Expr fillValueAdjoint(GradientCall c, Expr g, int i) {
         TensorType value = c.argType(i);
         Expr sum = call("reshape", Grads.attrs("newshape", Grads.staticShape(value, c.op())), call("sum", g));

@@ -23,12 +23,7 @@ import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.Var;
-import dev.relayfarm.passes.PassContext;
-import dev.relayfarm.passes.PassOptions;
-import dev.relayfarm.passes.ToANormalForm;
 import dev.relayfarm.types.InferResult;
-import dev.relayfarm.types.TypeException;
-import dev.relayfarm.types.TypeInference;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -58,7 +53,7 @@ import java.util.Map;
  */
 public final class ForwardMode {
     private final InferResult typed;
-    private final OpTangents tangents;
+    private final RuleTable<OpTangent> tangents;
     private final Map<Var, Dual> env = new IdentityHashMap<>();
     private final Map<GlobalVar, GlobalVar> jvps = new LinkedHashMap<>();
     private final Map<GlobalVar, Function> jvpFunctions = new LinkedHashMap<>();
@@ -67,30 +62,21 @@ public final class ForwardMode {
     /** A value and its tangent, both bound to variables (so rules may use them any number of times). */
     private record Dual(Var primal, Var tangent) {}
 
-    private ForwardMode(InferResult typed, OpTangents tangents) {
+    private ForwardMode(InferResult typed, RuleTable<OpTangent> tangents) {
         this.typed = typed;
         this.tangents = tangents;
     }
 
     /** The Jacobian-vector product of {@code global}, as the {@code @main} of a new module (see the class doc). */
     public static IRModule jvp(IRModule module, String global) {
-        IRModule checked = TypeInference.infer(module).module();
-        IRModule anf = new ToANormalForm().run(checked, new PassContext(PassOptions.level(0))).module();
-        InferResult typed = TypeInference.infer(anf);
-        GlobalVar gv = typed.module().functions().keySet().stream().filter(g -> g.name().equals(global)).findFirst()
-                .orElseThrow(() -> new GradientException("forward mode: no global @" + global + " in the module"));
+        InferResult typed = AdPrograms.typedAnf(module);
+        GlobalVar gv = AdPrograms.global(typed, global, "forward mode");
         ForwardMode fm = new ForwardMode(typed, OpTangents.get());
         // The differentiated global's JVP is @main itself (a recursive call reaches it there); the others are @g_jvp.
         fm.jvps.put(gv, new GlobalVar("main"));
         fm.pending.push(gv);
         while (!fm.pending.isEmpty()) fm.jvpGlobal(fm.pending.pop());
-        IRModule out = IRModule.of(fm.jvpFunctions, typed.module().types());
-        try {
-            return TypeInference.infer(out).module();
-        } catch (TypeException e) {
-            throw new IllegalStateException("the JVP of @" + global + " does not type-check (a bug in forward mode or a tangent rule): "
-                    + e.getMessage() + "\n" + dev.relayfarm.text.RelayPrinter.print(out), e);
-        }
+        return AdPrograms.typed(IRModule.of(fm.jvpFunctions, typed.module().types()), "the JVP of @" + global);
     }
 
     // ---------------------------------------------------------------- globals
@@ -121,16 +107,16 @@ public final class ForwardMode {
 
     private Type paramType(GlobalVar gv, Var p) {
         Type t = typed.typeOf(p);
-        if (!isTensorTree(t)) {
+        if (!AdPrograms.isTensorTree(t)) {
             throw new GradientException("forward mode: parameter %" + p.name() + " of @" + gv.name() + " has type " + t
-                    + "; parameters must be tensors or tuples of tensors" + at(p.span()));
+                    + "; parameters must be tensors or tuples of tensors" + AdPrograms.at(p.span()));
         }
         return t;
     }
 
     private Type returnType(GlobalVar gv) {
         Type ret = ((FuncType) typed.typeOf(gv)).retType();
-        if (!isTensorTree(ret)) throw new GradientException("forward mode: @" + gv.name() + " returns " + ret + "; it must return a tensor or a tuple of tensors");
+        if (!AdPrograms.isTensorTree(ret)) throw new GradientException("forward mode: @" + gv.name() + " returns " + ret + "; it must return a tensor or a tuple of tensors");
         return ret;
     }
 
@@ -138,13 +124,13 @@ public final class ForwardMode {
 
     /** A scope (function body, branch) as an expression of its {@code (value, tangent)} pair. */
     private Expr scope(Expr e) {
-        Block b = new Block();
+        Bindings b = new Bindings();
         Dual d = bindings(e, b);
         return b.wrap(new Tuple(List.of(d.primal(), d.tangent())));
     }
 
     /** The bindings of a chain of lets, added to {@code b} in a loop, and the dual of its result. */
-    private Dual bindings(Expr e, Block b) {
+    private Dual bindings(Expr e, Bindings b) {
         Expr cur = e;
         while (cur instanceof Let l) {
             env.put(l.var(), value(l.value(), b));
@@ -153,14 +139,14 @@ public final class ForwardMode {
         return value(cur, b);
     }
 
-    private Dual value(Expr e, Block b) {
+    private Dual value(Expr e, Bindings b) {
         return switch (e) {
             case Var v -> {
                 Dual d = env.get(v);
-                if (d == null) throw new IllegalStateException("forward mode: unbound variable %" + v.name() + at(v.span()));
+                if (d == null) throw new IllegalStateException("forward mode: unbound variable %" + v.name() + AdPrograms.at(v.span()));
                 yield d;
             }
-            case Constant c -> b.dual("c", c, Grads.call("zeros_like", c));
+            case Constant c -> dual(b, "c", c, Grads.call("zeros_like", c));
             case Tuple t -> {
                 List<Expr> ps = new ArrayList<>(), ts = new ArrayList<>();
                 for (Expr f : t.fields()) {
@@ -168,16 +154,16 @@ public final class ForwardMode {
                     ps.add(d.primal());
                     ts.add(d.tangent());
                 }
-                yield b.dual("t", new Tuple(ps), new Tuple(ts));
+                yield dual(b, "t", new Tuple(ps), new Tuple(ts));
             }
             case TupleGetItem t -> {
                 Dual d = value(t.tuple(), b);
-                yield b.dual("p", new TupleGetItem(d.primal(), t.index()), new TupleGetItem(d.tangent(), t.index()));
+                yield dual(b, "p", new TupleGetItem(d.primal(), t.index()), new TupleGetItem(d.tangent(), t.index()));
             }
             case Let l -> bindings(l, b);
             case If i -> {
                 Var cond = value(i.cond(), b).primal();
-                yield b.pair("if", new If(cond, scope(i.thenBranch()), scope(i.elseBranch()), i.span()));
+                yield pair(b, "if", new If(cond, scope(i.thenBranch()), scope(i.elseBranch()), i.span()));
             }
             case Call c -> switch (c.callee()) {
                 case Op op -> operatorCall(c, op, b);
@@ -189,7 +175,7 @@ public final class ForwardMode {
                         ts.add(d.tangent());
                     }
                     ps.addAll(ts);
-                    yield b.pair("r", new Call(jvpOf(g), ps, Attrs.EMPTY, List.of(), c.span()));
+                    yield pair(b, "r", new Call(jvpOf(g), ps, Attrs.EMPTY, List.of(), c.span()));
                 }
                 case Constructor k -> throw unsupported("constructor " + k.name() + " (ADTs)", c.span());
                 default -> throw unsupported("a call of a function value (closures are higher-order)", c.span());
@@ -206,7 +192,7 @@ public final class ForwardMode {
     }
 
     /** {@code op(args)}: the primal call, then the rule's tangent over the bound primals and tangents. */
-    private Dual operatorCall(Call c, Op op, Block b) {
+    private Dual operatorCall(Call c, Op op, Bindings b) {
         List<Var> primals = new ArrayList<>(), argTangents = new ArrayList<>();
         List<Type> argTypes = new ArrayList<>();
         for (Expr a : c.args()) {
@@ -219,53 +205,22 @@ public final class ForwardMode {
         Var y = b.let("y", new Call(op, new ArrayList<>(primals), c.attrs(), c.typeArgs(), c.span()));
         if (tangents.isConstant(op.name())) return new Dual(y, b.let("dy", Grads.call("zeros_like", y)));
         OpTangent rule = tangents.rule(op.name()).orElseThrow(() -> new GradientException(
-                "forward mode: no tangent registered for operator " + op.name() + at(c.span())));
+                "forward mode: no tangent registered for operator " + op.name() + AdPrograms.at(c.span())));
         return new Dual(y, b.let("dy", rule.jvp(new GradientCall(c, primals, argTypes, y, outType), argTangents)));
     }
 
     private static GradientException unsupported(String what, Span span) {
         return new GradientException("forward mode: " + what + " is not supported; only first-order programs (let, tuples, projections, "
-                + "operator calls, if, calls of globals) are" + at(span));
+                + "operator calls, if, calls of globals) are" + AdPrograms.at(span));
     }
 
-    private static boolean isTensorTree(Type t) {
-        return switch (t) {
-            case TensorType tt -> true;
-            case TupleType tu -> tu.fields().stream().allMatch(ForwardMode::isTensorTree);
-            default -> false;
-        };
+    private static Dual dual(Bindings b, String name, Expr primal, Expr tangent) {
+        return new Dual(b.let(name, primal), b.let("d_" + name, tangent));
     }
 
-    private static String at(Span span) {
-        return span != null && span.isKnown() ? " at " + span : "";
-    }
-
-    /** Bindings of one scope, wrapped around its result in order. */
-    private static final class Block {
-        private final List<Var> vars = new ArrayList<>();
-        private final List<Expr> values = new ArrayList<>();
-
-        Var let(String name, Expr value) {
-            Var v = Var.fresh(name);
-            vars.add(v);
-            values.add(value);
-            return v;
-        }
-
-        Dual dual(String name, Expr primal, Expr tangent) {
-            return new Dual(let(name, primal), let("d_" + name, tangent));
-        }
-
-        /** An expression of a {@code (value, tangent)} pair, split into its fields. */
-        Dual pair(String name, Expr pair) {
-            Var r = let(name, pair);
-            return dual(name, new TupleGetItem(r, 0), new TupleGetItem(r, 1));
-        }
-
-        Expr wrap(Expr result) {
-            Expr e = result;
-            for (int i = vars.size() - 1; i >= 0; i--) e = new Let(vars.get(i), values.get(i), e);
-            return e;
-        }
+    /** An expression of a {@code (value, tangent)} pair, split into its fields. */
+    private static Dual pair(Bindings b, String name, Expr pair) {
+        Var r = b.let(name, pair);
+        return dual(b, name, new TupleGetItem(r, 0), new TupleGetItem(r, 1));
     }
 }

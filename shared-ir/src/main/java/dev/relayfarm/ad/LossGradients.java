@@ -14,7 +14,7 @@ import java.util.List;
 final class LossGradients {
     private LossGradients() {}
 
-    static void register(OpGradients.Registrar r) {
+    static void register(RuleTable.Registrar<OpGradient> r) {
         r.rule("nn.cross_entropy", (c, g) -> {
             Expr scale = scale(c, g);
             return List.of(call("divide", call("multiply", scale, c.arg(1)), c.arg(0)), call("multiply", scale, call("log", c.arg(0))));

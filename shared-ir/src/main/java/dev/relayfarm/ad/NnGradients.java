@@ -24,7 +24,7 @@ import java.util.List;
 final class NnGradients {
     private NnGradients() {}
 
-    static void register(OpGradients.Registrar r) {
+    static void register(RuleTable.Registrar<OpGradient> r) {
         r.rule("nn.dense", NnGradients::dense);
         r.rule("nn.matmul", NnGradients::matmul);
         r.rule("nn.batch_matmul", NnGradients::batchMatmul);

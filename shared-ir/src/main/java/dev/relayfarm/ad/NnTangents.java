@@ -13,7 +13,7 @@ import java.util.List;
 final class NnTangents {
     private NnTangents() {}
 
-    static void register(OpTangents.Registrar r) {
+    static void register(RuleTable.Registrar<OpTangent> r) {
         r.rule("nn.dense", NnTangents::bilinear);
         r.rule("nn.matmul", NnTangents::bilinear);
         r.rule("nn.bias_add", ShapeTangents::linear);

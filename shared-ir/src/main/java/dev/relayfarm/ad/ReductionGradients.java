@@ -16,7 +16,7 @@ import java.util.List;
 final class ReductionGradients {
     private ReductionGradients() {}
 
-    static void register(OpGradients.Registrar r) {
+    static void register(RuleTable.Registrar<OpGradient> r) {
         r.rule("sum", (c, g) -> List.of(unreduce(c, g)));
         r.rule("mean", (c, g) -> {
             TensorType in = c.argType(0);

@@ -12,8 +12,8 @@ import dev.relayfarm.ir.GlobalTypeVar;
 import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.If;
-import dev.relayfarm.ir.IncompleteType;
 import dev.relayfarm.ir.Let;
+import dev.relayfarm.ir.IncompleteType;
 import dev.relayfarm.ir.Match;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.Pattern;
@@ -31,12 +31,7 @@ import dev.relayfarm.ir.TypeCall;
 import dev.relayfarm.ir.TypeData;
 import dev.relayfarm.ir.TypeVar;
 import dev.relayfarm.ir.Var;
-import dev.relayfarm.passes.PassContext;
-import dev.relayfarm.passes.PassOptions;
-import dev.relayfarm.passes.ToANormalForm;
 import dev.relayfarm.types.InferResult;
-import dev.relayfarm.types.TypeException;
-import dev.relayfarm.types.TypeInference;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -73,7 +68,7 @@ import java.util.Map;
  *
  * The program is brought to A-normal form first, so the walk recurses only through nested scopes (function
  * bodies, branches), never along a chain of bindings. Partial evaluation then unrolls the closure chain of a
- * first-order program into plain dataflow (see {@code relayc grad -O}). Not done: ADTs whose constructor
+ * first-order program into plain dataflow ({@link GradientPipeline}, {@code relayc grad --simplify}). Not done: ADTs whose constructor
  * fields name tensor types directly (make them type parameters, like {@code List[A]}); parameters of
  * non-tensor types in the differentiated global.
  */
@@ -81,15 +76,15 @@ public final class ReverseMode {
     private static final Type BACKPROP = new RefType(new FuncType(List.of(), TupleType.UNIT));
 
     private final InferResult typed;
-    private final OpGradients gradients;
+    private final RuleTable<OpGradient> gradients;
     private final Map<Var, Var> vars = new IdentityHashMap<>();
     private final Map<GlobalVar, GlobalVar> reversed = new LinkedHashMap<>();
     private final Map<GlobalVar, Function> reversedFunctions = new LinkedHashMap<>();
     private final Deque<GlobalVar> pending = new ArrayDeque<>();
-    private final Map<GlobalTypeVar, Boolean> liftableData = new IdentityHashMap<>();
+    private final Map<GlobalTypeVar, Boolean> liftableData = new java.util.HashMap<>();
     private Var bp;
 
-    private ReverseMode(InferResult typed, OpGradients gradients) {
+    private ReverseMode(InferResult typed, RuleTable<OpGradient> gradients) {
         this.typed = typed;
         this.gradients = gradients;
     }
@@ -105,24 +100,15 @@ public final class ReverseMode {
      * named parameter, in parameter order.
      */
     public static IRModule gradient(IRModule module, String global, List<String> wrt) {
-        IRModule checked = TypeInference.infer(module).module();
-        IRModule anf = new ToANormalForm().run(checked, new PassContext(PassOptions.level(0))).module();
-        InferResult typed = TypeInference.infer(anf);
-        GlobalVar gv = typed.module().functions().keySet().stream().filter(g -> g.name().equals(global)).findFirst()
-                .orElseThrow(() -> new GradientException("gradient: no global @" + global + " in the module"));
+        InferResult typed = AdPrograms.typedAnf(module);
+        GlobalVar gv = AdPrograms.global(typed, global, "gradient");
         ReverseMode ad = new ReverseMode(typed, OpGradients.get());
         Function main = ad.wrapper(gv, wrt);
         while (!ad.pending.isEmpty()) ad.reverseGlobal(ad.pending.pop());
         Map<GlobalVar, Function> functions = new LinkedHashMap<>();
         functions.put(new GlobalVar("main"), main);
         functions.putAll(ad.reversedFunctions);
-        IRModule out = IRModule.of(functions, typed.module().types());
-        try {
-            return TypeInference.infer(out).module();
-        } catch (TypeException e) {
-            throw new IllegalStateException("the gradient of @" + global + " does not type-check (a bug in the gradient pass or a rule): "
-                    + e.getMessage() + "\n" + dev.relayfarm.text.RelayPrinter.print(out), e);
-        }
+        return AdPrograms.typed(IRModule.of(functions, typed.module().types()), "the gradient of @" + global);
     }
 
     // ---------------------------------------------------------------- the gradient's @main
@@ -134,7 +120,7 @@ public final class ReverseMode {
                 throw new GradientException("gradient: @" + gv.name() + " has no parameter %" + name + " (--wrt)");
             }
         }
-        Block b = new Block();
+        Bindings b = new Bindings();
         bp = b.let("bp", new RefCreate(new Function(List.of(), new Tuple(List.of()), TupleType.UNIT)));
         List<Var> params = new ArrayList<>();
         List<Expr> lifted = new ArrayList<>();
@@ -142,9 +128,9 @@ public final class ReverseMode {
         List<Type> gradTypes = new ArrayList<>();
         for (Var p : f.params()) {
             Type t = typed.typeOf(p);
-            if (!isTensorTree(t)) {
+            if (!AdPrograms.isTensorTree(t)) {
                 throw new GradientException("gradient: parameter %" + p.name() + " of @" + gv.name() + " has type " + t
-                        + "; the differentiated function's parameters must be tensors or tuples of tensors" + at(p.span()));
+                        + "; the differentiated function's parameters must be tensors or tuples of tensors" + AdPrograms.at(p.span()));
             }
             Var np = Var.fresh(p.name(), t, p.span());
             params.add(np);
@@ -156,7 +142,7 @@ public final class ReverseMode {
             }
         }
         Type ret = ((FuncType) typed.typeOf(gv)).retType();
-        if (!isTensorTree(ret)) {
+        if (!AdPrograms.isTensorTree(ret)) {
             throw new GradientException("gradient: @" + gv.name() + " returns " + ret + "; it must return a tensor or a tuple of tensors");
         }
         List<Expr> args = new ArrayList<>();
@@ -170,7 +156,7 @@ public final class ReverseMode {
     }
 
     /** Adds ones to every tensor adjoint of the output: the gradient of the sum of its elements. */
-    private void seed(Expr lifted, Type t, Block b) {
+    private void seed(Expr lifted, Type t, Bindings b) {
         switch (t) {
             case TensorType tt -> accumulate(lifted, Grads.call("ones_like", new TupleGetItem(lifted, 0)), t, b);
             case TupleType tu -> {
@@ -212,7 +198,7 @@ public final class ReverseMode {
 
     /** A scope (function body, branch, clause): its chain of bindings is walked in a loop. */
     private Expr block(Expr e) {
-        Block b = new Block();
+        Bindings b = new Bindings();
         Expr cur = e;
         while (cur instanceof Let l) {
             Var nv = Var.fresh(l.var().name(), null, l.var().span());
@@ -223,7 +209,7 @@ public final class ReverseMode {
         return b.wrap(value(cur, b));
     }
 
-    private Expr atom(Expr e, Block b) {
+    private Expr atom(Expr e, Bindings b) {
         return switch (e) {
             case Var v -> value(v, b);
             case Constructor c -> c;
@@ -231,17 +217,17 @@ public final class ReverseMode {
         };
     }
 
-    private List<Expr> atoms(List<Expr> es, Block b) {
+    private List<Expr> atoms(List<Expr> es, Bindings b) {
         List<Expr> out = new ArrayList<>(es.size());
         for (Expr e : es) out.add(atom(e, b));
         return out;
     }
 
-    private Expr value(Expr e, Block b) {
+    private Expr value(Expr e, Bindings b) {
         return switch (e) {
             case Var v -> {
                 Var nv = vars.get(v);
-                if (nv == null) throw new IllegalStateException("gradient: unbound variable %" + v.name() + at(v.span()));
+                if (nv == null) throw new IllegalStateException("gradient: unbound variable %" + v.name() + AdPrograms.at(v.span()));
                 yield nv;
             }
             case GlobalVar g -> {
@@ -259,7 +245,10 @@ public final class ReverseMode {
             }
             case Constant c -> lift(c, c.type());
             case Op o -> throw new GradientException("gradient: operator " + o.name() + " used as a value; only calls of operators can be differentiated");
-            case Constructor c -> c;
+            case Constructor c -> {
+                checkLiftable(c.belongsTo());
+                yield c;
+            }
             case Tuple t -> new Tuple(atoms(t.fields(), b));
             case TupleGetItem t -> new TupleGetItem(atom(t.tuple(), b), t.index());
             case Let l -> block(l);
@@ -279,7 +268,10 @@ public final class ReverseMode {
                     args.addAll(atoms(c.args(), b));
                     yield new Call(reverse(g), args, Attrs.EMPTY, List.of(), c.span());
                 }
-                case Constructor k -> new Call(k, atoms(c.args(), b), Attrs.EMPTY, List.of(), c.span());
+                case Constructor k -> {
+                    checkLiftable(k.belongsTo());
+                    yield new Call(k, atoms(c.args(), b), Attrs.EMPTY, List.of(), c.span());
+                }
                 default -> new Call(atom(c.callee(), b), atoms(c.args(), b), Attrs.EMPTY, List.of(), c.span());
             };
             case Match m -> {
@@ -302,7 +294,10 @@ public final class ReverseMode {
                 vars.put(bind.var(), nv);
                 yield new Pattern.Bind(nv);
             }
-            case Pattern.Ctor c -> new Pattern.Ctor(c.constructor(), c.args().stream().map(this::pattern).toList());
+            case Pattern.Ctor c -> {
+                checkLiftable(c.constructor().belongsTo());
+                yield new Pattern.Ctor(c.constructor(), c.args().stream().map(this::pattern).toList());
+            }
             case Pattern.TuplePattern t -> new Pattern.TuplePattern(t.fields().stream().map(this::pattern).toList());
         };
     }
@@ -312,7 +307,7 @@ public final class ReverseMode {
      * (unless the operator is piecewise constant) a new backpropagator that runs the operator's rule and then the
      * previous one.
      */
-    private Expr operatorCall(Call c, Op op, Block b) {
+    private Expr operatorCall(Call c, Op op, Bindings b) {
         List<Expr> lifted = atoms(c.args(), b);
         List<Var> primals = new ArrayList<>();
         List<Type> argTypes = new ArrayList<>();
@@ -324,13 +319,19 @@ public final class ReverseMode {
         Type outType = typed.typeOf(c);
         Var y = b.let("y", new Call(op, new ArrayList<>(primals), c.attrs(), List.of(), c.span()));
         Var out = b.let("v", lift(y, outType));
-        if (gradients.isConstant(op.name())) return out;
+        // A piecewise-constant operator, or one on integers only (loop counters, shapes), passes no adjoint back.
+        if (gradients.isConstant(op.name()) || argTypes.stream().noneMatch(ReverseMode::hasFloat)) return out;
         OpGradient rule = gradients.rule(op.name()).orElseThrow(() -> new GradientException(
-                "gradient: no gradient registered for operator " + op.name() + at(c.span())));
+                "gradient: no gradient registered for operator " + op.name() + AdPrograms.at(c.span())));
         Var previous = b.let("bp_prev", new RefRead(bp));
-        Block k = new Block();
+        Bindings k = new Bindings();
         Var g = k.let("g", adjoint(out, outType));
-        List<Expr> grads = rule.backward(new GradientCall(c, primals, argTypes, y, outType), g);
+        List<Expr> grads;
+        try {
+            grads = rule.backward(new GradientCall(c, primals, argTypes, y, outType), g);
+        } catch (GradientException | dev.relayfarm.ops.RelationException e) {
+            throw new GradientException((e.getMessage().startsWith("gradient") ? "" : "gradient: ") + e.getMessage() + AdPrograms.at(c.span()));
+        }
         if (grads.size() != lifted.size()) {
             throw new IllegalStateException("gradient rule of " + op.name() + " gave " + grads.size() + " adjoints for " + lifted.size() + " arguments");
         }
@@ -382,7 +383,7 @@ public final class ReverseMode {
     }
 
     /** {@code adj := adj + grad} for each tensor of {@code lifted}. */
-    private static void accumulate(Expr lifted, Expr grad, Type t, Block k) {
+    private static void accumulate(Expr lifted, Expr grad, Type t, Bindings k) {
         switch (t) {
             case TensorType tt -> {
                 Expr cell = new TupleGetItem(lifted, 1);
@@ -432,51 +433,30 @@ public final class ReverseMode {
         }
     }
 
-    private static boolean containsTensor(Type t) {
+    /** Whether {@code t} names a tensor type itself, here or in the fields of an ADT it names (not through type arguments). */
+    private boolean containsTensor(Type t) {
         return switch (t) {
             case TensorType tt -> true;
-            case TupleType tu -> tu.fields().stream().anyMatch(ReverseMode::containsTensor);
-            case FuncType f -> f.argTypes().stream().anyMatch(ReverseMode::containsTensor) || containsTensor(f.retType());
+            case TupleType tu -> tu.fields().stream().anyMatch(this::containsTensor);
+            case FuncType f -> f.argTypes().stream().anyMatch(this::containsTensor) || containsTensor(f.retType());
             case RefType r -> containsTensor(r.value());
-            case TypeCall tc -> tc.args().stream().anyMatch(ReverseMode::containsTensor);
+            case TypeCall tc -> tc.args().stream().anyMatch(this::containsTensor) || (tc.func() instanceof GlobalTypeVar g && dataHasTensor(g));
+            case GlobalTypeVar g -> dataHasTensor(g);
             case TypeVar v -> false;
-            case GlobalTypeVar g -> false;
             case IncompleteType i -> false;
         };
     }
 
-    private static boolean isTensorTree(Type t) {
+    private boolean dataHasTensor(GlobalTypeVar g) {
+        checkLiftable(g); // throws, naming the constructor, when the ADT has a tensor field of its own
+        return false;
+    }
+
+    private static boolean hasFloat(Type t) {
         return switch (t) {
-            case TensorType tt -> true;
-            case TupleType tu -> tu.fields().stream().allMatch(ReverseMode::isTensorTree);
+            case TensorType tt -> tt.dtype().isFloat();
+            case TupleType tu -> tu.fields().stream().anyMatch(ReverseMode::hasFloat);
             default -> false;
         };
-    }
-
-    private static String at(Span span) {
-        return span != null && span.isKnown() ? " at " + span : "";
-    }
-
-    /** Bindings of one scope, wrapped around its result in order. */
-    private static final class Block {
-        private final List<Var> vars = new ArrayList<>();
-        private final List<Expr> values = new ArrayList<>();
-
-        Var let(String name, Expr value) {
-            Var v = Var.fresh(name);
-            bind(v, value);
-            return v;
-        }
-
-        void bind(Var v, Expr value) {
-            vars.add(v);
-            values.add(value);
-        }
-
-        Expr wrap(Expr result) {
-            Expr e = result;
-            for (int i = vars.size() - 1; i >= 0; i--) e = new Let(vars.get(i), values.get(i), e);
-            return e;
-        }
     }
 }

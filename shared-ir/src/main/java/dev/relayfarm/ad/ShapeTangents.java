@@ -12,7 +12,7 @@ import java.util.List;
 final class ShapeTangents {
     private ShapeTangents() {}
 
-    static void register(OpTangents.Registrar r) {
+    static void register(RuleTable.Registrar<OpTangent> r) {
         for (String op : new String[] {"sum", "mean", "reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "concatenate"}) {
             r.rule(op, ShapeTangents::linear);
         }

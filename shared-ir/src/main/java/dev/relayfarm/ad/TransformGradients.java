@@ -35,7 +35,7 @@ import java.util.List;
 final class TransformGradients {
     private TransformGradients() {}
 
-    static void register(OpGradients.Registrar r) {
+    static void register(RuleTable.Registrar<OpGradient> r) {
         // Scatters: with "update" the overwritten positions of data get no adjoint (they are scattered zeros), with
         // "add" data passes it through; either way each update gets the adjoint at the position it went to.
         r.rule("scatter_elements", (c, g) -> {

@@ -51,6 +51,18 @@ public final class Training {
             if (main.params().stream().noneMatch(p -> p.name().equals(d))) throw new IllegalArgumentException("@main has no parameter %" + d + " (data)");
         }
         if (trained.isEmpty()) throw new IllegalArgumentException("every parameter of @main is data: nothing to train");
+        for (Var p : main.params()) {
+            if (!(p.annotation() instanceof TensorType t) || !t.isStatic()) {
+                throw new IllegalArgumentException("parameter %" + p.name() + " is " + p.annotation() + "; training needs statically shaped tensors");
+            }
+        }
+        for (Var d : data) {
+            TensorType t = (TensorType) d.annotation(), first = (TensorType) data.getFirst().annotation();
+            if (t.rank() == 0 || !t.shape().getFirst().equals(first.shape().getFirst())) {
+                throw new IllegalArgumentException("data parameters must share their first (batch) dimension: %" + data.getFirst().name() + " is "
+                        + first + ", %" + d.name() + " is " + t);
+            }
+        }
         IRModule gradient = ReverseMode.gradient(typed, "main", trained.stream().map(Var::name).toList());
         return new Plan(typed, gradient, main.params(), data, trained);
     }

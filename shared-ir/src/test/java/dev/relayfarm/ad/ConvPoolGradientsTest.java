@@ -25,25 +25,25 @@ class ConvPoolGradientsTest {
 
     @Test
     void nonCanonicalLayoutsAreRefused() {
-        assertEquals("nn.conv2d: the gradient needs data_layout NCHW and kernel_layout OIHW, got NHWC / HWIO -> NHWC", refusal("""
+        assertEquals("gradient: nn.conv2d: the gradient needs data_layout NCHW and kernel_layout OIHW, got NHWC / HWIO -> NHWC at test:3:3", refusal("""
                 def @main(%x: Tensor[(1, 5, 5, 2), float64], %w: Tensor[(3, 3, 2, 4), float64]) {
                   nn.conv2d(%x, %w, data_layout="NHWC", kernel_layout="HWIO")
                 }
                 """));
-        assertEquals("nn.conv2d_transpose: the gradient needs data_layout NCHW and kernel_layout IOHW, got NCHW / OIHW -> NCHW", refusal("""
+        assertEquals("gradient: nn.conv2d_transpose: the gradient needs data_layout NCHW and kernel_layout IOHW, got NCHW / OIHW -> NCHW at test:2:83", refusal("""
                 def @main(%x: Tensor[(1, 2, 5, 5), float64], %w: Tensor[(4, 2, 3, 3), float64]) { nn.conv2d_transpose(%x, %w, kernel_layout="OIHW") }
                 """));
-        assertEquals("nn.max_pool2d: the gradient needs layout NCHW, got NHWC -> NHWC", refusal("""
+        assertEquals("gradient: nn.max_pool2d: the gradient needs layout NCHW, got NHWC -> NHWC at test:2:48", refusal("""
                 def @main(%x: Tensor[(1, 4, 4, 2), float64]) { nn.max_pool2d(%x, pool_size=[2, 2], layout="NHWC") }
                 """));
-        assertEquals("nn.global_avg_pool2d: the gradient needs out_layout equal to layout, got NCHW -> NHWC", refusal("""
+        assertEquals("gradient: nn.global_avg_pool2d: the gradient needs out_layout equal to layout, got NCHW -> NHWC at test:2:48", refusal("""
                 def @main(%x: Tensor[(1, 2, 4, 4), float64]) { nn.global_avg_pool2d(%x, out_layout="NHWC") }
                 """));
     }
 
     @Test
     void aChangedOutputDtypeIsRefused() {
-        assertEquals("nn.conv2d: the gradient needs out_dtype equal to the input's, got float64", refusal("""
+        assertEquals("gradient: nn.conv2d: the gradient needs out_dtype equal to the input's, got float64 at test:2:83", refusal("""
                 def @main(%x: Tensor[(1, 2, 5, 5), float32], %w: Tensor[(4, 2, 3, 3), float32]) { nn.conv2d(%x, %w, out_dtype="float64") }
                 """));
     }

@@ -154,6 +154,15 @@ final class ElementwiseGradientCases {
                         """),
                 GradientCase.of("full_like", """
                         def @main(%v: float64, %a: Tensor[(2, 3), float64]) { multiply(full_like(%a, %v), %a) }
-                        """));
+                        """),
+                GradientCase.of("one_hot", withIntsOneHot()));
+    }
+
+    private static String withIntsOneHot() {
+        return TransformGradientCases.withInts("""
+                def @main(%on: float64, %off: float64, %w: Tensor[(3, 4), float64]) {
+                  multiply(one_hot(meta[relay.Constant][0], %on, %off, depth=4, axis=-1, dtype="float64"), %w)
+                }
+                """, new int[] {3}, new long[] {2, 0, 3});
     }
 }

@@ -33,8 +33,12 @@ class HigherOrderGradientTest {
             """;
 
     static void assertGradientsMatch(String program) {
+        assertGradientsMatch(program, -1, 1);
+    }
+
+    static void assertGradientsMatch(String program, double lo, double hi) {
         IRModule m = ReverseModeTest.parse(program);
-        GradientCheck.Report report = GradientCheck.check(m, ReverseModeTest.inputs(m, -1, 1), 1e-6, 5);
+        GradientCheck.Report report = GradientCheck.check(m, ReverseModeTest.inputs(m, lo, hi), 1e-6, 5);
         assertTrue(!report.params().isEmpty());
         assertTrue(report.worstRelativeError() < 1e-5, report.toString());
     }
@@ -63,11 +67,13 @@ class HigherOrderGradientTest {
 
     @Test
     void ifTakesTheBranchTheDataChooses() {
-        assertGradientsMatch("""
+        String program = """
                 def @main(%x: Tensor[(4), float64], %y: Tensor[(4), float64]) {
-                  if (greater(sum(%x), sum(%y))) { multiply(exp(%x), %y) } else { (%x, %y).1 }
+                  if (greater(sum(%x), 0f64)) { multiply(exp(%x), %y) } else { multiply((%x, %y).1, %x) }
                 }
-                """);
+                """;
+        assertGradientsMatch(program, 0.1, 1); // then
+        assertGradientsMatch(program, -1, -0.1); // else
     }
 
     @Test
@@ -119,12 +125,20 @@ class HigherOrderGradientTest {
     }
 
     @Test
-    void aHundredThousandOperatorChainDoesNotOverflowTheStack() {
+    void aLongOperatorChainDoesNotOverflowTheStack() {
+        // 100,000 operators become ~1.5M nodes to type-check (about a minute on 2 cores): the long suite runs that
+        // length, the default one a tenth of it, which the walk handles the same way (iteratively)
+        int length = Boolean.getBoolean("relayfarm.long") ? 100_000 : 10_000;
         StringBuilder sb = new StringBuilder("def @main(%x: Tensor[(2), float32]) {\n");
         sb.append("  %0 = add(%x, 1f);\n");
-        for (int i = 1; i < 100_000; i++) sb.append("  %").append(i).append(" = multiply(%").append(i - 1).append(", 1f);\n");
-        sb.append("  %99999\n}\n");
+        for (int i = 1; i < length; i++) sb.append("  %").append(i).append(" = multiply(%").append(i - 1).append(", 1f);\n");
+        sb.append("  %").append(length - 1).append("\n}\n");
         IRModule grad = ReverseMode.gradient(ReverseModeTest.parse(sb.toString()), "main");
         org.junit.jupiter.api.Assertions.assertEquals(2, grad.functions().size());
+        // running it unwinds a backpropagator chain as deep as the program is long
+        dev.relayfarm.interp.TupleValue r = (dev.relayfarm.interp.TupleValue) dev.relayfarm.interp.Interpreter.run(grad, "main",
+                dev.relayfarm.ir.NDArray.fromDoubles(dev.relayfarm.ir.DType.FLOAT32, new int[] {2}, new double[] {1, 2}));
+        dev.relayfarm.ir.NDArray dx = ((dev.relayfarm.interp.TensorValue) ((dev.relayfarm.interp.TupleValue) r.get(1)).get(0)).data();
+        org.junit.jupiter.api.Assertions.assertEquals(1.0, dx.getDouble(0));
     }
 }

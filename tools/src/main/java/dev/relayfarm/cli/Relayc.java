@@ -30,6 +30,7 @@ import picocli.CommandLine;
             JsonCommand.class,
             RunCommand.class,
             GradCommand.class,
+            TrainCommand.class,
             ImportCommand.class,
         })
 public final class Relayc implements Runnable {

@@ -27,7 +27,7 @@ import java.util.Set;
  * Primitive group be lowered to C. Each operator's rule lives in its family's file
  * ({@link ElementwiseComputes}, {@link TransformComputes}, {@link ReductionComputes},
  * {@link NnComputes}, {@link PoolComputes}, {@link ConvComputes}, {@link NormComputes},
- * {@link ImageComputes}, {@link AlgorithmComputes}, {@link LossComputes}); this class only dispatches, validates and exposes them.
+ * {@link ImageComputes}, {@link AlgorithmComputes}, {@link LossComputes}, {@link ScatterComputes}); this class only dispatches, validates and exposes them.
  *
  * <pre>{@code
  * Placeholder x = Te.placeholder("x", List.of(2, 3), DType.FLOAT32);
@@ -73,6 +73,7 @@ public final class OpComputes {
         ImageComputes.register(r);
         AlgorithmComputes.register(r);
         LossComputes.register(r);
+        ScatterComputes.register(r);
         return Collections.unmodifiableMap(r.rules);
     }
 

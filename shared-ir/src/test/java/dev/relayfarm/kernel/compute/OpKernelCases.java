@@ -59,6 +59,13 @@ final class OpKernelCases {
     private final Map<String, Case> cases = new LinkedHashMap<>();
     private final List<String> buildFailures = new ArrayList<>();
     private KernelLibrary lib;
+    private boolean exact;
+
+    /** Floats must then equal the interpreter's bit for bit (so -0.0 differs from 0.0), not within a tolerance. */
+    OpKernelCases exact() {
+        exact = true;
+        return this;
+    }
 
     /**
      * Adds a kernel for the single call in {@code relayFunction}. {@code gens} (optional, one per
@@ -131,7 +138,7 @@ final class OpKernelCases {
                 List<NDArray> expected = OpRegistry.get(c.op()).compute(in, c.attrs());
                 List<NDArray> actual = k.run(in);
                 if (expected.size() != actual.size()) throw new AssertionError(expected.size() + " outputs expected, got " + actual.size());
-                for (int i = 0; i < expected.size(); i++) compare(i, expected.get(i), actual.get(i));
+                for (int i = 0; i < expected.size(); i++) compare(i, expected.get(i), actual.get(i), exact);
             } catch (RuntimeException | AssertionError e) {
                 failures.add(c.text() + "\n    -> " + e.getMessage());
             }
@@ -145,14 +152,14 @@ final class OpKernelCases {
         assertTrue(failures.isEmpty(), failures.size() + " of " + size() + " kernels differ:\n" + String.join("\n", failures));
     }
 
-    private static void compare(int output, NDArray e, NDArray a) {
+    private static void compare(int output, NDArray e, NDArray a, boolean exact) {
         if (!Arrays.equals(e.shape(), a.shape())) throw new AssertionError("output " + output + ": shape " + Arrays.toString(a.shape()) + ", expected " + Arrays.toString(e.shape()));
         if (!e.dtype().equals(a.dtype())) throw new AssertionError("output " + output + ": dtype " + a.dtype() + ", expected " + e.dtype());
         int n = e.elementCount();
         for (int i = 0; i < n; i++) {
             if (e.dtype().isFloat()) {
                 double x = e.getDouble(i), y = a.getDouble(i);
-                boolean ok = Double.isNaN(x) ? Double.isNaN(y) : x == y || Math.abs(x - y) <= 1e-6 + 1e-5 * Math.abs(x);
+                boolean ok = exact ? Double.compare(x, y) == 0 : Double.isNaN(x) ? Double.isNaN(y) : x == y || Math.abs(x - y) <= 1e-6 + 1e-5 * Math.abs(x);
                 if (!ok) throw new AssertionError("output " + output + " element " + i + ": got " + y + ", expected " + x);
             } else if (e.getLong(i) != a.getLong(i)) {
                 throw new AssertionError("output " + output + " element " + i + ": got " + a.getLong(i) + ", expected " + e.getLong(i));
