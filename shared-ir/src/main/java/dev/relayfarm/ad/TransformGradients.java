@@ -347,12 +347,24 @@ final class TransformGradients {
 
     private static List<Expr> scatter(GradientCall c, Expr g, ScatterReduction mode, String gather, Attrs gatherAttrs) {
         Expr updates = call(gather, gatherAttrs, g, c.arg(1));
-        Expr data = switch (mode) {
-            case UPDATE -> call(c.op(), c.attrs(), g, c.arg(1), call("zeros_like", c.arg(2)));
-            case ADD -> g;
+        return switch (mode) {
+            case ADD -> java.util.Arrays.asList(g, null, updates);
+            case UPDATE -> {
+                // Overwritten positions of data get nothing; of several updates aimed at one position only the last one
+                // written survives, so only it gets the adjoint: scatter each update's own number, read back which won.
+                TensorType u = c.argType(2), d = c.argType(0);
+                int n = (int) Grads.staticShapeProduct(u, c.op());
+                long[] order = new long[n];
+                for (int i = 0; i < n; i++) order[i] = i;
+                int[] shape = java.util.Arrays.stream(staticShape(u, c.op())).mapToInt(Math::toIntExact).toArray();
+                Expr number = new Constant(NDArray.fromLongs(DType.INT32, shape, order));
+                Expr none = call("full", attrs("shape", staticShape(d, c.op()), "dtype", "int32"), Grads.scalar(-1, DType.INT32));
+                Expr winner = call(gather, gatherAttrs, call(c.op(), c.attrs(), none, c.arg(1), number), c.arg(1));
+                Expr survived = call("where", call("equal", winner, number), updates, call("zeros_like", updates));
+                yield java.util.Arrays.asList(call(c.op(), c.attrs(), g, c.arg(1), call("zeros_like", c.arg(2))), null, survived);
+            }
             default -> throw new GradientException(c.op() + ": no gradient for reduction " + mode.name().toLowerCase(java.util.Locale.ROOT)
                     + " (update and add have one)");
         };
-        return java.util.Arrays.asList(data, null, updates);
     }
 }

@@ -137,6 +137,13 @@ final class TransformGradientCases {
                 GradientCase.of("scatter_elements", withInts("""
                         def @main(%a: Tensor[(3, 4), float64], %u: Tensor[(2, 3), float64]) { scatter_elements(%a, meta[relay.Constant][0], %u, axis=0, reduction="add") }
                         """, shape(2, 3), values(0, 2, 1, 0, 2, 1))),
+                // duplicate targets: only the last update written to a position survives, and only it gets an adjoint
+                GradientCase.of("scatter_elements", withInts("""
+                        def @main(%a: Tensor[(3, 4), float64], %u: Tensor[(2, 3), float64]) { scatter_elements(%a, meta[relay.Constant][0], %u, axis=0) }
+                        """, shape(2, 3), values(1, 2, 0, 1, 2, 2))),
+                GradientCase.of("scatter_nd", withInts("""
+                        def @main(%a: Tensor[(3, 4), float64], %u: Tensor[(3, 4), float64]) { scatter_nd(%a, meta[relay.Constant][0], %u) }
+                        """, shape(1, 3), values(1, 0, 1))),
                 GradientCase.of("scatter_nd", withInts("""
                         def @main(%a: Tensor[(3, 4), float64], %u: Tensor[(2, 4), float64]) { scatter_nd(%a, meta[relay.Constant][0], %u) }
                         """, shape(1, 2), values(2, 0))),
