@@ -29,6 +29,25 @@ class TrainCommandTest {
     }
 
     @Test
+    void trainsOnNpyDataAndStartsFromGivenParameters(@TempDir Path dir) throws Exception {
+        var plan = dev.relayfarm.train.Training.plan(dev.relayfarm.text.RelayParser.parseModule(Files.readString(example("train_mlp.relay"))),
+                java.util.Set.of("x", "y"));
+        var data = dev.relayfarm.train.SyntheticData.classification("x", (dev.relayfarm.ir.TensorType) plan.data().get(0).annotation(), "y",
+                (dev.relayfarm.ir.TensorType) plan.data().get(1).annotation(), 48, 5);
+        Npy.write(dir.resolve("x.npy"), data.get("x"));
+        Npy.write(dir.resolve("y.npy"), data.get("y"));
+        // every weight zero: the first loss is exactly ln 4 whatever the data
+        Npy.write(dir.resolve("w2.npy"), dev.relayfarm.ir.NDArray.zeros(dev.relayfarm.ir.DType.FLOAT32, 4, 32));
+        CliRun r = CliRun.relayc("train", example("train_mlp.relay").toString(), "--data", "x=" + dir.resolve("x.npy"), "--data",
+                "y=" + dir.resolve("y.npy"), "--init", "w2=" + dir.resolve("w2.npy"), "--steps", "6", "--backend", "interp", "--optimizer", "sgd",
+                "--lr", "0.5", "--out", dir.resolve("out").toString());
+        assertEquals(0, r.exitCode(), r.err());
+        String[] losses = Files.readString(dir.resolve("out").resolve("losses.txt")).strip().split("\n");
+        assertEquals(Math.log(4), Double.parseDouble(losses[0]), 1e-6);
+        assertTrue(Double.parseDouble(losses[5]) < Double.parseDouble(losses[0]), String.join(", ", losses));
+    }
+
+    @Test
     void dataMustMatchTheParameter(@TempDir Path dir) throws Exception {
         Path x = dir.resolve("x.npy"), y = dir.resolve("y.npy");
         Npy.write(x, dev.relayfarm.ir.NDArray.zeros(dev.relayfarm.ir.DType.FLOAT32, 100, 21));
