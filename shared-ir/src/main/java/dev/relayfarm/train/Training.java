@@ -79,16 +79,20 @@ public final class Training {
     /**
      * Seeded initial values of the trained parameters: Glorot-uniform for weights (rank >= 2; fan-in is the product of
      * all but the first dimension, fan-out the first times the trailing ones, as for dense and OIHW convolution
-     * weights), zeros for biases and other vectors.
+     * weights), ones for a vector the model uses as a normalization's scale or variance (a zero gamma would stop every
+     * gradient through it, a zero variance divides by epsilon), zeros for biases and other vectors.
      */
     public static Map<String, NDArray> initialParams(Plan plan, long seed) {
         Map<String, NDArray> out = new LinkedHashMap<>();
         SplittableRandom random = new SplittableRandom(seed);
+        java.util.Set<Var> ones = scalesAndVariances(plan.model());
         for (Var p : plan.trained()) {
             TensorType t = (TensorType) p.annotation();
             int[] shape = shape(t);
             NDArray a = NDArray.zeros(t.dtype(), shape);
-            if (shape.length >= 2) {
+            if (ones.contains(p)) {
+                for (int i = 0; i < a.elementCount(); i++) a.setDouble(i, 1);
+            } else if (shape.length >= 2) {
                 long receptive = 1;
                 for (int i = 2; i < shape.length; i++) receptive *= shape[i];
                 double fanIn = (double) shape[1] * receptive, fanOut = (double) shape[0] * receptive;
@@ -96,6 +100,22 @@ public final class Training {
                 for (int i = 0; i < a.elementCount(); i++) a.setDouble(i, random.nextDouble(-limit, limit));
             }
             out.put(p.name(), a);
+        }
+        return out;
+    }
+
+    /** Parameters passed straight to nn.batch_norm as gamma or moving variance, or to nn.layer_norm as gamma. */
+    private static java.util.Set<Var> scalesAndVariances(IRModule model) {
+        java.util.Set<Var> out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (dev.relayfarm.ir.Expr e : dev.relayfarm.ir.ExprTraversal.postOrder(model.main().orElseThrow().body())) {
+            if (e instanceof dev.relayfarm.ir.Call c && c.callee() instanceof dev.relayfarm.ir.Op op) {
+                List<Integer> slots = switch (op.name()) {
+                    case "nn.batch_norm" -> List.of(1, 4);
+                    case "nn.layer_norm" -> List.of(1);
+                    default -> List.of();
+                };
+                for (int i : slots) if (i < c.args().size() && c.args().get(i) instanceof Var v) out.add(v);
+            }
         }
         return out;
     }

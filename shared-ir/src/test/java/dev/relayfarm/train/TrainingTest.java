@@ -75,6 +75,24 @@ class TrainingTest {
         assertTrue(tail(r.compiled(), 10) < 0.1, "mean loss of the last 10 of 100 steps " + tail(r.compiled(), 10));
     }
 
+    @Test
+    void normalizationScalesStartAtOneBiasesAtZeroWeightsGlorot() {
+        IRModule model = RelayParser.parseModule("""
+                #[version = "0.0.5"]
+                def @main(%x: Tensor[(4, 6), float32], %w: Tensor[(6, 6), float32], %gamma: Tensor[(6), float32], %beta: Tensor[(6), float32]) -> float32 {
+                  sum(nn.layer_norm(nn.dense(%x, %w), %gamma, %beta))
+                }
+                """, "ln");
+        Map<String, NDArray> init = Training.initialParams(Training.plan(model, Set.of("x")), 1);
+        for (int i = 0; i < 6; i++) {
+            assertEquals(1.0, init.get("gamma").getDouble(i));
+            assertEquals(0.0, init.get("beta").getDouble(i));
+        }
+        double limit = Math.sqrt(6.0 / 12), max = 0;
+        for (int i = 0; i < 36; i++) max = Math.max(max, Math.abs(init.get("w").getDouble(i)));
+        assertTrue(max > 0 && max <= limit, "Glorot-uniform within ±" + limit + ": " + max);
+    }
+
     static Map<String, NDArray> copy(Map<String, NDArray> params) {
         Map<String, NDArray> out = new LinkedHashMap<>();
         params.forEach((k, v) -> out.put(k, NDArray.fromDoubles(v.dtype(), v.shape(), toDoubles(v))));
