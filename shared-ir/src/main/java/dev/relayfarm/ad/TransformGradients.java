@@ -315,7 +315,7 @@ final class TransformGradients {
             if (before + after == 0) continue;
             int n = (int) in[d];
             long[] src = new long[(int) out[d]];
-            for (int i = 0; i < src.length; i++) src[i] = source(a.mode(), i - before, n);
+            for (int i = 0; i < src.length; i++) src[i] = Pad.source(a.mode(), i - before, n);
             long pre = product(cur, 0, d), post = product(cur, d + 1, rank);
             long[] gview = {pre, src.length, post};
             Constant idx = new Constant(NDArray.fromLongs(DType.INT64, new int[] {1, src.length, 1}, src));
@@ -327,22 +327,6 @@ final class TransformGradients {
             x = call("reshape", attrs("newshape", cur.clone()), scattered);
         }
         return Arrays.asList(x, null);
-    }
-
-    /** The input position that edge, reflect (numpy's, the border not repeated) or wrap padding reads at position j. */
-    private static long source(Pad.Mode mode, long j, long n) {
-        if (j >= 0 && j < n) return j;
-        return switch (mode) {
-            case EDGE -> j < 0 ? 0 : n - 1;
-            case REFLECT -> {
-                if (n == 1) yield 0;
-                long period = 2 * (n - 1);
-                long m = Math.floorMod(j, period);
-                yield m < n ? m : period - m;
-            }
-            case WRAP -> Math.floorMod(j, n);
-            case CONSTANT -> throw new IllegalStateException("constant padding reads no input");
-        };
     }
 
     private static List<Expr> scatter(GradientCall c, Expr g, ScatterReduction mode, String gather, Attrs gatherAttrs) {

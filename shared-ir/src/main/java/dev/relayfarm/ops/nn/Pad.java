@@ -103,24 +103,7 @@ public final class Pad {
             int n = shape[d], before = a.padWidth()[d][0];
             outShape[d] = n + before + a.padWidth()[d][1];
             src[d] = new int[outShape[d]];
-            for (int i = 0; i < outShape[d]; i++) {
-                int j = i - before;
-                if (j < 0 || j >= n) {
-                    j = switch (a.mode()) {
-                        case CONSTANT -> -1;
-                        case EDGE -> j < 0 ? 0 : n - 1;
-                        case REFLECT -> {
-                            if (n == 1) yield 0;
-                            int period = 2 * (n - 1);
-                            int m = Math.floorMod(j, period);
-                            yield m < n ? m : period - m;
-                        }
-                        // Pads wider than the axis wrap around more than once, as numpy's "wrap" does.
-                        case WRAP -> Math.floorMod(j, n);
-                    };
-                }
-                src[d][i] = j;
-            }
+            for (int i = 0; i < outShape[d]; i++) src[d][i] = (int) source(a.mode(), i - before, n);
         }
         NDArray out = NDArray.zeros(x.dtype(), outShape);
         int total = out.size();
@@ -156,5 +139,25 @@ public final class Pad {
             }
         }
         return List.of(out);
+    }
+
+    /**
+     * The input position that position {@code j} of a padded axis of length {@code n} reads: edge repeats the border,
+     * reflect mirrors without repeating it (numpy's), wrap goes around (more than once for pads wider than the axis, as
+     * numpy's "wrap" does); -1 for constant padding outside the input.
+     */
+    public static long source(Mode mode, long j, long n) {
+        if (j >= 0 && j < n) return j;
+        return switch (mode) {
+            case CONSTANT -> -1;
+            case EDGE -> j < 0 ? 0 : n - 1;
+            case REFLECT -> {
+                if (n == 1) yield 0;
+                long period = 2 * (n - 1);
+                long m = Math.floorMod(j, period);
+                yield m < n ? m : period - m;
+            }
+            case WRAP -> Math.floorMod(j, n);
+        };
     }
 }
