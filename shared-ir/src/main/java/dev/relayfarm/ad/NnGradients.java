@@ -16,6 +16,7 @@ import dev.relayfarm.ops.nn.BatchMatmul.BatchMatmulAttrs;
 import dev.relayfarm.ops.nn.Lrn.LrnAttrs;
 import dev.relayfarm.ops.nn.Matmul.MatmulAttrs;
 import dev.relayfarm.ops.nn.Normalization.NormAttrs;
+import dev.relayfarm.ops.nn.Rel;
 import dev.relayfarm.ops.nn.Softmax.SoftmaxAttrs;
 import java.util.Arrays;
 import java.util.List;
@@ -31,7 +32,7 @@ final class NnGradients {
         r.rule("nn.bias_add", (c, g) -> {
             int rank = c.outTensorType().rank();
             int axis = (int) Grads.intAttr(c, "axis", 1);
-            return List.<Expr>of(g, sumExcept(g, axis < 0 ? axis + rank : axis));
+            return List.<Expr>of(g, sumExcept(g, Rel.axis(c.op(), axis, rank)));
         });
         // The mask reads relu's output (positive exactly where the input is), so the input need not be kept: a
         // convolution's bias_add and relu then fuse as in the forward pass. A scalar zero that where broadcasts:
@@ -133,7 +134,7 @@ final class NnGradients {
     private static int softmaxAxis(GradientCall c) {
         SoftmaxAttrs a = TransformGradients.parse(c);
         int rank = c.argType(0).rank();
-        return a.axis() < 0 ? a.axis() + rank : a.axis();
+        return Rel.axis(c.op(), a.axis(), rank);
     }
 
     /** Sums over every axis but {@code axis}: a per-channel vector. */
@@ -154,7 +155,7 @@ final class NnGradients {
         PReluAttrs a = TransformGradients.parse(c);
         long[] xs = staticShape(c.argType(0), c.op());
         int rank = xs.length;
-        int axis = a.axis() < 0 ? a.axis() + rank : a.axis();
+        int axis = Rel.axis(c.op(), a.axis(), rank);
         DType t = c.argType(0).dtype();
         Expr negative = call("less", c.arg(0), scalar(0, t));
         Expr alpha = channel(c.arg(1), rank, axis, xs[axis]);
@@ -172,7 +173,7 @@ final class NnGradients {
         NormAttrs a = TransformGradients.parse(c);
         long[] xs = staticShape(c.argType(0), c.op());
         int rank = xs.length;
-        int axis = a.axis() < 0 ? a.axis() + rank : a.axis();
+        int axis = Rel.axis(c.op(), a.axis(), rank);
         long n = xs[axis];
         DType t = c.argType(0).dtype();
         Expr gy = new TupleGetItem(g, 0);
@@ -199,7 +200,7 @@ final class NnGradients {
         NormAttrs a = TransformGradients.parse(c);
         long[] xs = staticShape(c.argType(0), c.op());
         int rank = xs.length;
-        int axis = a.axis() < 0 ? a.axis() + rank : a.axis();
+        int axis = Rel.axis(c.op(), a.axis(), rank);
         long n = xs[axis];
         DType t = c.argType(0).dtype();
         Expr x = c.arg(0);
@@ -226,7 +227,7 @@ final class NnGradients {
         LrnAttrs a = TransformGradients.parse(c);
         long[] xs = staticShape(c.argType(0), c.op());
         int rank = xs.length;
-        int axis = a.axis() < 0 ? a.axis() + rank : a.axis();
+        int axis = Rel.axis(c.op(), a.axis(), rank);
         DType t = c.argType(0).dtype();
         int size = a.size(), half = size / 2;
         Expr x = c.arg(0);

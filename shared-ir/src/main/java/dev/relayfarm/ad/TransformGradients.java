@@ -87,7 +87,7 @@ final class TransformGradients {
     }
 
     private static int norm(long axis, int rank) {
-        return (int) (axis < 0 ? axis + rank : axis);
+        return dev.relayfarm.ops.nn.Rel.axis("gradient", Math.toIntExact(axis), rank);
     }
 
     private static List<Expr> transpose(GradientCall c, Expr g) {
