@@ -13,7 +13,6 @@ import dev.relayfarm.ops.nn.Conv2D;
 import dev.relayfarm.ops.nn.Conv2DTranspose;
 import dev.relayfarm.ops.nn.GlobalPool2D;
 import dev.relayfarm.ops.nn.Pool2D;
-import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.List;
 
 /**
@@ -40,7 +39,7 @@ final class ConvPoolGradients {
      * and columns a strided window never reached (so dx has x's shape); dw by {@link #weightGrad} of x by g.
      */
     private static List<Expr> conv2d(GradientCall c, Expr g) {
-        Conv2D.Conv2DAttrs a = (Conv2D.Conv2DAttrs) OpRegistry.get(c.op()).parseAttrs(c.attrs());
+        Conv2D.Conv2DAttrs a = c.parsedAttrs();
         canonical(c, a, "OIHW");
         long[] x = Grads.staticShape(c.argType(0), c.op()), w = Grads.staticShape(c.argType(1), c.op());
         long[] y = Grads.staticShape(c.outTensorType(), c.op());
@@ -85,7 +84,7 @@ final class ConvPoolGradients {
      * with the roles of data and adjoint exchanged.
      */
     private static List<Expr> conv2dTranspose(GradientCall c, Expr g) {
-        Conv2DTranspose.Conv2DTransposeAttrs at = (Conv2DTranspose.Conv2DTransposeAttrs) OpRegistry.get(c.op()).parseAttrs(c.attrs());
+        Conv2DTranspose.Conv2DTransposeAttrs at = c.parsedAttrs();
         Conv2D.Conv2DAttrs a = at.conv();
         canonical(c, a, "IOHW");
         long[] x = Grads.staticShape(c.argType(0), c.op()), w = Grads.staticShape(c.argType(1), c.op());
@@ -141,7 +140,7 @@ final class ConvPoolGradients {
 
     /** The pool's adjoint through its _grad operator, which takes the pool's attributes unchanged. */
     private static Expr poolGrad(GradientCall c, Expr g, String gradOp) {
-        Pool2D.Pool2DAttrs a = (Pool2D.Pool2DAttrs) OpRegistry.get(c.op()).parseAttrs(c.attrs());
+        Pool2D.Pool2DAttrs a = c.parsedAttrs();
         if (!a.layout().name().equals("NCHW") || !a.outLayout().name().equals("NCHW")) {
             throw new GradientException(c.op() + ": the gradient needs layout NCHW, got " + a.layout().name() + " -> " + a.outLayout().name());
         }
@@ -173,7 +172,7 @@ final class ConvPoolGradients {
     }
 
     private static GlobalPool2D.GlobalPool2DAttrs globalLayout(GradientCall c) {
-        GlobalPool2D.GlobalPool2DAttrs a = (GlobalPool2D.GlobalPool2DAttrs) OpRegistry.get(c.op()).parseAttrs(c.attrs());
+        GlobalPool2D.GlobalPool2DAttrs a = c.parsedAttrs();
         if (!a.layout().equals(a.outLayout())) {
             throw new GradientException(c.op() + ": the gradient needs out_layout equal to layout, got " + a.layout().name() + " -> " + a.outLayout().name());
         }

@@ -7,7 +7,6 @@ import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ops.ClipAttrs;
-import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.Arrays;
 import java.util.List;
 
@@ -130,7 +129,7 @@ final class ElementwiseGradients {
     private static List<Expr> clip(GradientCall c, Expr g) {
         // On integers the bounds would round into the input's dtype, and no adjoint of an integer tensor means anything.
         if (!c.argType(0).dtype().isFloat()) return Arrays.asList((Expr) null);
-        ClipAttrs a = (ClipAttrs) OpRegistry.get("clip").parseAttrs(c.attrs());
+        ClipAttrs a = c.parsedAttrs();
         Expr x = c.arg(0);
         Expr inside = call("logical_and", call("greater", x, scalar(c, a.aMin())), call("less", x, scalar(c, a.aMax())));
         return List.of(call("where", inside, g, call("zeros_like", g)));

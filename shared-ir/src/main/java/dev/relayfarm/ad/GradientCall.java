@@ -34,6 +34,12 @@ public record GradientCall(Call call, List<Var> args, List<Type> argTypes, Var o
         return call.attrs();
     }
 
+    /** The call's typed attributes record, as its operator parses them (e.g. {@code Conv2DAttrs}). */
+    @SuppressWarnings("unchecked")
+    public <A> A parsedAttrs() {
+        return (A) dev.relayfarm.ops.registry.OpRegistry.get(op()).parseAttrs(call.attrs());
+    }
+
     public Var arg(int i) {
         return args.get(i);
     }

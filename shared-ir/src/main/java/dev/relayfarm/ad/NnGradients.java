@@ -40,7 +40,7 @@ final class NnGradients {
         r.rule("nn.relu", (c, g) -> List.<Expr>of(call("where", call("greater", c.out(), scalar(0, c.argType(0).dtype())), g,
                 scalar(0, c.argType(0).dtype()))));
         r.rule("nn.leaky_relu", (c, g) -> {
-            LeakyReluAttrs a = TransformGradients.parse(c);
+            LeakyReluAttrs a = c.parsedAttrs();
             DType t = c.argType(0).dtype();
             return List.<Expr>of(call("where", call("greater", c.arg(0), scalar(0, t)), g, call("multiply", g, scalar(a.alpha(), t))));
         });
@@ -88,7 +88,7 @@ final class NnGradients {
      * orientation of a and b.
      */
     private static List<Expr> matmul(GradientCall c, Expr g) {
-        MatmulAttrs a = TransformGradients.parse(c);
+        MatmulAttrs a = c.parsedAttrs();
         long[] as = staticShape(c.argType(0), c.op());
         staticShape(c.argType(1), c.op());
         Expr gi = inDtype(c, g);
@@ -112,7 +112,7 @@ final class NnGradients {
 
     /** As {@link #matmul} per batch; an operand broadcast over the batch (batch dim 1) gets its adjoint summed over it. */
     private static List<Expr> batchMatmul(GradientCall c, Expr g) {
-        BatchMatmulAttrs a = TransformGradients.parse(c);
+        BatchMatmulAttrs a = c.parsedAttrs();
         TensorType xt = c.argType(0), yt = c.argType(1);
         long[] out = staticShape(c.outTensorType(), c.op());
         staticShape(xt, c.op());
@@ -132,7 +132,7 @@ final class NnGradients {
     }
 
     private static int softmaxAxis(GradientCall c) {
-        SoftmaxAttrs a = TransformGradients.parse(c);
+        SoftmaxAttrs a = c.parsedAttrs();
         int rank = c.argType(0).rank();
         return Rel.axis(c.op(), a.axis(), rank);
     }
@@ -152,7 +152,7 @@ final class NnGradients {
 
     /** y = x where x >= 0, alpha[c] x where x < 0 (as the kernel tests it). */
     private static List<Expr> prelu(GradientCall c, Expr g) {
-        PReluAttrs a = TransformGradients.parse(c);
+        PReluAttrs a = c.parsedAttrs();
         long[] xs = staticShape(c.argType(0), c.op());
         int rank = xs.length;
         int axis = Rel.axis(c.op(), a.axis(), rank);
@@ -170,7 +170,7 @@ final class NnGradients {
      * returned as the second and third results, whose adjoints pass straight back to them.
      */
     private static List<Expr> batchNorm(GradientCall c, Expr g) {
-        NormAttrs a = TransformGradients.parse(c);
+        NormAttrs a = c.parsedAttrs();
         long[] xs = staticShape(c.argType(0), c.op());
         int rank = xs.length;
         int axis = Rel.axis(c.op(), a.axis(), rank);
@@ -197,7 +197,7 @@ final class NnGradients {
      * {@code dx = r (d - mean(d) - xhat mean(d xhat))}.
      */
     private static List<Expr> layerNorm(GradientCall c, Expr g) {
-        NormAttrs a = TransformGradients.parse(c);
+        NormAttrs a = c.parsedAttrs();
         long[] xs = staticShape(c.argType(0), c.op());
         int rank = xs.length;
         int axis = Rel.axis(c.op(), a.axis(), rank);
@@ -224,7 +224,7 @@ final class NnGradients {
      * c whose window holds j are {@code [j + size/2 - size + 1, j + size/2]}, the window mirrored.
      */
     private static List<Expr> lrn(GradientCall c, Expr g) {
-        LrnAttrs a = TransformGradients.parse(c);
+        LrnAttrs a = c.parsedAttrs();
         long[] xs = staticShape(c.argType(0), c.op());
         int rank = xs.length;
         int axis = Rel.axis(c.op(), a.axis(), rank);

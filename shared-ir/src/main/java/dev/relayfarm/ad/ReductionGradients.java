@@ -8,7 +8,6 @@ import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ops.ReductionAxes;
 import dev.relayfarm.ops.VarianceAttrs;
 import dev.relayfarm.ops.algorithm.Scan;
-import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.Arrays;
 import java.util.List;
 
@@ -48,7 +47,7 @@ final class ReductionGradients {
     }
 
     private static ReductionAxes axes(GradientCall c) {
-        return (ReductionAxes) OpRegistry.get(c.op()).parseAttrs(c.attrs());
+        return c.parsedAttrs();
     }
 
     /** How many input elements fold into each result element. */
@@ -96,7 +95,7 @@ final class ReductionGradients {
      * Without an axis the scan ran over the flattened input, so the adjoint is reshaped back.
      */
     private static List<Expr> scan(GradientCall c, Expr g, boolean product) {
-        Scan.ScanAttrs a = (Scan.ScanAttrs) OpRegistry.get(c.op()).parseAttrs(c.attrs());
+        Scan.ScanAttrs a = c.<Scan.ScanAttrs>parsedAttrs();
         TensorType in = c.argType(0);
         DType outType = c.outTensorType().dtype();
         if (!in.dtype().isFloat() || !outType.isFloat()) return Arrays.asList((Expr) null);

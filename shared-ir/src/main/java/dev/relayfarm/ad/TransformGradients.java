@@ -13,7 +13,6 @@ import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Tuple;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ops.nn.Pad;
-import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.ops.transform.Concatenate.ConcatenateAttrs;
 import dev.relayfarm.ops.transform.ScatterElements;
 import dev.relayfarm.ops.transform.ScatterNd;
@@ -39,10 +38,10 @@ final class TransformGradients {
         // Scatters: with "update" the overwritten positions of data get no adjoint (they are scattered zeros), with
         // "add" data passes it through; either way each update gets the adjoint at the position it went to.
         r.rule("scatter_elements", (c, g) -> {
-            ScatterElements.ScatterElementsAttrs a = (ScatterElements.ScatterElementsAttrs) OpRegistry.get(c.op()).parseAttrs(c.attrs());
+            ScatterElements.ScatterElementsAttrs a = c.<ScatterElements.ScatterElementsAttrs>parsedAttrs();
             return scatter(c, g, a.reduction(), "gather", Grads.attrs("axis", a.axis()));
         });
-        r.rule("scatter_nd", (c, g) -> scatter(c, g, ((ScatterNd.ScatterNdAttrs) OpRegistry.get(c.op()).parseAttrs(c.attrs())).mode(), "gather_nd", Attrs.EMPTY));
+        r.rule("scatter_nd", (c, g) -> scatter(c, g, (c.<ScatterNd.ScatterNdAttrs>parsedAttrs()).mode(), "gather_nd", Attrs.EMPTY));
         // Shape-only operators: the adjoint is the output adjoint in the input's shape.
         r.rule("reshape", (c, g) -> List.of(reshapeTo(g, c.argType(0), c.op())));
         r.rule("squeeze", (c, g) -> List.of(reshapeTo(g, c.argType(0), c.op())));
@@ -53,7 +52,7 @@ final class TransformGradients {
         r.rule("transpose", TransformGradients::transpose);
         r.rule("reverse", (c, g) -> List.of(call("reverse", c.attrs(), g)));
         r.rule("layout_transform", (c, g) -> {
-            LayoutTransformAttrs a = parse(c);
+            LayoutTransformAttrs a = c.parsedAttrs();
             // Blocked dims must divide exactly (no padding), so the transform is a bijection and its inverse moves the adjoint back.
             return List.of(call("layout_transform", attrs("src_layout", a.dstLayout(), "dst_layout", a.srcLayout()), g));
         });
@@ -62,7 +61,7 @@ final class TransformGradients {
         r.rule("concatenate", TransformGradients::concatenate);
         r.rule("stack", TransformGradients::stack);
         r.rule("split", (c, g) -> {
-            SplitAttrs a = parse(c);
+            SplitAttrs a = c.parsedAttrs();
             // The parts tile the input along the axis in order, so their adjoints concatenate back.
             return List.of(call("concatenate", attrs("axis", a.axis()), g));
         });
@@ -77,10 +76,6 @@ final class TransformGradients {
         r.rule("nn.pad", TransformGradients::pad);
     }
 
-    @SuppressWarnings("unchecked")
-    static <A> A parse(GradientCall c) {
-        return (A) OpRegistry.get(c.op()).parseAttrs(c.attrs());
-    }
 
     static Expr reshapeTo(Expr g, TensorType to, String op) {
         return call("reshape", attrs("newshape", staticShape(to, op)), g);
@@ -91,7 +86,7 @@ final class TransformGradients {
     }
 
     private static List<Expr> transpose(GradientCall c, Expr g) {
-        TransposeAttrs a = parse(c);
+        TransposeAttrs a = c.parsedAttrs();
         int rank = c.argType(0).rank();
         staticShape(c.argType(0), c.op());
         // out axis i is input axis perm[i]; the inverse permutation puts each back.
@@ -104,7 +99,7 @@ final class TransformGradients {
     }
 
     private static List<Expr> tile(GradientCall c, Expr g) {
-        TileAttrs a = parse(c);
+        TileAttrs a = c.parsedAttrs();
         long[] in = staticShape(c.argType(0), c.op());
         int rank = Math.max(in.length, a.reps().size());
         // Each output dim is reps[i] copies of the input dim: view it as (reps[i], dim[i]) and sum the copies.
@@ -123,7 +118,7 @@ final class TransformGradients {
 
     /** Slices of {@code g} along {@code axis}, one per field of the tuple argument, of the fields' extents there. */
     private static List<Expr> concatenate(GradientCall c, Expr g) {
-        ConcatenateAttrs a = parse(c);
+        ConcatenateAttrs a = c.parsedAttrs();
         TupleType in = c.argTupleType(0);
         int rank = c.outTensorType().rank();
         int axis = norm(a.axis(), rank);
@@ -138,7 +133,7 @@ final class TransformGradients {
     }
 
     private static List<Expr> stack(GradientCall c, Expr g) {
-        StackAttrs a = parse(c);
+        StackAttrs a = c.parsedAttrs();
         TupleType in = c.argTupleType(0);
         int rank = c.outTensorType().rank();
         int axis = norm(a.axis(), rank);
@@ -158,7 +153,7 @@ final class TransformGradients {
      * with zeros before and after.
      */
     private static List<Expr> stridedSlice(GradientCall c, Expr g) {
-        StridedSliceAttrs a = parse(c);
+        StridedSliceAttrs a = c.parsedAttrs();
         long[] shape = staticShape(c.argType(0), c.op());
         int[] ishape = Arrays.stream(shape).mapToInt(Math::toIntExact).toArray();
         long[][] slice = StridedSlice.resolved(ishape, a);
@@ -214,7 +209,7 @@ final class TransformGradients {
      * mode reads them (clip clamps, wrap takes the floor modulus; fast promises they are in range).
      */
     private static List<Expr> take(GradientCall c, Expr g) {
-        TakeAttrs a = parse(c);
+        TakeAttrs a = c.parsedAttrs();
         long[] ds = staticShape(c.argType(0), c.op());
         long[] is = staticShape(c.argType(1), c.op());
         int axis, b;
@@ -258,7 +253,7 @@ final class TransformGradients {
      * are prepended to each column, turning it into a plain gather_nd over the first B + M dims.
      */
     private static List<Expr> gatherNd(GradientCall c, Expr g) {
-        GatherNdAttrs a = parse(c);
+        GatherNdAttrs a = c.parsedAttrs();
         long[] ds = staticShape(c.argType(0), c.op());
         long[] is = staticShape(c.argType(1), c.op());
         Expr idx = c.arg(1);
@@ -293,7 +288,7 @@ final class TransformGradients {
      * position i: the adjoint undoes the axes last to first, each a scatter-add of the adjoint at src.
      */
     private static List<Expr> pad(GradientCall c, Expr g) {
-        Pad.PadAttrs a = parse(c);
+        Pad.PadAttrs a = c.parsedAttrs();
         long[] in = staticShape(c.argType(0), c.op());
         long[] out = staticShape(c.outTensorType(), c.op());
         int rank = in.length;
