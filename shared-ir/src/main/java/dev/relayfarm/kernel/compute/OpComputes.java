@@ -2,6 +2,7 @@ package dev.relayfarm.kernel.compute;
 
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.HalfFloats;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
@@ -43,8 +44,8 @@ import java.util.Set;
  * {@code unique}, {@code non_max_suppression}), {@code det}, {@code reinterpret} (the C emitter has
  * no bit cast), {@code nn.contrib_conv2d_NCHWc} (kernel/lower's template), as listed by
  * {@code OpComputesCoverageTest}; {@link #supports} says false for them and {@link #compute} throws
- * {@link UnsupportedOperationException} naming the operator. Unsupported dtypes (float16 and bfloat16,
- * which the C emitter lacks) and attributes also throw, naming the operator and the reason.
+ * {@link UnsupportedOperationException} naming the operator. Unsupported dtypes (float16 and bfloat16
+ * outside the operators listed in {@code HALF_OPS}) and attributes also throw, naming the operator and the reason.
  */
 public final class OpComputes {
     private static final Map<String, OpCompute> RULES = build();
@@ -136,9 +137,24 @@ public final class OpComputes {
         }
     }
 
+    /**
+     * Operators whose compute on float16/bfloat16 matches the interpreter bit for bit: the C emitter
+     * widens 16-bit floats to float32, computes, and rounds every 16-bit-float result back, which is
+     * what the interpreter's kernels for these do (casts round once from the source value; the
+     * arithmetic widens to float32 and rounds each result). Others (the math functions, which the
+     * interpreter evaluates in float64; reductions, which accumulate wider) stay unsupported for them.
+     */
+    private static final Set<String> HALF_OPS = Set.of("cast", "cast_like", "add", "subtract", "multiply", "divide", "maximum", "minimum",
+            "negative", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "where", "nn.relu",
+            "reshape", "transpose", "squeeze", "expand_dims", "copy", "broadcast_to", "concatenate", "strided_slice", "take");
+
     private static void checkDtype(String op, DType t) {
-        if (t.lanes() != 1 || t.code() == DType.Code.BFLOAT || t.code() == DType.Code.FLOAT && t.bits() != 32 && t.bits() != 64) {
-            throw new UnsupportedOperationException(op + ": dtype " + t + " is not supported by the C kernels (float32/float64, integers and bool are)");
+        boolean half = HalfFloats.isHalf(t);
+        if (half && !HALF_OPS.contains(op)) {
+            throw new UnsupportedOperationException(op + ": dtype " + t + " is supported by the C kernels only for " + new java.util.TreeSet<>(HALF_OPS));
+        }
+        if (t.lanes() != 1 || !half && t.code() == DType.Code.FLOAT && t.bits() != 32 && t.bits() != 64) {
+            throw new UnsupportedOperationException(op + ": dtype " + t + " is not supported by the C kernels (float32/float64, integers and bool are; float16/bfloat16 for some)");
         }
     }
 

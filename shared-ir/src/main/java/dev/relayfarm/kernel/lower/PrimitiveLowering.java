@@ -203,7 +203,7 @@ public final class PrimitiveLowering {
     }
 
     private static PrimExpr literal(DType dt, double v) {
-        return dt.code() == DType.Code.FLOAT ? new FloatImm(v, dt) : new IntImm((long) v, dt);
+        return dt.isFloat() ? new FloatImm(v, dt) : new IntImm((long) v, dt);
     }
 
     private GroupValue call(String op, Call c, Map<Expr, GroupValue> values, Type outType) {

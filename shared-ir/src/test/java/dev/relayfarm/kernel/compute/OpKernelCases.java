@@ -60,11 +60,18 @@ final class OpKernelCases {
     private final List<String> buildFailures = new ArrayList<>();
     private KernelLibrary lib;
     private boolean exact;
+    private boolean bits;
 
     /** Floats must then equal the interpreter's bit for bit (so -0.0 differs from 0.0), not within a tolerance. */
     OpKernelCases exact() {
         exact = true;
         return this;
+    }
+
+    /** Outputs must equal the interpreter's storage bytes: {@link #exact()}, and NaN payloads too. */
+    OpKernelCases bitExact() {
+        bits = true;
+        return exact();
     }
 
     /**
@@ -138,7 +145,15 @@ final class OpKernelCases {
                 List<NDArray> expected = OpRegistry.get(c.op()).compute(in, c.attrs());
                 List<NDArray> actual = k.run(in);
                 if (expected.size() != actual.size()) throw new AssertionError(expected.size() + " outputs expected, got " + actual.size());
-                for (int i = 0; i < expected.size(); i++) compare(i, expected.get(i), actual.get(i), exact);
+                for (int i = 0; i < expected.size(); i++) {
+                    try {
+                        compare(i, expected.get(i), actual.get(i), exact);
+                    } catch (AssertionError e) {
+                        throw new AssertionError(e.getMessage() + (in.size() == 1 && in.getFirst().elementCount() == expected.get(i).elementCount()
+                                ? " (input element " + in.getFirst().getDouble(Integer.parseInt(e.getMessage().replaceAll(".* element (\\d+):.*", "$1"))) + ")" : ""));
+                    }
+                    if (bits) compareBits(i, expected.get(i), actual.get(i), in);
+                }
             } catch (RuntimeException | AssertionError e) {
                 failures.add(c.text() + "\n    -> " + e.getMessage());
             }
@@ -165,6 +180,24 @@ final class OpKernelCases {
                 throw new AssertionError("output " + output + " element " + i + ": got " + a.getLong(i) + ", expected " + e.getLong(i));
             }
         }
+    }
+
+    private static void compareBits(int output, NDArray e, NDArray a, List<NDArray> in) {
+        byte[] x = e.toBytes(), y = a.toBytes();
+        int w = e.dtype().storageBytes();
+        for (int i = 0; i < x.length; i++) {
+            if (x[i] != y[i]) {
+                int el = i / w;
+                String input = in.isEmpty() || in.getFirst().elementCount() <= el ? "" : " (first input " + in.getFirst().getDouble(el) + ")";
+                throw new AssertionError("output " + output + " element " + el + input + ": bytes differ, got " + hex(y, el * w, w) + ", expected " + hex(x, el * w, w));
+            }
+        }
+    }
+
+    private static String hex(byte[] b, int from, int n) {
+        StringBuilder s = new StringBuilder("0x");
+        for (int i = from + n - 1; i >= from; i--) s.append(String.format("%02x", b[i] & 0xff));
+        return s.toString();
     }
 
     static NDArray defaultGen(Random rnd, DType t, int[] shape) {
