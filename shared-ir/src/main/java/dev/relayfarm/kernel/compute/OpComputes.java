@@ -151,7 +151,7 @@ public final class OpComputes {
     private static void checkDtype(String op, DType t) {
         boolean half = HalfFloats.isHalf(t);
         if (half && !HALF_OPS.contains(op)) {
-            throw new UnsupportedOperationException(op + ": dtype " + t + " is supported by the C kernels only for " + new java.util.TreeSet<>(HALF_OPS));
+            throw new UnsupportedOperationException(op + ": dtype " + t + " is supported by the C kernels only for arithmetic, comparisons, casts and data movement");
         }
         if (t.lanes() != 1 || !half && t.code() == DType.Code.FLOAT && t.bits() != 32 && t.bits() != 64) {
             throw new UnsupportedOperationException(op + ": dtype " + t + " is not supported by the C kernels (float32/float64, integers and bool are; float16/bfloat16 for some)");

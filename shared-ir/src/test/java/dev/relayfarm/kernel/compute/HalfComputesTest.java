@@ -31,8 +31,8 @@ class HalfComputesTest {
             String other = h.equals("float16") ? "bfloat16" : "float16";
             for (String to : new String[] {"float32", "float64", other, "bool"}) cast(h, 65536, to, HalfComputesTest::everyPattern);
             // within int32 (C leaves out-of-range float-to-int conversion undefined; the interpreter saturates)
-            cast(h, 4096, "int32", OpKernelCases.uniform(-70000, 70000));
-            cast(h, 4096, "int64", OpKernelCases.uniform(-70000, 70000));
+            cast(h, 4096, "int32", OpKernelCases.uniform(-65000, 65000));
+            cast(h, 4096, "int64", OpKernelCases.uniform(-65000, 65000));
             cast("float32", 8192, h, HalfComputesTest::float32Edges);
             cast("float64", 8192, h, HalfComputesTest::float64Edges);
             for (String from : new String[] {"int32", "int64", "uint8", "int16"}) cast(from, 4096, h, HalfComputesTest::integerEdges);
@@ -49,6 +49,11 @@ class HalfComputesTest {
             ARITH.add("fn (%a: Tensor[(64, 64), " + h + "], %b: Tensor[(64), " + h + "]) { multiply(%a, %b) }",
                     HalfComputesTest::randomPatterns, HalfComputesTest::randomPatterns);
             ARITH.add("fn (%a: Tensor[(4096), " + h + "]) { negative(%a) }", HalfComputesTest::randomPatterns);
+            ARITH.add("fn (%a: Tensor[(4096), " + h + "]) { nn.relu(%a) }", finite(HalfComputesTest::randomPatterns));
+            ARITH.add("fn (%a: Tensor[(16, 8), " + h + "]) { transpose(%a, axes=[1, 0]) }", HalfComputesTest::randomPatterns);
+            ARITH.add("fn (%a: Tensor[(16, 8), " + h + "]) { reshape(%a, newshape=[8, 16]) }", HalfComputesTest::randomPatterns);
+            ARITH.add("fn (%c: Tensor[(64), bool], %a: Tensor[(64), " + h + "], %b: Tensor[(64), " + h + "]) { where(%c, %a, %b) }",
+                    null, HalfComputesTest::randomPatterns, HalfComputesTest::randomPatterns);
         }
         CASTS.build();
         ARITH.build();
