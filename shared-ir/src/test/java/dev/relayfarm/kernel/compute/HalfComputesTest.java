@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 class HalfComputesTest {
     private static final OpKernelCases CASTS = new OpKernelCases().bitExact();
     private static final OpKernelCases ARITH = new OpKernelCases().exact();
+    private static final OpKernelCases WIDENED = new OpKernelCases().halfTolerance();
     private static final String[] HALVES = {"float16", "bfloat16"};
 
     @BeforeAll
@@ -55,6 +56,18 @@ class HalfComputesTest {
             ARITH.add("fn (%c: Tensor[(64), bool], %a: Tensor[(64), " + h + "], %b: Tensor[(64), " + h + "]) { where(%c, %a, %b) }",
                     null, HalfComputesTest::randomPatterns, HalfComputesTest::randomPatterns);
         }
+        // operators computed in float32 over widened inputs and rounded once; the interpreter may compute in
+        // float64, so these are compared within the float32 tolerance (before the final rounding both agree
+        // to float32 rounding, which leaves the rounded results equal or one 16-bit ulp apart)
+        for (String h : HALVES) {
+            WIDENED.add("fn (%a: Tensor[(2, 8, 16), " + h + "], %b: Tensor[(2, 16, 4), " + h + "]) { nn.batch_matmul(%a, %b, transpose_b=False) }", small(), small());
+            WIDENED.add("fn (%a: Tensor[(8, 16), " + h + "]) { max(%a, axis=[1]) }", HalfComputesTest::randomFinite);
+            WIDENED.add("fn (%a: Tensor[(8, 16), " + h + "]) { sum(%a, axis=[1]) }", small());
+            WIDENED.add("fn (%a: Tensor[(8, 16), " + h + "]) { nn.softmax(%a, axis=1) }", small());
+            WIDENED.add("fn (%a: Tensor[(256), " + h + "]) { exp(%a) }", small());
+            WIDENED.add("fn (%a: Tensor[(1, 2, 6, 6), " + h + "], %w: Tensor[(3, 2, 3, 3), " + h + "]) { nn.conv2d(%a, %w, padding=[1, 1, 1, 1]) }", small(), small());
+        }
+        WIDENED.build();
         CASTS.build();
         ARITH.build();
     }
@@ -67,6 +80,21 @@ class HalfComputesTest {
     static void close() {
         CASTS.close();
         ARITH.close();
+        WIDENED.close();
+    }
+
+    @Test
+    void otherOperatorsComputeInFloat32AndRoundOnce() {
+        WIDENED.assertAllMatch(20261127L);
+    }
+
+    /** Values in [-2, 2) rounded to the 16-bit dtype. */
+    private static OpKernelCases.Gen small() {
+        return OpKernelCases.uniform(-2, 2);
+    }
+
+    private static NDArray randomFinite(Random rnd, DType t, int[] shape) {
+        return finite(HalfComputesTest::randomPatterns).make(rnd, t, shape);
     }
 
     @Test

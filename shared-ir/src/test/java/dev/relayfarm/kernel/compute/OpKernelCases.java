@@ -68,6 +68,17 @@ final class OpKernelCases {
         return this;
     }
 
+    /**
+     * 16-bit float outputs may differ from the interpreter's by one ulp of their format (rounded from
+     * float32 and float64 results that differ by float32 rounding): rtol 2^-7 for bfloat16, 2^-10 for float16.
+     */
+    OpKernelCases halfTolerance() {
+        halfTolerance = true;
+        return this;
+    }
+
+    private boolean halfTolerance;
+
     /** Outputs must equal the interpreter's storage bytes: {@link #exact()}, and NaN payloads too. */
     OpKernelCases bitExact() {
         bits = true;
@@ -167,14 +178,19 @@ final class OpKernelCases {
         assertTrue(failures.isEmpty(), failures.size() + " of " + size() + " kernels differ:\n" + String.join("\n", failures));
     }
 
-    private static void compare(int output, NDArray e, NDArray a, boolean exact) {
+    private boolean halfToleranceFor(DType t) {
+        return halfTolerance && dev.relayfarm.ir.HalfFloats.isHalf(t);
+    }
+
+    private void compare(int output, NDArray e, NDArray a, boolean exact) {
         if (!Arrays.equals(e.shape(), a.shape())) throw new AssertionError("output " + output + ": shape " + Arrays.toString(a.shape()) + ", expected " + Arrays.toString(e.shape()));
         if (!e.dtype().equals(a.dtype())) throw new AssertionError("output " + output + ": dtype " + a.dtype() + ", expected " + e.dtype());
         int n = e.elementCount();
         for (int i = 0; i < n; i++) {
             if (e.dtype().isFloat()) {
                 double x = e.getDouble(i), y = a.getDouble(i);
-                boolean ok = exact ? Double.compare(x, y) == 0 : Double.isNaN(x) ? Double.isNaN(y) : x == y || Math.abs(x - y) <= 1e-6 + 1e-5 * Math.abs(x);
+                double rtol = !halfToleranceFor(e.dtype()) ? 1e-5 : e.dtype().code() == DType.Code.BFLOAT ? 0x1p-7 : 0x1p-10;
+                boolean ok = exact ? Double.compare(x, y) == 0 : Double.isNaN(x) ? Double.isNaN(y) : x == y || Math.abs(x - y) <= 1e-6 + rtol * Math.abs(x);
                 if (!ok) throw new AssertionError("output " + output + " element " + i + ": got " + y + ", expected " + x);
             } else if (e.getLong(i) != a.getLong(i)) {
                 throw new AssertionError("output " + output + " element " + i + ": got " + a.getLong(i) + ", expected " + e.getLong(i));
