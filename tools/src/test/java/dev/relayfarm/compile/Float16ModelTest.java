@@ -25,13 +25,18 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.passes.OptPipeline;
+import dev.relayfarm.runtime.CompiledModel;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real model in float16 (issue #20): mnist8_cntk from ../shared/onnx/models, imported in float32,
  * rewritten so that every weight is a float16 constant and the input is cast to float16 at the top
  * (every activation is then float16: each operator's output dtype follows its inputs'), run by the
- * interpreter, and compared with the float32 model's output.
+ * interpreter and (with a C compiler) through a compiled artifact at -O3, and compared with the
+ * float32 model's output.
  *
  * <p>Tolerance: float16 keeps 11 significant bits (a relative step of 2^-11 ≈ 4.9e-4 per rounding),
  * and the model rounds after every operator (two conv layers summing 200+ products each, bias adds,
@@ -41,6 +46,9 @@ import org.junit.jupiter.api.Test;
  */
 class Float16ModelTest {
     private static final double SCALE_TOLERANCE = 1e-2;
+
+    @TempDir
+    static Path tmp;
 
     @Test
     void mnistInFloat16MatchesFloat32WithinFloat16Tolerance() {
@@ -67,6 +75,23 @@ class Float16ModelTest {
         System.out.printf("mnist8 float16 vs float32: largest difference %.3g on logits up to %.3g (%.2g of the scale)%n", worst, scale, worst / scale);
         assertTrue(worst <= SCALE_TOLERANCE * scale, "largest difference " + worst + " exceeds " + SCALE_TOLERANCE + " of " + scale);
         assertEquals(argmax(f32), argmax(f16), "the predicted class");
+        if (CCompiler.host().isPresent()) {
+            // compiled at -O3: every kernel widens float16 to float32, computes, and rounds each operator's result
+            ArtifactCompiler.Artifact art = ArtifactCompiler.compile(OptPipeline.optimize(half, 3), CompileOptions.host(3), tmp.resolve("mnist8_f16"));
+            NDArray compiled;
+            try (CompiledModel m = CompiledModel.load(art.dir())) {
+                compiled = m.run(List.of(input)).getFirst();
+            }
+            assertEquals(DType.FLOAT16, compiled.dtype(), "the compiled output is float16");
+            double worstCompiled = 0, vsInterpreter = 0;
+            for (int i = 0; i < f32.elementCount(); i++) {
+                worstCompiled = Math.max(worstCompiled, Math.abs(compiled.getDouble(i) - f32.getDouble(i)));
+                vsInterpreter = Math.max(vsInterpreter, Math.abs(compiled.getDouble(i) - f16.getDouble(i)));
+            }
+            System.out.printf("mnist8 float16 compiled: largest difference %.3g from float32, %.3g from the float16 interpreter%n", worstCompiled, vsInterpreter);
+            assertTrue(worstCompiled <= SCALE_TOLERANCE * scale, "compiled: largest difference " + worstCompiled + " exceeds " + SCALE_TOLERANCE + " of " + scale);
+            assertEquals(argmax(f32), argmax(compiled), "the compiled model's predicted class");
+        }
         // and the float32 model still matches the ONNX reference, so the comparison is against a right answer
         assertTrue(dev.relayfarm.interp.Tolerance.ONNX_DEFAULT.compare(f32, c.expected().getFirst()).isEmpty());
     }
