@@ -67,6 +67,8 @@ class HalfComputesTest {
             WIDENED.add("fn (%a: Tensor[(256), " + h + "]) { exp(%a) }", small());
             WIDENED.add("fn (%a: Tensor[(1, 2, 6, 6), " + h + "], %w: Tensor[(3, 2, 3, 3), " + h + "]) { nn.conv2d(%a, %w, padding=[1, 1, 1, 1]) }", small(), small());
         }
+        WIDENED.add("fn (%a: Tensor[(2, 4, 1, 11), float16], %w: Tensor[(4, 1, 1, 4), float16]) { nn.conv2d(%a, %w, groups=4, channels=4, kernel_size=[1, 4]) }", small(), small());
+        WIDENED.add("fn (%a: Tensor[(64), float16]) { sigmoid(%a) }", small());
         WIDENED.build();
         CASTS.build();
         ARITH.build();
