@@ -213,7 +213,7 @@ public final class NDArray {
                 case 32 -> ((float[]) data)[i];
                 default -> ((double[]) data)[i];
             };
-            case BFLOAT -> Float.intBitsToFloat((((short[]) data)[i] & 0xffff) << 16);
+            case BFLOAT -> HalfFloats.bfloat16ToFloat(((short[]) data)[i]);
             case UINT -> dtype.bits() == 64 ? unsignedToDouble(((long[]) data)[i]) : getLong(i);
             case INT, BOOL -> getLong(i);
         };
@@ -248,12 +248,12 @@ public final class NDArray {
         switch (dtype.code()) {
             case FLOAT -> {
                 switch (dtype.bits()) {
-                    case 16 -> ((short[]) data)[i] = Float.floatToFloat16((float) v);
+                    case 16 -> ((short[]) data)[i] = HalfFloats.toFloat16(v);
                     case 32 -> ((float[]) data)[i] = (float) v;
                     default -> ((double[]) data)[i] = v;
                 }
             }
-            case BFLOAT -> ((short[]) data)[i] = floatToBfloat16((float) v);
+            case BFLOAT -> ((short[]) data)[i] = HalfFloats.toBfloat16(v);
             case BOOL -> ((byte[]) data)[i] = (byte) (v != 0.0 ? 1 : 0);
             case INT, UINT -> setLong(i, dtype.code() == DType.Code.UINT && v >= 0x1p63 ? (long) (v - 0x1p63) ^ Long.MIN_VALUE : (long) v);
         }
@@ -272,13 +272,6 @@ public final class NDArray {
             case long[] a -> a[i] = v;
             default -> throw new IllegalStateException();
         }
-    }
-
-    static short floatToBfloat16(float f) {
-        int bits = Float.floatToRawIntBits(f);
-        if (Float.isNaN(f)) return (short) 0x7fc0;
-        int rounding = 0x7fff + ((bits >>> 16) & 1); // round to nearest even
-        return (short) ((bits + rounding) >>> 16);
     }
 
     /** Little-endian bytes of the storage (the inverse of {@link #fromBytes}). */

@@ -421,7 +421,7 @@ final class ElementwiseKernels {
             }
             case HALF -> {
                 NDArray out = NDArray.zeros(t, shape);
-                for (int i = 0; i < d.length; i++) out.setDouble(i, (float) d[i]);
+                for (int i = 0; i < d.length; i++) out.setDouble(i, d[i]); // one rounding from double (HalfFloats), not two through float
                 return out;
             }
             case SIGNED, UNSIGNED -> throw new IllegalArgumentException("fromDoubles: " + t + " is not a floating-point dtype");

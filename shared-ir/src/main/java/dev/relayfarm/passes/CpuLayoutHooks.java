@@ -52,6 +52,9 @@ public final class CpuLayoutHooks {
         if (out == null || data.isBlocked() || kernel.isBlocked() || out.isBlocked()) return Optional.empty();
         if (!(argTypes.get(0) instanceof TensorType x) || !(argTypes.get(1) instanceof TensorType w)) return Optional.empty();
         if (x.shape().stream().anyMatch(d -> !d.isStatic()) || w.shape().stream().anyMatch(d -> !d.isStatic())) return Optional.empty();
+        // NCHWc conv2d has only a template, which accumulates in the output dtype: a float16/bfloat16 conv stays
+        // NCHW, whose compute accumulates in float32 (OpComputes) and rounds once
+        if (dev.relayfarm.ir.HalfFloats.isHalf(x.dtype()) || dev.relayfarm.ir.HalfFloats.isHalf(w.dtype())) return Optional.empty();
         int ic = block(data.extent(x.shape(), 'C'), blocks);
         int oc = block(kernel.extent(w.shape(), 'O'), blocks);
         if (ic == 0 || oc == 0) return Optional.empty();

@@ -32,7 +32,7 @@ public final class NativeKernel {
     public List<NDArray> run(List<NDArray> inputs) {
         HostBuffers.checkInputs("kernel " + signature.name(), "kernel " + signature.name() + ": ", signature.inputs(), inputs);
         for (TensorSpec p : signature.params()) {
-            if (p.dtype().lanes() != 1 || p.dtype().code() == DType.Code.BFLOAT) throw new IllegalArgumentException("unsupported kernel dtype " + p.dtype());
+            if (p.dtype().lanes() != 1) throw new IllegalArgumentException("unsupported kernel dtype " + p.dtype());
         }
         try (Arena arena = Arena.ofConfined()) {
             List<MemorySegment> buffers = new ArrayList<>();

@@ -43,7 +43,7 @@ public final class Elementwise {
     }
 
     private static FloatImm f(PrimExpr like, double v) {
-        if (like.dtype().code() != DType.Code.FLOAT) throw new IllegalArgumentException("float operator applied to " + like.dtype());
+        if (!like.dtype().isFloat()) throw new IllegalArgumentException("float operator applied to " + like.dtype());
         return new FloatImm(v, like.dtype());
     }
 

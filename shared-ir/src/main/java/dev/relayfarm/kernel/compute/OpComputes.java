@@ -2,14 +2,17 @@ package dev.relayfarm.kernel.compute;
 
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.HalfFloats;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
+import dev.relayfarm.kernel.expr.Cast;
 import dev.relayfarm.kernel.expr.IterVar;
 import dev.relayfarm.kernel.schedule.Primitive;
 import dev.relayfarm.kernel.schedule.Schedule;
 import dev.relayfarm.kernel.te.Compute;
 import dev.relayfarm.kernel.te.Placeholder;
+import dev.relayfarm.kernel.te.Te;
 import dev.relayfarm.kernel.te.Tensor;
 import dev.relayfarm.ops.OpDef;
 import dev.relayfarm.ops.OpPattern;
@@ -43,8 +46,8 @@ import java.util.Set;
  * {@code unique}, {@code non_max_suppression}), {@code det}, {@code reinterpret} (the C emitter has
  * no bit cast), {@code nn.contrib_conv2d_NCHWc} (kernel/lower's template), as listed by
  * {@code OpComputesCoverageTest}; {@link #supports} says false for them and {@link #compute} throws
- * {@link UnsupportedOperationException} naming the operator. Unsupported dtypes (float16 and bfloat16,
- * which the C emitter lacks) and attributes also throw, naming the operator and the reason.
+ * {@link UnsupportedOperationException} naming the operator. float16/bfloat16 are computed in
+ * float32 and rounded (see {@code HALF_OPS}); unsupported dtypes (vectors, other widths) and attributes also throw, naming the operator and the reason.
  */
 public final class OpComputes {
     private static final Map<String, OpCompute> RULES = build();
@@ -114,7 +117,8 @@ public final class OpComputes {
             checkDtype(op, t.dtype());
         }
         for (Tensor t : inputs) checkDtype(op, t.dtype());
-        List<Compute> result = rule.apply(new OpCall(op, inputs, def.parseAttrs(attrs), outs));
+        boolean widen = !HALF_OPS.contains(op) && (inputs.stream().anyMatch(t -> HalfFloats.isHalf(t.dtype())) || outs.stream().anyMatch(t -> HalfFloats.isHalf(t.dtype())));
+        List<Compute> result = widen ? widened(op, rule, inputs, def.parseAttrs(attrs), outs) : rule.apply(new OpCall(op, inputs, def.parseAttrs(attrs), outs));
         if (result.size() != outs.size()) throw new IllegalStateException(op + ": compute rule gave " + result.size() + " outputs for " + outs.size() + " output types");
         for (int i = 0; i < outs.size(); i++) {
             Compute c = result.get(i);
@@ -124,6 +128,30 @@ public final class OpComputes {
             }
         }
         return result;
+    }
+
+    /**
+     * An operator outside {@link #HALF_OPS} on float16/bfloat16: its float32 compute over the inputs
+     * widened to float32 (exact), each 16-bit-float output rounded once at the end. The interpreter
+     * also widens and rounds once, but may compute in float64 (math functions, matmul and conv
+     * accumulation): results agree within float32 rounding before the final rounding, so mostly bit
+     * for bit and otherwise by one 16-bit-float ulp, not always exactly.
+     */
+    private static List<Compute> widened(String op, OpCompute rule, List<Tensor> inputs, Object attrs, List<TensorType> outs) {
+        List<Tensor> wide = new ArrayList<>();
+        for (Tensor t : inputs) {
+            wide.add(HalfFloats.isHalf(t.dtype()) ? Te.compute(t.name() + "_f32", t.shape(), ix -> new Cast(DType.FLOAT32, t.at(ix))) : t);
+        }
+        List<TensorType> wideOuts = new ArrayList<>();
+        for (TensorType t : outs) wideOuts.add(HalfFloats.isHalf(t.dtype()) ? new TensorType(t.shape(), DType.FLOAT32) : t);
+        List<Compute> result = rule.apply(new OpCall(op, wide, attrs, wideOuts));
+        List<Compute> narrowed = new ArrayList<>();
+        for (int i = 0; i < result.size(); i++) {
+            Compute c = result.get(i);
+            DType to = i < outs.size() ? outs.get(i).dtype() : c.dtype();
+            narrowed.add(HalfFloats.isHalf(to) ? Te.compute(c.name() + "_narrow", c.shape(), ix -> new Cast(to, c.at(ix))) : c);
+        }
+        return narrowed;
     }
 
     private static void flatten(String op, Type t, List<TensorType> out) {
@@ -136,9 +164,22 @@ public final class OpComputes {
         }
     }
 
+    /**
+     * Operators whose compute on float16/bfloat16 matches the interpreter bit for bit: the C emitter
+     * widens 16-bit floats to float32, computes, and rounds every 16-bit-float result back, which is
+     * what the interpreter's kernels for these do (casts round once from the source value; the
+     * arithmetic widens to float32 and rounds each result). Others (the math functions, which the
+     * interpreter evaluates in float64; reductions, which accumulate wider) compute in float32 over
+     * widened inputs and round once ({@link #widened}).
+     */
+    private static final Set<String> HALF_OPS = Set.of("cast", "cast_like", "add", "subtract", "multiply", "divide", "maximum", "minimum",
+            "negative", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "where", "nn.relu",
+            "reshape", "transpose", "squeeze", "expand_dims", "copy", "broadcast_to", "concatenate", "strided_slice", "take");
+
     private static void checkDtype(String op, DType t) {
-        if (t.lanes() != 1 || t.code() == DType.Code.BFLOAT || t.code() == DType.Code.FLOAT && t.bits() != 32 && t.bits() != 64) {
-            throw new UnsupportedOperationException(op + ": dtype " + t + " is not supported by the C kernels (float32/float64, integers and bool are)");
+        boolean half = HalfFloats.isHalf(t);
+        if (t.lanes() != 1 || !half && t.code() == DType.Code.FLOAT && t.bits() != 32 && t.bits() != 64) {
+            throw new UnsupportedOperationException(op + ": dtype " + t + " is not supported by the C kernels (scalar float16/bfloat16/float32/float64, integers and bool are)");
         }
     }
 

@@ -17,7 +17,7 @@ public final class Bounds {
             case Var v -> ranges.getOrDefault(v, Interval.EVERYTHING);
             case Load l -> Interval.EVERYTHING;
             case TensorLoad l -> Interval.EVERYTHING;
-            case Cast c -> c.dtype().code() == dev.relayfarm.ir.DType.Code.FLOAT ? Interval.EVERYTHING : of(c.value(), ranges);
+            case Cast c -> c.dtype().isFloat() ? Interval.EVERYTHING : of(c.value(), ranges);
             case Call c -> Interval.EVERYTHING;
             case Reduce r -> Interval.EVERYTHING;
             case Select s -> of(s.then(), ranges).union(of(s.otherwise(), ranges));

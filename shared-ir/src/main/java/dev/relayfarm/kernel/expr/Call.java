@@ -8,7 +8,7 @@ public record Call(MathFn fn, List<PrimExpr> args) implements PrimExpr {
     public Call {
         args = List.copyOf(args);
         if (args.size() != fn.arity) throw new IllegalArgumentException(fn + " takes " + fn.arity + " arguments, got " + args.size());
-        if (args.getFirst().dtype().code() != DType.Code.FLOAT) throw new IllegalArgumentException(fn + " needs float arguments, got " + args.getFirst().dtype());
+        if (!args.getFirst().dtype().isFloat()) throw new IllegalArgumentException(fn + " needs float arguments, got " + args.getFirst().dtype());
     }
 
     @Override

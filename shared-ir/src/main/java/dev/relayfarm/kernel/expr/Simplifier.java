@@ -105,7 +105,7 @@ public final class Simplifier {
             }
             return b;
         }
-        if (x.dtype().code() == DType.Code.FLOAT) {
+        if (x.dtype().isFloat()) {
             if (b.op() == BinaryOp.MUL && isFloat(y, 1.0) || (b.op() == BinaryOp.ADD || b.op() == BinaryOp.SUB) && isFloat(y, 0.0)
                     || b.op() == BinaryOp.DIV && isFloat(y, 1.0)) return x;
             if (b.op() == BinaryOp.MUL && isFloat(x, 1.0) || b.op() == BinaryOp.ADD && isFloat(x, 0.0)) return y;
@@ -228,6 +228,7 @@ public final class Simplifier {
 
     /** Rounds to the dtype's precision: float32 kernels compute in float, so folding must too. */
     private static double round(double v, DType dt) {
+        if (dev.relayfarm.ir.HalfFloats.isHalf(dt)) return dev.relayfarm.ir.HalfFloats.round(dt, v);
         return dt.bits() == 32 ? (double) (float) v : v;
     }
 
@@ -245,7 +246,7 @@ public final class Simplifier {
 
     private static PrimExpr cast(Cast c) {
         if (c.value().dtype().equals(c.dtype())) return c.value();
-        boolean toFloat = c.dtype().code() == DType.Code.FLOAT;
+        boolean toFloat = c.dtype().isFloat();
         if (c.value() instanceof IntImm i) return toFloat ? new FloatImm(round(i.value(), c.dtype()), c.dtype()) : new IntImm(i.value(), c.dtype());
         if (c.value() instanceof FloatImm f && !Double.isNaN(f.value()) && !Double.isInfinite(f.value())) {
             return toFloat ? new FloatImm(round(f.value(), c.dtype()), c.dtype()) : new IntImm((long) f.value(), c.dtype());

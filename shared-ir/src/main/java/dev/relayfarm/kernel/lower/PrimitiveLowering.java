@@ -203,13 +203,16 @@ public final class PrimitiveLowering {
     }
 
     private static PrimExpr literal(DType dt, double v) {
-        return dt.code() == DType.Code.FLOAT ? new FloatImm(v, dt) : new IntImm((long) v, dt);
+        return dt.isFloat() ? new FloatImm(v, dt) : new IntImm((long) v, dt);
     }
 
     private GroupValue call(String op, Call c, Map<Expr, GroupValue> values, Type outType) {
         List<Tensor> in = new ArrayList<>();
         for (Expr a : c.args()) in.addAll(values.get(a).flatten());
-        Optional<ScheduleTemplate> t = templates.isEmpty() ? Anchors.template(op, in, c.attrs(), names.fresh(op.replace("nn.", "").replace("contrib_", "")), config) : Optional.empty();
+        // The templates (conv2d, dense) accumulate in the output dtype: for float16/bfloat16 that would round
+        // every partial sum, so those ops take OpComputes' rule instead, which accumulates in float32 and rounds once.
+        boolean half = in.stream().anyMatch(x -> dev.relayfarm.ir.HalfFloats.isHalf(x.dtype()));
+        Optional<ScheduleTemplate> t = templates.isEmpty() && !half ? Anchors.template(op, in, c.attrs(), names.fresh(op.replace("nn.", "").replace("contrib_", "")), config) : Optional.empty();
         List<Compute> computes;
         if (t.isPresent()) {
             templates.add(t.get());

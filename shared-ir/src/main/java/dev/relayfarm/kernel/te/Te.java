@@ -68,14 +68,14 @@ public final class Te {
     }
 
     public static PrimExpr constant(DType dt, double v) {
-        return dt.code() == DType.Code.FLOAT ? new FloatImm(v, dt) : new IntImm((long) v, dt);
+        return dt.isFloat() ? new FloatImm(v, dt) : new IntImm((long) v, dt);
     }
 
     private static PrimExpr lowest(DType dt) {
-        return dt.code() == DType.Code.FLOAT ? new FloatImm(Double.NEGATIVE_INFINITY, dt) : new IntImm(dt.bits() == 64 ? Long.MIN_VALUE : -(1L << (dt.bits() - 1)), dt);
+        return dt.isFloat() ? new FloatImm(Double.NEGATIVE_INFINITY, dt) : new IntImm(dt.bits() == 64 ? Long.MIN_VALUE : -(1L << (dt.bits() - 1)), dt);
     }
 
     private static PrimExpr highest(DType dt) {
-        return dt.code() == DType.Code.FLOAT ? new FloatImm(Double.POSITIVE_INFINITY, dt) : new IntImm(dt.bits() == 64 ? Long.MAX_VALUE : (1L << (dt.bits() - 1)) - 1, dt);
+        return dt.isFloat() ? new FloatImm(Double.POSITIVE_INFINITY, dt) : new IntImm(dt.bits() == 64 ? Long.MAX_VALUE : (1L << (dt.bits() - 1)) - 1, dt);
     }
 }

@@ -74,7 +74,8 @@ public final class Activations {
         if (x.dtype().isFloat()) {
             for (int i = 0; i < n; i++) {
                 double v = x.getDouble(i);
-                out.setDouble(i, v < 0 ? slope * v : v);
+                // relu gives +0.0 for a negative input, as the float32 loop does (0 * v would be -0.0)
+                out.setDouble(i, v < 0 ? (slope == 0 ? 0.0 : slope * v) : v);
             }
         } else {
             for (int i = 0; i < n; i++) {

@@ -121,10 +121,11 @@ class ElementwiseComputesTest {
 
     @Test
     void unsupportedIsAnErrorNamingTheOperator() {
-        Tensor h = Te.placeholder("h", List.of(4), DType.FLOAT16);
+        DType vector = DType.parse("float32x4");
+        Tensor h = Te.placeholder("h", List.of(4), vector);
         UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-                () -> OpComputes.compute("exp", List.of(h), Attrs.EMPTY, TensorType.of(DType.FLOAT16, 4)));
-        assertEquals("exp: dtype float16 is not supported by the C kernels (float32/float64, integers and bool are)", e.getMessage());
+                () -> OpComputes.compute("exp", List.of(h), Attrs.EMPTY, TensorType.of(vector, 4)));
+        assertEquals("exp: dtype float32x4 is not supported by the C kernels (scalar float16/bfloat16/float32/float64, integers and bool are)", e.getMessage());
         Tensor i = Te.placeholder("i", List.of(4), DType.INT32);
         e = assertThrows(UnsupportedOperationException.class, () -> OpComputes.compute("exp", List.of(i), Attrs.EMPTY, TensorType.of(DType.INT32, 4)));
         assertEquals("exp: expects a floating-point tensor, got int32", e.getMessage());

@@ -60,11 +60,29 @@ final class OpKernelCases {
     private final List<String> buildFailures = new ArrayList<>();
     private KernelLibrary lib;
     private boolean exact;
+    private boolean bits;
 
     /** Floats must then equal the interpreter's bit for bit (so -0.0 differs from 0.0), not within a tolerance. */
     OpKernelCases exact() {
         exact = true;
         return this;
+    }
+
+    /**
+     * 16-bit float outputs may differ from the interpreter's by one ulp of their format (rounded from
+     * float32 and float64 results that differ by float32 rounding): rtol 2^-7 for bfloat16, 2^-10 for float16.
+     */
+    OpKernelCases halfTolerance() {
+        halfTolerance = true;
+        return this;
+    }
+
+    private boolean halfTolerance;
+
+    /** Outputs must equal the interpreter's storage bytes: {@link #exact()}, and NaN payloads too. */
+    OpKernelCases bitExact() {
+        bits = true;
+        return exact();
     }
 
     /**
@@ -138,7 +156,15 @@ final class OpKernelCases {
                 List<NDArray> expected = OpRegistry.get(c.op()).compute(in, c.attrs());
                 List<NDArray> actual = k.run(in);
                 if (expected.size() != actual.size()) throw new AssertionError(expected.size() + " outputs expected, got " + actual.size());
-                for (int i = 0; i < expected.size(); i++) compare(i, expected.get(i), actual.get(i), exact);
+                for (int i = 0; i < expected.size(); i++) {
+                    try {
+                        compare(i, expected.get(i), actual.get(i), exact);
+                    } catch (AssertionError e) {
+                        throw new AssertionError(e.getMessage() + (in.size() == 1 && in.getFirst().elementCount() == expected.get(i).elementCount()
+                                ? " (input element " + in.getFirst().getDouble(Integer.parseInt(e.getMessage().replaceAll(".* element (\\d+):.*", "$1"))) + ")" : ""));
+                    }
+                    if (bits) compareBits(i, expected.get(i), actual.get(i), in);
+                }
             } catch (RuntimeException | AssertionError e) {
                 failures.add(c.text() + "\n    -> " + e.getMessage());
             }
@@ -152,19 +178,42 @@ final class OpKernelCases {
         assertTrue(failures.isEmpty(), failures.size() + " of " + size() + " kernels differ:\n" + String.join("\n", failures));
     }
 
-    private static void compare(int output, NDArray e, NDArray a, boolean exact) {
+    private boolean halfToleranceFor(DType t) {
+        return halfTolerance && dev.relayfarm.ir.HalfFloats.isHalf(t);
+    }
+
+    private void compare(int output, NDArray e, NDArray a, boolean exact) {
         if (!Arrays.equals(e.shape(), a.shape())) throw new AssertionError("output " + output + ": shape " + Arrays.toString(a.shape()) + ", expected " + Arrays.toString(e.shape()));
         if (!e.dtype().equals(a.dtype())) throw new AssertionError("output " + output + ": dtype " + a.dtype() + ", expected " + e.dtype());
         int n = e.elementCount();
         for (int i = 0; i < n; i++) {
             if (e.dtype().isFloat()) {
                 double x = e.getDouble(i), y = a.getDouble(i);
-                boolean ok = exact ? Double.compare(x, y) == 0 : Double.isNaN(x) ? Double.isNaN(y) : x == y || Math.abs(x - y) <= 1e-6 + 1e-5 * Math.abs(x);
+                double rtol = !halfToleranceFor(e.dtype()) ? 1e-5 : e.dtype().code() == DType.Code.BFLOAT ? 0x1p-7 : 0x1p-10;
+                boolean ok = exact ? Double.compare(x, y) == 0 : Double.isNaN(x) ? Double.isNaN(y) : x == y || Math.abs(x - y) <= 1e-6 + rtol * Math.abs(x);
                 if (!ok) throw new AssertionError("output " + output + " element " + i + ": got " + y + ", expected " + x);
             } else if (e.getLong(i) != a.getLong(i)) {
                 throw new AssertionError("output " + output + " element " + i + ": got " + a.getLong(i) + ", expected " + e.getLong(i));
             }
         }
+    }
+
+    private static void compareBits(int output, NDArray e, NDArray a, List<NDArray> in) {
+        byte[] x = e.toBytes(), y = a.toBytes();
+        int w = e.dtype().storageBytes();
+        for (int i = 0; i < x.length; i++) {
+            if (x[i] != y[i]) {
+                int el = i / w;
+                String input = in.isEmpty() || in.getFirst().elementCount() <= el ? "" : " (first input " + in.getFirst().getDouble(el) + ")";
+                throw new AssertionError("output " + output + " element " + el + input + ": bytes differ, got " + hex(y, el * w, w) + ", expected " + hex(x, el * w, w));
+            }
+        }
+    }
+
+    private static String hex(byte[] b, int from, int n) {
+        StringBuilder s = new StringBuilder("0x");
+        for (int i = from + n - 1; i >= from; i--) s.append(String.format("%02x", b[i] & 0xff));
+        return s.toString();
     }
 
     static NDArray defaultGen(Random rnd, DType t, int[] shape) {
