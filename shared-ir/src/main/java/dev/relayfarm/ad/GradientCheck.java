@@ -76,7 +76,7 @@ public final class GradientCheck {
             List<NDArray> args = new ArrayList<>(inputs);
             for (int i = 0; i < numeric.length; i++) {
                 analytic[i] = a.getDouble(i);
-                NDArray plus = copy(x), minus = copy(x);
+                NDArray plus = x.copy(), minus = x.copy();
                 plus.setDouble(i, x.getDouble(i) + h);
                 minus.setDouble(i, x.getDouble(i) - h);
                 args.set(p, plus);
@@ -139,12 +139,6 @@ public final class GradientCheck {
 
     private static double scalar(Value v) {
         return ((TensorValue) v).data().getDouble(0);
-    }
-
-    private static NDArray copy(NDArray x) {
-        double[] d = new double[x.elementCount()];
-        for (int i = 0; i < d.length; i++) d[i] = x.getDouble(i);
-        return NDArray.fromDoubles(x.dtype(), x.shape(), d);
     }
 
     /** Seeded uniform inputs in [lo, hi) of the given type (float64 for gradient checks). */

@@ -51,11 +51,6 @@ public final class Grads {
         };
     }
 
-    /** An integer attribute of the call, or {@code fallback} when absent. */
-    public static long intAttr(GradientCall c, String name, long fallback) {
-        return c.attrs().get(name).map(v -> v instanceof AttrValue.IntValue i ? i.value() : fallback).orElse(fallback);
-    }
-
     /** A rank-0 constant of {@code dtype}. */
     public static Constant scalar(double value, DType dtype) {
         return new Constant(NDArray.fromDoubles(dtype, new int[0], new double[] {value}));

@@ -13,6 +13,7 @@ import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ops.nn.Activations.LeakyReluAttrs;
 import dev.relayfarm.ops.nn.Activations.PReluAttrs;
 import dev.relayfarm.ops.nn.BatchMatmul.BatchMatmulAttrs;
+import dev.relayfarm.ops.nn.BiasAdd;
 import dev.relayfarm.ops.nn.Lrn.LrnAttrs;
 import dev.relayfarm.ops.nn.Matmul.MatmulAttrs;
 import dev.relayfarm.ops.nn.Normalization.NormAttrs;
@@ -31,7 +32,7 @@ final class NnGradients {
         r.rule("nn.batch_matmul", NnGradients::batchMatmul);
         r.rule("nn.bias_add", (c, g) -> {
             int rank = c.outTensorType().rank();
-            int axis = (int) Grads.intAttr(c, "axis", 1);
+            int axis = c.<BiasAdd.BiasAddAttrs>parsedAttrs().axis();
             return List.<Expr>of(g, sumExcept(g, Rel.axis(c.op(), axis, rank)));
         });
         // The mask reads relu's output (positive exactly where the input is), so the input need not be kept: a

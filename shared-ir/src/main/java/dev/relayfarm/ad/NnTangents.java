@@ -37,6 +37,6 @@ final class NnTangents {
 
     /** {@code sum(e, axis=[softmax's axis], keepdims=True)}: broadcasts back over the axis. */
     private static Expr alongAxis(GradientCall c, Expr e) {
-        return call("sum", Grads.attrs("axis", new long[] {Grads.intAttr(c, "axis", -1)}, "keepdims", true), e);
+        return call("sum", Grads.attrs("axis", new long[] {c.<dev.relayfarm.ops.nn.Softmax.SoftmaxAttrs>parsedAttrs().axis()}, "keepdims", true), e);
     }
 }

@@ -70,7 +70,7 @@ final class TransformGradients {
         r.rule("gather", (c, g) -> {
             // gather reads data[.., indices[i], ..]; every read sends its adjoint back there, duplicates adding up.
             Expr zeros = call("zeros_like", c.arg(0));
-            return Arrays.asList(call("scatter_elements", attrs("axis", Grads.intAttr(c, "axis", 0), "reduction", "add"), zeros, c.arg(1), g), null);
+            return Arrays.asList(call("scatter_elements", attrs("axis", c.<dev.relayfarm.ops.transform.Gather.GatherAttrs>parsedAttrs().axis(), "reduction", "add"), zeros, c.arg(1), g), null);
         });
         r.rule("gather_nd", TransformGradients::gatherNd);
         r.rule("nn.pad", TransformGradients::pad);

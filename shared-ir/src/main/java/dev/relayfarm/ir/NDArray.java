@@ -274,6 +274,11 @@ public final class NDArray {
         }
     }
 
+    /** An independent array with the same dtype, shape and values. */
+    public NDArray copy() {
+        return fromBytes(dtype, shape.clone(), toBytes());
+    }
+
     /** Little-endian bytes of the storage (the inverse of {@link #fromBytes}). */
     public byte[] toBytes() {
         int n = elementCount();

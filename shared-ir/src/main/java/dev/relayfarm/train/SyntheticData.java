@@ -16,7 +16,7 @@ public final class SyntheticData {
 
     /** {@code samples} rows shaped like {@code x} (its first dimension replaced) and one-hot labels shaped like {@code y}. */
     public static Map<String, NDArray> classification(String xName, TensorType x, String yName, TensorType y, int samples, long seed) {
-        int[] xs = Training.shape(x).clone(), ys = Training.shape(y).clone();
+        int[] xs = x.staticShape(), ys = y.staticShape();
         if (ys.length != 2) throw new IllegalArgumentException("labels %" + yName + " must be (batch, classes), got " + y);
         int classes = ys[1];
         xs[0] = samples;

@@ -88,7 +88,7 @@ public final class Training {
         java.util.Set<Var> ones = scalesAndVariances(plan.model());
         for (Var p : plan.trained()) {
             TensorType t = (TensorType) p.annotation();
-            int[] shape = shape(t);
+            int[] shape = t.staticShape();
             NDArray a = NDArray.zeros(t.dtype(), shape);
             if (ones.contains(p)) {
                 for (int i = 0; i < a.elementCount(); i++) a.setDouble(i, 1);
@@ -127,7 +127,7 @@ public final class Training {
     public static double[] train(Plan plan, GradientStep step, Map<String, NDArray> dataset, Map<String, NDArray> params, Optimizer optimizer,
             int steps, long seed, StepListener listener) {
         int samples = checkDataset(plan, dataset);
-        int batch = shape((TensorType) plan.data().getFirst().annotation())[0];
+        int batch = ((TensorType) plan.data().getFirst().annotation()).staticShape()[0];
         int batchesPerEpoch = samples / batch;
         double[] losses = new double[steps];
         int[] order = null;
@@ -152,7 +152,7 @@ public final class Training {
         for (Var p : plan.data()) {
             NDArray a = dataset.get(p.name());
             if (a == null) throw new IllegalArgumentException("no data for %" + p.name());
-            int[] want = shape((TensorType) p.annotation());
+            int[] want = ((TensorType) p.annotation()).staticShape();
             int[] got = a.shape();
             if (got.length != want.length || !Arrays.equals(Arrays.copyOfRange(got, 1, got.length), Arrays.copyOfRange(want, 1, want.length))
                     || !a.dtype().equals(((TensorType) p.annotation()).dtype())) {
@@ -189,7 +189,4 @@ public final class Training {
         return out;
     }
 
-    static int[] shape(TensorType t) {
-        return Arrays.stream(dev.relayfarm.ad.Grads.staticShape(t, "training")).mapToInt(Math::toIntExact).toArray();
-    }
 }

@@ -95,13 +95,7 @@ class TrainingTest {
 
     static Map<String, NDArray> copy(Map<String, NDArray> params) {
         Map<String, NDArray> out = new LinkedHashMap<>();
-        params.forEach((k, v) -> out.put(k, NDArray.fromDoubles(v.dtype(), v.shape(), toDoubles(v))));
+        params.forEach((k, v) -> out.put(k, v.copy()));
         return out;
-    }
-
-    private static double[] toDoubles(NDArray a) {
-        double[] d = new double[a.elementCount()];
-        for (int i = 0; i < d.length; i++) d[i] = a.getDouble(i);
-        return d;
     }
 }

@@ -24,7 +24,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -218,13 +217,7 @@ public final class RunCommand implements Callable<Integer> {
 
     /** One array per input, in order, from the {@code --arg} files (or random with {@code --random}). */
     private List<NDArray> readInputs(String owner, List<Input> params) {
-        Map<String, Path> given = new LinkedHashMap<>();
-        for (String a : args) {
-            int eq = a.indexOf('=');
-            if (eq <= 0 || eq == a.length() - 1) throw new ModelInputException("--arg expects NAME=FILE.npy, got '" + a + "'");
-            String name = a.substring(0, eq).replaceFirst("^%", "");
-            if (given.put(name, Path.of(a.substring(eq + 1))) != null) throw new ModelInputException("--arg " + name + " given twice");
-        }
+        Map<String, Path> given = ModelFiles.namedFiles("--arg", args);
         List<String> names = params.stream().map(Input::name).toList();
         for (String name : given.keySet()) {
             if (!names.contains(name)) throw new ModelInputException(owner + " has no parameter %" + name + " (its parameters: " + names.stream().map(n -> "%" + n).toList() + ")");

@@ -5,7 +5,6 @@ import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Var;
-import dev.relayfarm.pipeline.ModelInputException;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.train.GradientStep;
@@ -107,14 +106,14 @@ public final class TrainCommand implements Callable<Integer> {
                 plan = Training.plan(model, new LinkedHashSet<>(xy));
                 dataset.putAll(SyntheticData.classification(xy.get(0), type(plan, xy.get(0)), xy.get(1), type(plan, xy.get(1)), synthetic, seed));
             } else {
-                for (Map.Entry<String, Path> e : pairs("--data", data).entrySet()) dataset.put(e.getKey(), Npy.read(e.getValue()));
+                for (Map.Entry<String, Path> e : ModelFiles.namedFiles("--data", data).entrySet()) dataset.put(e.getKey(), Npy.read(e.getValue()));
                 plan = Training.plan(model, dataset.keySet());
             }
         } catch (IllegalArgumentException e) {
             return CliErrors.report(spec, source.name() + ": " + e.getMessage());
         }
         Map<String, NDArray> params = Training.initialParams(plan, seed);
-        for (Map.Entry<String, Path> e : pairs("--init", init).entrySet()) {
+        for (Map.Entry<String, Path> e : ModelFiles.namedFiles("--init", init).entrySet()) {
             if (!params.containsKey(e.getKey())) return CliErrors.report(spec, "--init " + e.getKey() + ": not a trained parameter of @main (trained: " + params.keySet() + ")");
             NDArray v = Npy.read(e.getValue());
             NDArray want = params.get(e.getKey());
@@ -164,16 +163,5 @@ public final class TrainCommand implements Callable<Integer> {
 
     private static TensorType type(Training.Plan plan, String name) {
         return (TensorType) plan.params().stream().filter(p -> p.name().equals(name)).findFirst().orElseThrow().annotation();
-    }
-
-    private static Map<String, Path> pairs(String option, List<String> values) {
-        Map<String, Path> m = new LinkedHashMap<>();
-        for (String a : values) {
-            int eq = a.indexOf('=');
-            if (eq <= 0 || eq == a.length() - 1) throw new ModelInputException(option + " expects NAME=FILE.npy, got '" + a + "'");
-            String name = a.substring(0, eq).startsWith("%") ? a.substring(1, eq) : a.substring(0, eq);
-            if (m.put(name, Path.of(a.substring(eq + 1))) != null) throw new ModelInputException(option + " " + name + " given twice");
-        }
-        return m;
     }
 }
