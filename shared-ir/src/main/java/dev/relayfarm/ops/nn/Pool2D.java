@@ -93,10 +93,9 @@ public final class Pool2D {
                 for (int xx = 0; xx < ow; xx++) {
                     int x0 = xx * sw - pl;
                     double acc = max ? Double.NEGATIVE_INFINITY : 0;
-                    int valid = 0, rowsInPad = 0, colsInPad = 0;
+                    int valid = 0;
                     for (int r = 0; r < kh; r++) {
                         int ih = y0 + r * dh;
-                        if (ih <= h + pb - 1) rowsInPad++;
                         if (ih < 0 || ih >= h) continue;
                         for (int s = 0; s < kw; s++) {
                             int iw = x0 + s * dw;
@@ -106,10 +105,9 @@ public final class Pool2D {
                             valid++;
                         }
                     }
-                    for (int s = 0; s < kw; s++) if (x0 + s * dw <= w + pr - 1) colsInPad++;
                     double result;
                     if (max) result = valid == 0 ? lowest : acc;
-                    else result = acc / Math.max(1, a.countIncludePad() ? rowsInPad * colsInPad : valid);
+                    else result = acc / PoolWindows.avgDivisor(y0, x0, kh, kw, dh, dw, h, w, pb, pr, a.countIncludePad());
                     out[ob + y * ow + xx] = result;
                 }
             }

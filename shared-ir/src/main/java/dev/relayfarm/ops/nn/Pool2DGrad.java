@@ -116,16 +116,7 @@ public final class Pool2DGrad {
                         if (at >= 0) res[xb + at] += gv;
                         continue;
                     }
-                    // the forward divisor: elements inside the input, or with count_include_pad the positions inside
-                    // input + padding (never the extra ceil_mode cells)
-                    int valid = 0, rowsInPad = 0, colsInPad = 0;
-                    for (int r = 0; r < kh; r++) {
-                        int ih = y0 + r * dh;
-                        if (ih <= h + pb - 1) rowsInPad++;
-                        if (ih >= 0 && ih < h) for (int s = 0; s < kw; s++) if (x0 + s * dw >= 0 && x0 + s * dw < w) valid++;
-                    }
-                    for (int s = 0; s < kw; s++) if (x0 + s * dw <= w + pr - 1) colsInPad++;
-                    double share = gv / Math.max(1, a.countIncludePad() ? rowsInPad * colsInPad : valid);
+                    double share = gv / PoolWindows.avgDivisor(y0, x0, kh, kw, dh, dw, h, w, pb, pr, a.countIncludePad());
                     for (int r = 0; r < kh; r++) {
                         int ih = y0 + r * dh;
                         if (ih < 0 || ih >= h) continue;

@@ -118,4 +118,20 @@ public final class PoolWindows {
         });
         return Arrays2.fromDoubles(x.dtype(), shape, res);
     }
+
+    /**
+     * What a 2-D average-pool window starting at ({@code y0}, {@code x0}) divides by: the elements inside the input,
+     * or with {@code countIncludePad} the positions inside input + padding (never the extra ceil_mode cells); at
+     * least 1. The forward kernel and its gradient share it, so they cannot disagree on an edge window.
+     */
+    static int avgDivisor(int y0, int x0, int kh, int kw, int dh, int dw, int h, int w, int pb, int pr, boolean countIncludePad) {
+        int valid = 0, rowsInPad = 0, colsInPad = 0;
+        for (int r = 0; r < kh; r++) {
+            int ih = y0 + r * dh;
+            if (ih <= h + pb - 1) rowsInPad++;
+            if (ih >= 0 && ih < h) for (int s = 0; s < kw; s++) if (x0 + s * dw >= 0 && x0 + s * dw < w) valid++;
+        }
+        for (int s = 0; s < kw; s++) if (x0 + s * dw <= w + pr - 1) colsInPad++;
+        return Math.max(1, countIncludePad ? rowsInPad * colsInPad : valid);
+    }
 }
