@@ -23,8 +23,9 @@ final class AdPrograms {
      * only into nested scopes.
      */
     static InferResult typedAnf(IRModule module) {
-        IRModule checked = TypeInference.infer(module).module();
-        return TypeInference.infer(new ToANormalForm().run(checked, new PassContext(PassOptions.level(0))).module());
+        // A-normal form needs no types, so the module is typed once, after it (a type error still names the
+        // original node: the form only adds bindings around it)
+        return TypeInference.infer(new ToANormalForm().run(module, new PassContext(PassOptions.level(0))).module());
     }
 
     static GlobalVar global(InferResult typed, String name, String mode) {

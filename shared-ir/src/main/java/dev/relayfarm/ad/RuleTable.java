@@ -68,8 +68,4 @@ public final class RuleTable<R> {
     public Set<String> differentiable() {
         return rules.keySet();
     }
-
-    public Set<String> constantOps() {
-        return constant;
-    }
 }
