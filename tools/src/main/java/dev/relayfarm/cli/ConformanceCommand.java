@@ -64,11 +64,7 @@ public final class ConformanceCommand implements Callable<Integer> {
             return CliErrors.report(spec, e.getMessage());
         }
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
-        CompileOptions compile = CompileOptions.host(level);
-        Conformance.Summary s = Conformance.run(tests, new OnnxCheck.Options(ImportOptions.DEFAULT, null,
-                m -> level == 0 ? m : Stages.optimize(m, level, compile.target()),
-                backend.equals("c") ? new CBackend(compile, 1) : OnnxCheck.Backend.INTERPRETER),
-                n, timeoutSeconds * 1000, r -> {
+        Conformance.Summary s = Conformance.run(tests, options(backend.equals("c"), level), n, timeoutSeconds * 1000, r -> {
             if (!quiet || r.status() != OnnxCheck.Status.PASS) spec.commandLine().getOut().println(r.line());
         });
         spec.commandLine().getOut().println();
@@ -77,5 +73,13 @@ public final class ConformanceCommand implements Callable<Integer> {
         spec.commandLine().getOut().println(s.countsLine());
         spec.commandLine().getOut().flush();
         return s.passed() >= minPass ? 0 : 1;
+    }
+
+    /** How a test runs: imported, optimized at {@code level} (0: not at all), then interpreted or compiled to an artifact. */
+    static OnnxCheck.Options options(boolean compiled, int level) {
+        CompileOptions compile = CompileOptions.host(level);
+        return new OnnxCheck.Options(ImportOptions.DEFAULT, null,
+                m -> level == 0 ? m : Stages.optimize(m, level, compile.target()),
+                compiled ? new CBackend(compile, 1) : OnnxCheck.Backend.INTERPRETER);
     }
 }

@@ -25,6 +25,7 @@ import picocli.CommandLine;
             OptCommand.class,
             BenchCommand.class,
             ConformanceCommand.class,
+            OpsCommand.class,
             ParseCommand.class,
             InferCommand.class,
             JsonCommand.class,
