@@ -44,6 +44,7 @@ public final class OnnxConverters {
         FourierConverters.register(b);
         GridConverters.register(b);
         IndexingConverters.register(b);
+        TextConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 
