@@ -45,6 +45,7 @@ public final class OnnxConverters {
         GridConverters.register(b);
         IndexingConverters.register(b);
         TextConverters.register(b);
+        MlConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 

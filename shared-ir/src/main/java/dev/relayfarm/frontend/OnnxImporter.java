@@ -61,6 +61,8 @@ public final class OnnxImporter {
     private final List<Var> params = new ArrayList<>();
     private GraphProto mainGraph;
     private long opset;
+    /** The opset each imported domain's operators follow ("" is the default domain). */
+    private Map<String, Long> opsets = Map.of();
     private int functionDepth;
 
     private OnnxImporter(String modelName, Path baseDir, ImportOptions options) {
@@ -80,7 +82,8 @@ public final class OnnxImporter {
     }
 
     private IRModule run(ModelProto model) {
-        opset = OnnxModels.opsets(model).getOrDefault("", 1L);
+        opsets = OnnxModels.opsets(model);
+        opset = opsets.getOrDefault("", 1L);
         for (FunctionProto f : model.getFunctionsList()) functions.put(functionKey(f.getDomain(), f.getName()), f);
         GraphProto g = model.getGraph();
         mainGraph = g;
@@ -147,13 +150,11 @@ public final class OnnxImporter {
             expandFunction(local, node, inputs, scope);
             return;
         }
-        if (!domain.isEmpty()) {
-            throw new UnsupportedOpException(modelName + ": node '" + node.getName() + "' (" + node.getOpType() + "): operators of domain '"
-                    + domain + "' are not supported", domain + "." + node.getOpType());
-        }
-        OnnxNode n = new OnnxNode(node, opset, modelName, baseDir, inputs, this, scope);
-        OnnxConverter converter = OnnxConverters.find(node.getOpType())
-                .orElseThrow(() -> new UnsupportedOpException(n.where() + ": operator " + node.getOpType() + " is not supported", node.getOpType()));
+        // Operators of other domains (ai.onnx.ml, ai.onnx.preview...) are registered under "domain.OpType".
+        String key = domain.isEmpty() ? node.getOpType() : domain + "." + node.getOpType();
+        OnnxNode n = new OnnxNode(node, domain.isEmpty() ? opset : opsets.getOrDefault(domain, 1L), modelName, baseDir, inputs, this, scope);
+        OnnxConverter converter = OnnxConverters.find(key)
+                .orElseThrow(() -> new UnsupportedOpException(n.where() + ": operator " + key + " is not supported", key));
         List<Expr> outs;
         try {
             outs = converter.convert(n);

@@ -1,0 +1,225 @@
+package dev.relayfarm.frontend;
+
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ir.TensorType;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Operators of the {@code ai.onnx.ml} domain over numeric tensors: Binarizer, ArrayFeatureExtractor,
+ * TreeEnsemble. Each is static dataflow of existing Relay operators, so it compiles like the rest.
+ */
+final class MlConverters {
+    private MlConverters() {}
+
+    private static final String ML = "ai.onnx.ml.";
+
+    static void register(OnnxConverters.Builder b) {
+        b.add(ML + "Binarizer", n -> {
+            Expr x = n.input(0);
+            Expr above = n.call("greater", x, MathConverters.scalar(n, x, n.attrFloat("threshold", 0f)));
+            return List.of(n.call("where", above, MathConverters.scalar(n, x, 1), MathConverters.scalar(n, x, 0)));
+        });
+        b.add(ML + "ArrayFeatureExtractor", n -> {
+            int rank = n.inputRank(0);
+            Expr y = n.call("take", List.of(n.input(0), n.input(1)), "axis", (long) rank - 1);
+            // A 1-D input gives one row, [1, k], as ONNX's reference and ONNX Runtime do.
+            return List.of(rank == 1 ? n.call("expand_dims", List.of(y), "axis", 0L, "num_newaxis", 1L) : y);
+        });
+        b.add(ML + "TreeEnsemble", MlConverters::treeEnsemble);
+    }
+
+    /** Node modes of TreeEnsemble (opset 5). */
+    private static final int LEQ = 0, LT = 1, GTE = 2, GT = 3, EQ = 4, NEQ = 5, MEMBER = 6;
+    private static final String[] COMPARISONS = {"less_equal", "less", "greater_equal", "greater", "equal", "not_equal"};
+
+    /**
+     * TreeEnsemble as three matrix products, so that it stays a handful of operators however many
+     * trees there are: (1) every branch node's condition for every row at once — the node's feature
+     * gathered into an [N, K] matrix and compared with the splits under each mode (set membership:
+     * equality with every (node, value) pair, summed per node by a constant matrix); (2) the leaf
+     * each tree reaches — a leaf's path is a set of nodes that must be true and a set that must be
+     * false, so the row reaches leaf l exactly when (conditions · must-be-true) + (negations ·
+     * must-be-false) equals the path's length; (3) the reached leaves' weights summed per target by
+     * a constant [targets, leaves] matrix (divided by the number of trees for AVERAGE), then the post
+     * transform. MIN/MAX aggregation and the PROBIT/SOFTMAX_ZERO transforms are refused.
+     */
+    private static List<Expr> treeEnsemble(OnnxNode n) {
+        TensorType xt = n.inputType(0);
+        if (xt.rank() != 2) throw n.unsupported("input must be [N, features], got " + xt);
+        DType dt = xt.dtype();
+        if (!dt.isFloat()) throw n.unsupported("input must be a float tensor, got " + dt);
+        long[] features = n.attrInts("nodes_featureids"), trueIds = n.attrInts("nodes_truenodeids"), falseIds = n.attrInts("nodes_falsenodeids");
+        long[] trueLeafs = n.attrInts("nodes_trueleafs"), falseLeafs = n.attrInts("nodes_falseleafs"), roots = n.attrInts("tree_roots");
+        long[] leafTargets = n.attrInts("leaf_targetids");
+        long[] tracksTrue = n.hasAttr("nodes_missing_value_tracks_true") ? n.attrInts("nodes_missing_value_tracks_true") : new long[features.length];
+        NDArray modes = n.attrTensor("nodes_modes"), splits = n.attrTensor("nodes_splits"), weights = n.attrTensor("leaf_weights");
+        NDArray members = n.attrTensor("membership_values");
+        int targets = (int) n.attrInt("n_targets", 0);
+        int aggregate = (int) n.attrInt("aggregate_function", 1), post = (int) n.attrInt("post_transform", 0);
+        int k = features.length;
+        if (modes == null || splits == null || weights == null) throw n.unsupported("nodes_modes, nodes_splits and leaf_weights are required");
+        for (long[] a : List.of(trueIds, falseIds, trueLeafs, falseLeafs, tracksTrue)) {
+            if (a.length != k) throw n.unsupported("every nodes_* attribute needs " + k + " entries (one per node, as nodes_featureids)");
+        }
+        if (modes.elementCount() != k || splits.elementCount() != k) throw n.unsupported("nodes_modes and nodes_splits need " + k + " entries");
+        if (leafTargets.length != weights.elementCount()) throw n.unsupported("leaf_targetids and leaf_weights differ in length");
+        if (aggregate != 0 && aggregate != 1) throw n.unsupported("aggregate_function " + aggregate + " (MIN/MAX) is not supported; AVERAGE (0) and SUM (1) are");
+        if (post > 2) throw n.unsupported("post_transform " + post + " (SOFTMAX_ZERO/PROBIT) is not supported; NONE, SOFTMAX and LOGISTIC are");
+        long nFeatures = xt.shape().get(1).isStatic() ? xt.shape().get(1).value() : Long.MAX_VALUE;
+        for (long f : features) if (f < 0 || f >= nFeatures) throw n.unsupported("nodes_featureids has feature " + f + " outside the input's " + nFeatures);
+        for (long t : leafTargets) if (t < 0 || t >= targets) throw n.unsupported("leaf_targetids has target " + t + " outside n_targets " + targets);
+
+        // (1) conditions [N, K]
+        Expr x = n.input(0);
+        Expr gathered = n.call("take", List.of(x, ints(features)), "axis", 1L);
+        Expr split = OnnxNode.constant(splits.dtype().equals(dt) ? splits : cast(splits, dt));
+        Expr cond = null;
+        List<Integer> memberNodes = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+            long m = modes.getLong(i);
+            if (m < LEQ || m > MEMBER) throw n.unsupported("nodes_modes[" + i + "] is " + m + ", not a mode 0..6");
+            if (m == MEMBER) memberNodes.add(i);
+        }
+        for (int mode = LEQ; mode <= NEQ; mode++) {
+            boolean[] mask = maskOf(modes, mode);
+            if (mask == null) continue;
+            Expr c = n.call(COMPARISONS[mode], gathered, split);
+            cond = cond == null ? c : n.call("where", bools(mask), c, cond);
+        }
+        if (!memberNodes.isEmpty()) {
+            Expr member = membership(n, x, dt, features, memberNodes, members, k);
+            cond = cond == null ? member : n.call("where", bools(maskOf(modes, MEMBER)), member, cond);
+        }
+        boolean[] tracks = new boolean[k];
+        boolean anyTracks = false;
+        for (int i = 0; i < k; i++) anyTracks |= tracks[i] = tracksTrue[i] != 0;
+        if (anyTracks) cond = n.call("logical_or", cond, n.call("logical_and", n.call("isnan", gathered), bools(tracks)));
+
+        // (2) leaves reached [N, L]: paths from every root
+        List<int[]> mustTrue = new ArrayList<>(), mustFalse = new ArrayList<>();
+        List<Integer> leafOf = new ArrayList<>();
+        for (long root : roots) {
+            if (root < 0 || root >= k) throw n.unsupported("tree_roots has node " + root + " outside the " + k + " nodes");
+            paths(n, (int) root, trueIds, falseIds, trueLeafs, falseLeafs, leafTargets.length, mustTrue, mustFalse, leafOf);
+        }
+        int l = leafOf.size();
+        float[] tMat = new float[l * k], fMat = new float[l * k], depth = new float[l];
+        for (int p = 0; p < l; p++) {
+            for (int node : mustTrue.get(p)) tMat[p * k + node] = 1;
+            for (int node : mustFalse.get(p)) fMat[p * k + node] = 1;
+            depth[p] = mustTrue.get(p).length + mustFalse.get(p).length;
+        }
+        Expr c = MathConverters.cast(n, cond, DType.FLOAT32);
+        Expr notC = n.call("subtract", OnnxNode.constant(NDArray.scalar(1f)), c);
+        Expr matches = n.call("add", n.call("nn.dense", c, f32(new int[] {l, k}, tMat)), n.call("nn.dense", notC, f32(new int[] {l, k}, fMat)));
+        Expr reached = MathConverters.cast(n, n.call("equal", matches, f32(new int[] {l}, depth)), dt);
+
+        // (3) weights per target
+        double[] w = new double[targets * l];
+        for (int p = 0; p < l; p++) {
+            int leaf = leafOf.get(p);
+            w[(int) leafTargets[leaf] * l + p] += weights.getDouble(leaf) / (aggregate == 0 ? roots.length : 1);
+        }
+        Expr y = n.call("nn.dense", reached, OnnxNode.constant(NDArray.fromDoubles(dt, new int[] {targets, l}, w)));
+        return List.of(switch (post) {
+            case 1 -> n.call("nn.softmax", List.of(y), "axis", 1L);
+            case 2 -> n.call("sigmoid", y);
+            default -> y;
+        });
+    }
+
+    /** Set membership for MEMBER nodes as [N, K] (false elsewhere): their sets are membership_values split at NaNs, in node order. */
+    private static Expr membership(OnnxNode n, Expr x, DType dt, long[] features, List<Integer> memberNodes, NDArray values, int k) {
+        if (values == null) throw n.unsupported("BRANCH_MEMBER nodes need membership_values");
+        List<Long> pairFeature = new ArrayList<>();
+        List<Double> pairValue = new ArrayList<>();
+        List<Integer> pairNode = new ArrayList<>();
+        int set = 0;
+        for (int i = 0; i < values.elementCount() && set < memberNodes.size(); i++) {
+            double v = values.getDouble(i);
+            if (Double.isNaN(v)) {
+                set++;
+                continue;
+            }
+            int node = memberNodes.get(set);
+            pairFeature.add(features[node]);
+            pairValue.add(v);
+            pairNode.add(node);
+        }
+        if (set < memberNodes.size() - 1 || pairNode.isEmpty()) {
+            throw n.unsupported("membership_values holds " + (set + 1) + " NaN-separated sets for " + memberNodes.size() + " BRANCH_MEMBER nodes");
+        }
+        int p = pairNode.size();
+        Expr xs = n.call("take", List.of(x, ints(pairFeature.stream().mapToLong(Long::longValue).toArray())), "axis", 1L);
+        Expr eq = MathConverters.cast(n, n.call("equal", xs, OnnxNode.constant(NDArray.fromDoubles(dt, new int[] {p},
+                pairValue.stream().mapToDouble(Double::doubleValue).toArray()))), DType.FLOAT32);
+        float[] a = new float[k * p];
+        for (int i = 0; i < p; i++) a[pairNode.get(i) * p + i] = 1;
+        return n.call("greater", n.call("nn.dense", eq, f32(new int[] {k, p}, a)), OnnxNode.constant(NDArray.scalar(0f)));
+    }
+
+    /** Every root-to-leaf path of one tree (iterative, a DAG's shared nodes walked once per path). */
+    private static void paths(OnnxNode n, int root, long[] trueIds, long[] falseIds, long[] trueLeafs, long[] falseLeafs, int leaves,
+                              List<int[]> mustTrue, List<int[]> mustFalse, List<Integer> leafOf) {
+        record Step(int node, int[] t, int[] f) {}
+        java.util.ArrayDeque<Step> work = new java.util.ArrayDeque<>();
+        work.push(new Step(root, new int[0], new int[0]));
+        int limit = 1 << 20;
+        while (!work.isEmpty()) {
+            Step s = work.pop();
+            if (s.t().length + s.f().length > trueIds.length) throw n.unsupported("the tree from root " + root + " has a cycle");
+            for (boolean branch : new boolean[] {true, false}) {
+                int[] t = branch ? append(s.t(), s.node()) : s.t();
+                int[] f = branch ? s.f() : append(s.f(), s.node());
+                long next = branch ? trueIds[s.node()] : falseIds[s.node()];
+                boolean leaf = (branch ? trueLeafs[s.node()] : falseLeafs[s.node()]) != 0;
+                if (leaf) {
+                    if (next < 0 || next >= leaves) throw n.unsupported("node " + s.node() + " points to leaf " + next + " outside the " + leaves + " leaves");
+                    mustTrue.add(t);
+                    mustFalse.add(f);
+                    leafOf.add((int) next);
+                    if (leafOf.size() > limit) throw n.unsupported("more than " + limit + " root-to-leaf paths");
+                } else {
+                    if (next < 0 || next >= trueIds.length) throw n.unsupported("node " + s.node() + " points to node " + next + " outside the " + trueIds.length + " nodes");
+                    work.push(new Step((int) next, t, f));
+                }
+            }
+        }
+    }
+
+    private static int[] append(int[] a, int v) {
+        int[] out = java.util.Arrays.copyOf(a, a.length + 1);
+        out[a.length] = v;
+        return out;
+    }
+
+    private static boolean[] maskOf(NDArray modes, int mode) {
+        boolean[] mask = new boolean[(int) modes.elementCount()];
+        boolean any = false;
+        for (int i = 0; i < mask.length; i++) any |= mask[i] = modes.getLong(i) == mode;
+        return any ? mask : null;
+    }
+
+    private static Expr bools(boolean[] mask) {
+        long[] v = new long[mask.length];
+        for (int i = 0; i < mask.length; i++) v[i] = mask[i] ? 1 : 0;
+        return OnnxNode.constant(NDArray.fromLongs(DType.BOOL, new int[] {mask.length}, v));
+    }
+
+    private static Expr ints(long[] v) {
+        return OnnxNode.constant(NDArray.fromLongs(DType.INT64, new int[] {v.length}, v));
+    }
+
+    private static Expr f32(int[] shape, float[] v) {
+        return OnnxNode.constant(NDArray.wrap(DType.FLOAT32, shape, v));
+    }
+
+    private static NDArray cast(NDArray a, DType dt) {
+        double[] v = new double[(int) a.elementCount()];
+        for (int i = 0; i < v.length; i++) v[i] = a.getDouble(i);
+        return NDArray.fromDoubles(dt, a.shape(), v);
+    }
+}
