@@ -147,12 +147,14 @@ public final class OnnxImporter {
             expandFunction(local, node, inputs, scope);
             return;
         }
-        if (!domain.isEmpty()) {
+        // an operator of another domain is registered as "domain.OpType" (e.g. ai.onnx.preview.FlexAttention)
+        String key = domain.isEmpty() ? node.getOpType() : domain + "." + node.getOpType();
+        if (!domain.isEmpty() && OnnxConverters.find(key).isEmpty()) {
             throw new UnsupportedOpException(modelName + ": node '" + node.getName() + "' (" + node.getOpType() + "): operators of domain '"
-                    + domain + "' are not supported", domain + "." + node.getOpType());
+                    + domain + "' are not supported", key);
         }
         OnnxNode n = new OnnxNode(node, opset, modelName, baseDir, inputs, this, scope);
-        OnnxConverter converter = OnnxConverters.find(node.getOpType())
+        OnnxConverter converter = OnnxConverters.find(key)
                 .orElseThrow(() -> new UnsupportedOpException(n.where() + ": operator " + node.getOpType() + " is not supported", node.getOpType()));
         List<Expr> outs;
         try {
