@@ -31,7 +31,9 @@ import java.util.List;
  *       in consecutive groups (GQA/MQA). Everything is computed in float32 (as ONNX's function body
  *       does) and cast back: the output to the query's type, the state to the past state's (or the
  *       query's). The decay differences are masked to −∞ above the diagonal before {@code exp}, so no
- *       {@code e^{−G}} can overflow.
+ *       {@code e^{−G}} can overflow. Cost: the pairwise terms take [B, H, T, T] memory, and
+ *       [B, H, T, T, d_k] with a decay per key dimension (no chunking yet: {@code chunk_size} is ignored,
+ *       as the spec allows).
  * </ul>
  */
 final class RecurrentStateConverters {
@@ -233,8 +235,16 @@ final class RecurrentStateConverters {
         return u;
     }
 
-    /** {@code Σ_d x[.., t, d] · y[.., i, d] · w[.., t, i, d]} as [.., T, T]. */
+    /**
+     * {@code Σ_d x[.., t, d] · y[.., i, d] · w[.., t, i, d]} as [.., T, T]. A weight that does not vary
+     * with d (no decay, or one per head) factors out: {@code (x yᵀ) ⊙ w}, a matmul, without the
+     * [.., T, T, d] intermediate that a decay per key dimension needs.
+     */
     private static Expr pairKernel(OnnxNode n, Expr x, Expr y, Expr w) {
+        int[] ws = ((TensorType) n.typeOf(w)).staticShape();
+        if (ws[ws.length - 1] == 1) {
+            return n.call("multiply", matmul(n, x, y, false, true), n.call("squeeze", List.of(w), "axis", new long[] {ws.length - 1}));
+        }
         Expr xt = n.call("expand_dims", List.of(x), "axis", 3L, "num_newaxis", 1L);
         Expr yi = n.call("expand_dims", List.of(y), "axis", 2L, "num_newaxis", 1L);
         return n.call("sum", List.of(n.call("multiply", n.call("multiply", xt, yi), w)), "axis", new long[] {-1}, "keepdims", false);
