@@ -216,6 +216,19 @@ class RecurrentStateConvertersTest {
         assertTrue(heads.contains("3 query heads are not a multiple of 2 key/value heads"), heads);
     }
 
+    @Test
+    void flexAttentionRejectsAModOfTwoInputsAndOtherPreviewOpsStayUnsupported() {
+        NDArray x = f32(new int[] {1, 1, 1, 1}, 1);
+        GraphProto two = GraphProto.newBuilder().addInput(tensor("s", F)).addInput(tensor("t", F)).addOutput(tensor("out", F))
+                .addNode(node("Add", "m", List.of("s", "t"), List.of("out"))).build();
+        AttributeProto mod = AttributeProto.newBuilder().setName("score_mod").setType(AttributeProto.AttributeType.GRAPH).setG(two).build();
+        String m = assertThrows(RuntimeException.class, () -> run("FlexAttention", "ai.onnx.preview", List.of(x, x, x), 1, mod)).getMessage();
+        assertTrue(m.contains("score_mod must take one tensor and return one, got 2 inputs and 1 outputs"), m);
+        UnsupportedOpException u = assertThrows(UnsupportedOpException.class, () -> run("Frobnicate", "ai.onnx.preview", List.of(x), 1));
+        assertEquals("ai.onnx.preview.Frobnicate", u.what());
+        assertTrue(u.getMessage().contains("operators of domain 'ai.onnx.preview' are not supported"), u.getMessage());
+    }
+
     /** A graph attribute {@code out = op(in, c)} for a float constant c. */
     private static AttributeProto graphAttr(String name, String op, float c) {
         GraphProto g = GraphProto.newBuilder().addInput(tensor("in", F)).addOutput(tensor("out", F))
