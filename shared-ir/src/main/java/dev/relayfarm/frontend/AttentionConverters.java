@@ -15,7 +15,8 @@ import java.util.List;
  * from the mask (bool: -inf where false; float: added; shorter than the keys: padded with -inf),
  * the causal rule (query i sees key j iff j <= i + past length, or i + nonpad - q_len per batch
  * with an external cache) and nonpad_kv_seqlen; scores {@code (Q·√s)(K·√s)ᵀ}, optional softcap
- * {@code c·tanh(x/c)} before the bias, softmax over the keys, times V.
+ * {@code c·tanh(x/c)} before the bias, softmax over the keys, times V. Also RotaryEmbedding and
+ * ai.onnx.preview's FlexAttention (its score/probability subgraphs inlined), documented at each.
  */
 final class AttentionConverters {
     private AttentionConverters() {}

@@ -34,8 +34,11 @@ import java.util.List;
  * </ul>
  *
  * <pre>
- * %0 = concatenate((meta[Constant][0] /* (2, 4, 0) *&#47;, %x), axis=2);  (%0, strided_slice(%0, begin=[8], end=[8], axes=[2]))
- *   ==>  (concatenate((%x,), axis=2), meta[Constant][1] /* (2, 4, 0) *&#47;)
+ * def @main(%x: Tensor[(2, 3), float32]) {
+ *   %0 = concatenate((zeros(shape=[2, 0], dtype="float32"), %x), axis=1);
+ *   (%0, strided_slice(%0, begin=[3], end=[3], strides=[1], axes=[1]))
+ * }
+ *   ==>  (concatenate((%x,), axis=1), meta[relay.Constant][0])      the constant: float32 of shape (2, 0)
  * </pre>
  *
  * Not done: calls of functions are left as they are (they may have effects); an empty operand of any
