@@ -4,6 +4,7 @@ import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.ir.Type;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,7 +15,8 @@ import java.util.List;
  * from the mask (bool: -inf where false; float: added; shorter than the keys: padded with -inf),
  * the causal rule (query i sees key j iff j <= i + past length, or i + nonpad - q_len per batch
  * with an external cache) and nonpad_kv_seqlen; scores {@code (Q·√s)(K·√s)ᵀ}, optional softcap
- * {@code c·tanh(x/c)} before the bias, softmax over the keys, times V.
+ * {@code c·tanh(x/c)} before the bias, softmax over the keys, times V. Also RotaryEmbedding and
+ * ai.onnx.preview's FlexAttention (its score/probability subgraphs inlined), documented at each.
  */
 final class AttentionConverters {
     private AttentionConverters() {}
@@ -22,6 +24,7 @@ final class AttentionConverters {
     static void register(OnnxConverters.Builder b) {
         b.add("Attention", AttentionConverters::attention);
         b.add("RotaryEmbedding", AttentionConverters::rotaryEmbedding);
+        b.add("ai.onnx.preview.FlexAttention", AttentionConverters::flexAttention);
     }
 
     private static int[] shape(OnnxNode n, Expr e, String what) {
@@ -162,10 +165,64 @@ final class AttentionConverters {
 
     /** [B, H, S, D] -> [B, H*r, S, D] with each head repeated r times in place (h0, h0, h1, h1, ...). */
     private static Expr repeatHeads(OnnxNode n, Expr x, long r) {
+        if (r == 1) return x;
         int[] s = shape(n, x, "K/V");
         Expr e = n.call("expand_dims", List.of(x), "axis", 2L, "num_newaxis", 1L);
         e = n.call("broadcast_to", List.of(e), "shape", new long[] {s[0], s[1], r, s[2], s[3]});
         return n.call("reshape", List.of(e), "newshape", new long[] {s[0], s[1] * r, s[2], s[3]});
+    }
+
+    /**
+     * FlexAttention (ai.onnx.preview, version 1): rank-4 Q [B, Hq, L, E], K [B, Hkv, S, E], V [B, Hkv, S, Ev];
+     * each K/V head serves {@code Hq / Hkv} consecutive query heads. As ONNX's function body: √scale
+     * (scale defaults to 1/√E) multiplies Q and K in the input type, the scores go to the softmax type
+     * (float32, float64 for double inputs), the {@code score_mod} subgraph (one tensor in, one out)
+     * rewrites them, softmax over the keys, the {@code prob_mod} subgraph rewrites the probabilities,
+     * times V (in the softmax type), cast back. The subgraphs are inlined as nested blocks.
+     */
+    private static List<Expr> flexAttention(OnnxNode n) {
+        TensorType qt = n.inputType(0), kt = n.inputType(1), vt = n.inputType(2);
+        if (qt.rank() != 4 || kt.rank() != 4 || vt.rank() != 4) {
+            throw n.unsupported("Q, K and V must have rank 4 (batch, heads, sequence, head_size), got " + qt + ", " + kt + ", " + vt);
+        }
+        DType dt = qt.dtype();
+        if (!dt.isFloat() || !kt.dtype().equals(dt) || !vt.dtype().equals(dt)) {
+            throw n.unsupported("Q, K and V must share one floating-point type, got " + qt + ", " + kt + ", " + vt);
+        }
+        int[] qs = shape(n, n.input(0), "Q"), ks = shape(n, n.input(1), "K"), vs = shape(n, n.input(2), "V");
+        if (ks[0] != qs[0] || vs[0] != qs[0] || ks[3] != qs[3] || vs[1] != ks[1] || vs[2] != ks[2]) {
+            throw n.unsupported("K must be [" + qs[0] + ", kv_heads, S, " + qs[3] + "] and V [" + qs[0] + ", kv_heads, S, Ev] with K's heads and S, got "
+                    + kt + ", " + vt);
+        }
+        if (qs[1] % ks[1] != 0) throw n.unsupported(qs[1] + " query heads are not a multiple of " + ks[1] + " key/value heads");
+        DType softmaxType = dt.equals(DType.FLOAT64) ? DType.FLOAT64 : DType.FLOAT32;
+        // the function body computes the scale and its square root in float32
+        float scale = n.hasAttr("scale") ? n.attrFloat("scale", 1f) : (float) (1 / Math.sqrt(qs[3]));
+        Expr root = scalar(dt, (float) Math.sqrt(scale));
+        Expr k = repeatHeads(n, n.input(1), qs[1] / ks[1]), v = repeatHeads(n, n.input(2), qs[1] / ks[1]);
+        Expr scores = toType(n, matmul4(n, n.call("multiply", n.input(0), root), n.call("multiply", k, root), true), softmaxType);
+        if (n.hasAttr("score_mod")) scores = inlineMod(n, "score_mod", scores);
+        Expr probs = n.call("nn.softmax", List.of(scores), "axis", -1L);
+        if (n.hasAttr("prob_mod")) probs = inlineMod(n, "prob_mod", probs);
+        return List.of(toType(n, matmul4(n, probs, toType(n, v, softmaxType), false), dt));
+    }
+
+    /** Graph attribute {@code attr} (one tensor in, the same type out) applied to {@code x}, its nodes inlined. */
+    private static Expr inlineMod(OnnxNode n, String attr, Expr x) {
+        dev.relayfarm.frontend.proto.Onnx.GraphProto g = n.attrGraph(attr);
+        if (g.getInputCount() != 1 || g.getOutputCount() != 1) {
+            throw n.unsupported(attr + " must take one tensor and return one, got " + g.getInputCount() + " inputs and " + g.getOutputCount() + " outputs");
+        }
+        Type in = n.typeOf(x);
+        OnnxImporter.Subgraph sub = n.convertSubgraph(g, List.of(n.bind(attr + "_in", x)));
+        Expr out = sub.wrap(sub.outputs().getFirst());
+        Type got = n.typeOf(out);
+        if (!got.equals(in)) throw n.unsupported(attr + " must return its input's type " + in + ", got " + got);
+        return n.bind(attr + "_out", out);
+    }
+
+    private static Expr toType(OnnxNode n, Expr x, DType to) {
+        return ((TensorType) n.typeOf(x)).dtype().equals(to) ? x : n.call("cast", List.of(x), "dtype", to.toString());
     }
 
     /** 0, 1, 2, ... laid out along the one non-unit axis of {@code shape}. */

@@ -6,8 +6,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The converters of the default ONNX domain by op type, built once in code; each family of
- * operators registers itself in its own class. A duplicate op type fails fast.
+ * The converters by op type, built once in code; each family of operators registers itself in its
+ * own class. Operators of the default ONNX domain go by their op type, those of another domain by
+ * {@code domain.OpType} (e.g. {@code ai.onnx.preview.FlexAttention}). A duplicate fails fast.
  */
 public final class OnnxConverters {
     private static final Map<String, OnnxConverter> CONVERTERS = build();
@@ -38,6 +39,7 @@ public final class OnnxConverters {
         NormConverters.register(b);
         LossConverters.register(b);
         AttentionConverters.register(b);
+        RecurrentStateConverters.register(b);
         QuantConverters.register(b);
         DetectionConverters.register(b);
         RecurrentConverters.register(b);

@@ -152,6 +152,10 @@ public final class OnnxImporter {
         }
         // Operators of other domains (ai.onnx.ml, ai.onnx.preview...) are registered under "domain.OpType".
         String key = domain.isEmpty() ? node.getOpType() : domain + "." + node.getOpType();
+        if (!domain.isEmpty() && OnnxConverters.find(key).isEmpty()) {
+            throw new UnsupportedOpException(modelName + ": node '" + node.getName() + "' (" + node.getOpType() + "): operator " + node.getOpType()
+                    + " of domain '" + domain + "' is not supported", key);
+        }
         OnnxNode n = new OnnxNode(node, domain.isEmpty() ? opset : opsets.getOrDefault(domain, 1L), modelName, baseDir, inputs, this, scope);
         OnnxConverter converter = OnnxConverters.find(key)
                 .orElseThrow(() -> new UnsupportedOpException(n.where() + ": operator " + key + " is not supported", key));

@@ -23,6 +23,7 @@ public final class PassRegistry {
         add(m, new ConvertLayout());
         add(m, new AlterOpLayout());
         add(m, new FoldConstant());
+        add(m, new FoldEmptyTensors());
         add(m, new EliminateCommonSubexpr());
         add(m, new SimplifyExpr());
         add(m, new SimplifyInference());

@@ -88,6 +88,27 @@ class ArtifactTest {
         }
     }
 
+    /** Zero-element tensors (an empty input, an empty output, an empty concatenate field) compile at -O1 and run. */
+    @Test
+    void emptyTensorsCompileAndRun() throws Exception {
+        IRModule m = dev.relayfarm.passes.OptPipeline.optimize(dev.relayfarm.text.RelayParser.parseModule("""
+                #[version = "0.0.5"]
+                def @main(%e: Tensor[(2, 0), float32], %x: Tensor[(2, 3), float32]) {
+                  %0 = concatenate((%e, %x), axis=1);
+                  %1 = add(%0, sum(%e, axis=[1], keepdims=True));
+                  (%1, strided_slice(%0, begin=[3], end=[3], strides=[1], axes=[1]))
+                }
+                """, "empty"), 1);
+        Path dir = tmp.resolve("empty");
+        ArtifactCompiler.compile(m, CompileOptions.host(1), dir);
+        NDArray e = NDArray.zeros(DType.FLOAT32, 2, 0), x = random(3, 2, 3);
+        try (CompiledModel cm = CompiledModel.load(dir)) {
+            List<NDArray> got = cm.run(List.of(e, x));
+            assertTrue(got.get(0).contentEquals(x), "x plus an empty sum (0) is x");
+            assertArrayEquals(new int[] {2, 0}, got.get(1).shape());
+        }
+    }
+
     @Test
     void badInputsNameTheInput() throws Exception {
         Path dir = tmp.resolve("bad");
