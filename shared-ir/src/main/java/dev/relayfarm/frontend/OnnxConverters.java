@@ -46,6 +46,7 @@ public final class OnnxConverters {
         IndexingConverters.register(b);
         TextConverters.register(b);
         MlConverters.register(b);
+        SequenceConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 
