@@ -150,11 +150,10 @@ public final class OnnxCheck {
                 } catch (UnsupportedOpException e) {
                     return new Result(name, Status.SKIP, e.getMessage(), e.what(), importMillis, 0);
                 }
-                Optional<String> mm = compare(outs.get(i), expected, tol, "output " + i);
+                Optional<Difference> mm = compare(outs.get(i), expected, tol, "output " + i);
                 if (mm.isPresent()) {
                     String set = tc.dataSets().size() > 1 ? ds.dir().getFileName() + " " : "";
-                    boolean numbers = !mm.get().contains(" is not ") && !mm.get().contains(" elements, expected ");
-                    return new Result(name, Status.FAIL, set + mm.get(), numbers ? "numerics" : "outputs", importMillis,
+                    return new Result(name, Status.FAIL, set + mm.get().message(), mm.get().numeric() ? "numerics" : "outputs", importMillis,
                             (System.nanoTime() - t1) / 1_000_000);
                 }
             }
@@ -234,33 +233,38 @@ public final class OnnxCheck {
         return bound.isEmpty() ? options : new Options(options.importOptions().withInputShapes(bound), options.tolerance(), options.optimize(), options.backend());
     }
 
+    /** How an output differs from the expected value; {@code numeric}: in its numbers (else in its structure). */
+    record Difference(String message, boolean numeric) {}
+
     /**
      * How {@code actual} differs from {@code expected}, if it does: a tensor within {@code tol}; a
      * sequence element by element (a tuple of as many); an optional as the empty tuple or the 1-tuple of
      * its value (the importer's representation, see {@code SequenceConverters}).
      */
-    static Optional<String> compare(Value actual, OnnxValues.Read expected, Tolerance tol, String what) {
+    static Optional<Difference> compare(Value actual, OnnxValues.Read expected, Tolerance tol, String what) {
         switch (expected) {
             case OnnxValues.TensorRead t -> {
-                if (!(actual instanceof TensorValue tv)) return Optional.of(what + " is not a tensor");
-                return tol.compare(tv.data(), t.data()).map(m -> what + ": " + m.message());
+                if (!(actual instanceof TensorValue tv)) return Optional.of(new Difference(what + " is not a tensor", false));
+                return tol.compare(tv.data(), t.data()).map(m -> new Difference(what + ": " + m.message(), true));
             }
             case OnnxValues.SequenceRead s -> {
-                if (!(actual instanceof TupleValue tv)) return Optional.of(what + " is not a sequence (a tuple)");
+                if (!(actual instanceof TupleValue tv)) return Optional.of(new Difference(what + " is not a sequence (a tuple)", false));
                 if (tv.fields().size() != s.elements().size()) {
-                    return Optional.of(what + " has " + tv.fields().size() + " elements, expected " + s.elements().size());
+                    return Optional.of(new Difference(what + " has " + tv.fields().size() + " elements, expected " + s.elements().size(), false));
                 }
                 for (int k = 0; k < tv.fields().size(); k++) {
-                    Optional<String> m = compare(tv.fields().get(k), s.elements().get(k), tol, what + " element " + k);
+                    Optional<Difference> m = compare(tv.fields().get(k), s.elements().get(k), tol, what + " element " + k);
                     if (m.isPresent()) return m;
                 }
                 return Optional.empty();
             }
             case OnnxValues.OptionalRead o -> {
-                if (!(actual instanceof TupleValue tv) || tv.fields().size() > 1) return Optional.of(what + " is not an optional (a tuple of 0 or 1)");
+                if (!(actual instanceof TupleValue tv) || tv.fields().size() > 1) {
+                    return Optional.of(new Difference(what + " is not an optional (a tuple of 0 or 1 values)", false));
+                }
                 int want = o.element() == null ? 0 : 1;
                 if (tv.fields().size() != want) {
-                    return Optional.of(what + " has " + tv.fields().size() + " elements, expected " + want + " (an optional that is " + (want == 0 ? "empty)" : "present)"));
+                    return Optional.of(new Difference(what + " is " + (want == 0 ? "present, expected an empty optional" : "empty, expected a value"), false));
                 }
                 return want == 0 ? Optional.empty() : compare(tv.fields().getFirst(), o.element(), tol, what + " value");
             }
