@@ -239,7 +239,8 @@ final class ControlFlowConverters {
             in.add(OnnxNode.constant(NDArray.scalar(true)));
             for (int k = 0; k < carried; k++) {
                 boolean wrap = body.getInput(2 + k).getType().hasOptionalType() && !optional.get(k);
-                in.add(wrap ? new Tuple(List.of(values.get(k))) : values.get(k));
+                Expr v = SequenceConverters.bound(n, values.get(k), "carried");
+                in.add(wrap ? new Tuple(List.of(v)) : v);
             }
             OnnxImporter.Subgraph sub = n.convertSubgraph(body, in);
             if (condInit != null) {

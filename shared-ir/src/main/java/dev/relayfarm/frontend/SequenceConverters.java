@@ -100,6 +100,14 @@ final class SequenceConverters {
         return (int) (v < 0 ? v + length : v);
     }
 
+    /**
+     * {@code e}, let-bound unless it is a variable or constant: a value a subgraph (a nested block) uses
+     * must not be a dataflow node it shares with the outer graph (see {@link GraphScope}).
+     */
+    static Expr bound(OnnxNode n, Expr e, String hint) {
+        return e instanceof Var || e instanceof dev.relayfarm.ir.Constant ? e : n.bind(hint, e);
+    }
+
     // ---------------------------------------------------------------- sequences
 
     private static List<Expr> construct(OnnxNode n) {
@@ -232,7 +240,7 @@ final class SequenceConverters {
         for (int j = 0; j < outs; j++) results.add(new ArrayList<>());
         for (int k = 0; k < length; k++) {
             List<Expr> in = new ArrayList<>();
-            for (int i = 0; i < n.inputCount(); i++) in.add(seqs.get(i) != null ? seqs.get(i).get(k) : n.input(i));
+            for (int i = 0; i < n.inputCount(); i++) in.add(bound(n, seqs.get(i) != null ? seqs.get(i).get(k) : n.input(i), "map_in"));
             OnnxImporter.Subgraph sub = n.convertSubgraph(body, in);
             Var round = n.bind("map" + k, sub.wrap(new Tuple(sub.outputs())));
             for (int j = 0; j < outs; j++) {
@@ -292,7 +300,11 @@ final class SequenceConverters {
     private static List<Expr> optionalGetElement(OnnxNode n) {
         return switch (held(n)) {
             case Empty e -> throw n.unsupported("the optional input is empty: it has no element to get");
-            case Value v -> List.of(v.value());
+            case Value v -> {
+                // An optional holds a tensor or a sequence (ONNX has no optional of optional): a tuple is a sequence.
+                if (n.typeOf(v.value()) instanceof TupleType) n.recordOutputKind(0, TypeProto.ValueCase.SEQUENCE_TYPE);
+                yield List.of(v.value());
+            }
         };
     }
 

@@ -272,6 +272,18 @@ class SequenceConvertersTest {
     }
 
     @Test
+    void theElementOfAnOptionalSequenceIsASequenceEvenWhenEmpty() {
+        // o holds an empty sequence: its element is (), which OptionalHasElement must take for a sequence (true), not an empty optional
+        GraphProto.Builder g = GraphProto.newBuilder().setName("g")
+                .addInput(value("o", optType(seqType(tensorType(F)))))
+                .addNode(node("OptionalGetElement", "get", List.of("o"), List.of("s")))
+                .addNode(node("OptionalHasElement", "has", List.of("s"), List.of("h")))
+                .addOutput(tensor("h", TensorProto.DataType.BOOL_VALUE));
+        ImportOptions layout = ImportOptions.DEFAULT.withValueLayouts(Map.of("o", new ValueLayout.Optional(new ValueLayout.Sequence(List.of()))));
+        assertTrue(((TensorValue) run(model(18, g), layout)).data().getBoolean(0));
+    }
+
+    @Test
     void optionalWrapsAValueAndAnEmptyOneIsTheEmptyTuple() {
         GraphProto.Builder g = GraphProto.newBuilder().setName("g")
                 .addInput(tensor("a", F, 2))
