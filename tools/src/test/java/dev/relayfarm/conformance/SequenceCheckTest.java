@@ -75,11 +75,23 @@ class SequenceCheckTest {
      * as given.
      */
     private Path folder(SequenceProto expectedR, OptionalProto expectedO) throws IOException {
+        return folder(expectedR, expectedO, false);
+    }
+
+    /** As above; {@code emptyO}: o is an Optional without input (empty). */
+    private Path folder(SequenceProto expectedR, OptionalProto expectedO, boolean emptyO) throws IOException {
+        NodeProto.Builder wrap = NodeProto.newBuilder().setOpType("Optional").setName("wrap").addOutput("o");
+        if (emptyO) {
+            wrap.addAttribute(dev.relayfarm.frontend.proto.Onnx.AttributeProto.newBuilder().setName("type")
+                    .setType(dev.relayfarm.frontend.proto.Onnx.AttributeProto.AttributeType.TYPE_PROTO).setTp(floatTensor(1)));
+        } else {
+            wrap.addInput("t");
+        }
         GraphProto g = GraphProto.newBuilder().setName("g")
                 .addInput(value("s", seq(floatTensorOfAnyLength()))).addInput(value("t", floatTensor(1)))
                 .addNode(NodeProto.newBuilder().setOpType("Add").setName("double").addInput("t").addInput("t").addOutput("tt"))
                 .addNode(NodeProto.newBuilder().setOpType("SequenceInsert").setName("append").addInput("s").addInput("tt").addOutput("r"))
-                .addNode(NodeProto.newBuilder().setOpType("Optional").setName("wrap").addInput("t").addOutput("o"))
+                .addNode(wrap)
                 .addOutput(value("r", seq(floatTensorOfAnyLength()))).addOutput(value("o", opt(floatTensor(1)))).build();
         ModelProto m = ModelProto.newBuilder().setIrVersion(8).addOpsetImport(OperatorSetIdProto.newBuilder().setVersion(18)).setGraph(g).build();
         Path dir = tmp.resolve("test_seq_" + Files.list(tmp).count());
@@ -103,6 +115,17 @@ class SequenceCheckTest {
     @Test
     void sequenceAndOptionalValuesPassThroughTheInterpreterAndAnArtifact() throws IOException {
         Path dir = folder(sequence(tensor(1, 2), tensor(3), tensor(10)), present(tensor(5)));
+        OnnxCheck.Result interp = OnnxCheck.check(dir, OnnxCheck.Options.DEFAULT);
+        assertEquals(OnnxCheck.Status.PASS, interp.status(), interp.line());
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: the artifact half skipped");
+        OnnxCheck.Options c = new OnnxCheck.Options(ImportOptions.DEFAULT, null, m -> OptPipeline.optimize(m, 3), new CBackend(CompileOptions.host(3), 1));
+        OnnxCheck.Result compiled = OnnxCheck.check(dir, c);
+        assertEquals(OnnxCheck.Status.PASS, compiled.status(), compiled.line());
+    }
+
+    @Test
+    void anEmptyOptionalOutputIsAnEmptyTupleThroughAnArtifactToo() throws IOException {
+        Path dir = folder(sequence(tensor(1, 2), tensor(3), tensor(10)), OptionalProto.getDefaultInstance(), true);
         OnnxCheck.Result interp = OnnxCheck.check(dir, OnnxCheck.Options.DEFAULT);
         assertEquals(OnnxCheck.Status.PASS, interp.status(), interp.line());
         assumeTrue(CCompiler.host().isPresent(), "no C compiler: the artifact half skipped");
