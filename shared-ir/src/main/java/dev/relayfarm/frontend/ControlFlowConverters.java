@@ -1,6 +1,7 @@
 package dev.relayfarm.frontend;
 
 import dev.relayfarm.frontend.proto.Onnx.GraphProto;
+import dev.relayfarm.frontend.proto.Onnx.TypeProto;
 import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.Constant;
 import dev.relayfarm.ir.DType;
@@ -59,6 +60,18 @@ final class ControlFlowConverters {
         Expr cond = scalarCondition(n, n.input(0), "cond");
         GraphProto thenG = n.attrGraph("then_branch");
         GraphProto elseG = n.attrGraph("else_branch");
+        java.util.Optional<NDArray> known = n.constantInput(0);
+        if (known.isPresent()) {
+            // Only the branch taken is converted: the other may not even be valid for these values (the
+            // element of an empty optional, a sequence of another length: see SequenceConverters).
+            GraphProto taken = known.get().getLong(0) != 0 ? thenG : elseG;
+            OnnxImporter.Subgraph sub = n.convertSubgraph(taken, List.of());
+            if (sub.outputs().size() < n.outputCount()) {
+                throw n.unsupported("the branch taken produces " + sub.outputs().size() + " outputs, the node has " + n.outputCount());
+            }
+            recordBranchKinds(n, taken);
+            return unpacked(n.bind("if_out", sub.wrap(packed(sub.outputs()))), sub.outputs().size());
+        }
         OnnxImporter.Subgraph th = n.convertSubgraph(thenG, List.of());
         OnnxImporter.Subgraph el = n.convertSubgraph(elseG, List.of());
         if (th.outputs().size() != el.outputs().size()) {
@@ -67,8 +80,24 @@ final class ControlFlowConverters {
         if (th.outputs().size() < n.outputCount()) {
             throw n.unsupported("the branches produce " + th.outputs().size() + " outputs, the node has " + n.outputCount());
         }
+        for (int k = 0; k < th.outputs().size(); k++) {
+            Type a = n.typeOf(th.outputs().get(k));
+            Type b = n.typeOf(el.outputs().get(k));
+            if ((a instanceof TupleType || b instanceof TupleType) && !a.equals(b)) {
+                // Sequences and optionals are tuples of static length: a Relay if cannot return either.
+                n.requireConstant(0, "cond (the branches' output " + k + " differ in structure: " + a + " vs " + b + ")");
+            }
+        }
+        recordBranchKinds(n, thenG);
         Expr result = new If(cond, th.wrap(packed(th.outputs())), el.wrap(packed(el.outputs())));
         return unpacked(n.bind("if_out", result), th.outputs().size());
+    }
+
+    /** The node's outputs are what the branch declares its outputs to be (a sequence, an optional). */
+    private static void recordBranchKinds(OnnxNode n, GraphProto branch) {
+        for (int k = 0; k < branch.getOutputCount() && k < n.outputCount(); k++) {
+            n.recordOutputKind(k, branch.getOutput(k).getType().getValueCase());
+        }
     }
 
     /** A bool condition as a scalar: ONNX allows any one-element tensor. */
@@ -118,6 +147,7 @@ final class ControlFlowConverters {
         }
         List<Type> carriedTypes = new ArrayList<>();
         for (Expr e : initial) carriedTypes.add(n.typeOf(e));
+        if (carriedTypes.stream().anyMatch(t -> t instanceof TupleType)) return unrolledLoop(n, body, initial, scans);
         TensorType i64 = TensorType.scalar(DType.INT64);
         TensorType bool = TensorType.scalar(DType.BOOL);
         for (int round = 0; ; round++) {
@@ -179,6 +209,56 @@ final class ControlFlowConverters {
             for (int k = 0; k < carried + scans; k++) out.add(new TupleGetItem(result, k));
             return out;
         }
+    }
+
+    /** The most iterations a loop carrying a sequence or optional is unrolled to. */
+    static final int MAX_UNROLLED = 4096;
+
+    /**
+     * A loop that carries a sequence or optional: those are tuples whose length is static, and a loop
+     * usually changes it (SequenceInsert per iteration), so the loop is unrolled at import time. The trip
+     * count and the condition must be known then (the body's condition output too, after folding).
+     */
+    private static List<Expr> unrolledLoop(OnnxNode n, GraphProto body, List<Expr> initial, int scans) {
+        String why = " (a loop carrying a sequence or optional is unrolled at import time)";
+        if (scans > 0) throw n.unsupported("scan outputs of a loop carrying a sequence or optional are not supported");
+        Long maxTrips = n.hasInput(0) ? n.requireConstant(0, "M (the trip count" + why + ")").getLong(0) : null;
+        Boolean condInit = n.hasInput(1) ? n.requireConstant(1, "cond" + why).getLong(0) != 0 : null;
+        if (maxTrips == null && condInit == null) throw n.unsupported("a loop with neither a trip count nor a condition never ends");
+        int carried = initial.size();
+        List<Expr> values = initial;
+        // Which carried values are optionals: a sequence or tensor carried into a body input declared
+        // optional holds a value, so it enters as the 1-tuple of an optional.
+        List<Boolean> optional = new ArrayList<>();
+        for (int k = 0; k < carried; k++) optional.add(n.inputKind(2 + k) == TypeProto.ValueCase.OPTIONAL_TYPE);
+        boolean going = condInit == null || condInit;
+        for (long i = 0; going && (maxTrips == null || i < maxTrips); i++) {
+            if (i >= MAX_UNROLLED) throw n.unsupported("the loop runs more than " + MAX_UNROLLED + " iterations" + why);
+            List<Expr> in = new ArrayList<>();
+            in.add(OnnxNode.constant(NDArray.scalar(i)));
+            in.add(OnnxNode.constant(NDArray.scalar(true)));
+            for (int k = 0; k < carried; k++) {
+                boolean wrap = body.getInput(2 + k).getType().hasOptionalType() && !optional.get(k);
+                Expr v = SequenceConverters.bound(n, values.get(k), "carried");
+                in.add(wrap ? new Tuple(List.of(v)) : v);
+            }
+            OnnxImporter.Subgraph sub = n.convertSubgraph(body, in);
+            if (condInit != null) {
+                if (!(n.importer().fold(sub.outputs().getFirst(), n) instanceof Constant c)) {
+                    throw n.unsupported("the body's condition output must be known at import time" + why);
+                }
+                going = c.data().getLong(0) != 0;
+            }
+            Var round = n.bind("iter" + i, sub.wrap(new Tuple(sub.outputs().subList(1, 1 + carried))));
+            List<Expr> next = new ArrayList<>();
+            for (int k = 0; k < carried; k++) {
+                next.add(new TupleGetItem(round, k));
+                optional.set(k, n.importer().kindOf(body.getOutput(1 + k).getName()) == TypeProto.ValueCase.OPTIONAL_TYPE);
+            }
+            values = next;
+        }
+        for (int k = 0; k < carried && k < body.getOutputCount() - 1; k++) n.recordOutputKind(k, body.getOutput(1 + k).getType().getValueCase());
+        return values;
     }
 
     private static TensorType tensor(OnnxNode n, Expr e, String what) {

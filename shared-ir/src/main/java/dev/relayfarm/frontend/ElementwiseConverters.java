@@ -37,7 +37,10 @@ final class ElementwiseConverters {
         unary(b, "Erf", "erf");
         unary(b, "Sign", "sign");
         unary(b, "Not", "logical_not");
-        b.add("Identity", n -> List.of(n.input(0)));
+        b.add("Identity", n -> {
+            n.recordOutputKind(0, n.inputKind(0)); // a sequence or optional stays one
+            return List.of(n.input(0));
+        });
         b.add("Reciprocal", n -> List.of(n.call("divide", scalarLike(n, 0, 1.0), n.input(0))));
         b.add("Where", n -> List.of(n.call("where", n.input(0), n.input(1), n.input(2))));
         b.add("Cast", n -> {

@@ -16,21 +16,33 @@ import java.util.Map;
  *     parameters of {@code @main}. Operators such as Reshape or ReduceSum need their shape/axes
  *     operands at import time; a model (or an ONNX test) that feeds them as graph inputs can only be
  *     imported once they are frozen (see {@link NeedsConstantException})
+ * @param valueLayouts the length and element shapes of sequence graph inputs, and whether optional graph
+ *     inputs hold a value, by input name: required for every such input (sequences import as tuples of
+ *     static length, see {@link ValueLayout})
  */
 public record ImportOptions(Map<String, List<Long>> inputShapes, boolean foldConstants, long foldLimitBytes,
-                            Map<String, NDArray> frozenInputs) {
-    public static final ImportOptions DEFAULT = new ImportOptions(Map.of(), true, 256L << 20, Map.of());
+                            Map<String, NDArray> frozenInputs, Map<String, ValueLayout> valueLayouts) {
+    public static final ImportOptions DEFAULT = new ImportOptions(Map.of(), true, 256L << 20, Map.of(), Map.of());
 
     public ImportOptions {
         inputShapes = Map.copyOf(inputShapes);
         frozenInputs = Map.copyOf(frozenInputs);
+        valueLayouts = Map.copyOf(valueLayouts);
+    }
+
+    public ImportOptions(Map<String, List<Long>> inputShapes, boolean foldConstants, long foldLimitBytes, Map<String, NDArray> frozenInputs) {
+        this(inputShapes, foldConstants, foldLimitBytes, frozenInputs, Map.of());
     }
 
     public ImportOptions withInputShapes(Map<String, List<Long>> shapes) {
-        return new ImportOptions(shapes, foldConstants, foldLimitBytes, frozenInputs);
+        return new ImportOptions(shapes, foldConstants, foldLimitBytes, frozenInputs, valueLayouts);
     }
 
     public ImportOptions withFrozenInputs(Map<String, NDArray> frozen) {
-        return new ImportOptions(inputShapes, foldConstants, foldLimitBytes, frozen);
+        return new ImportOptions(inputShapes, foldConstants, foldLimitBytes, frozen, valueLayouts);
+    }
+
+    public ImportOptions withValueLayouts(Map<String, ValueLayout> layouts) {
+        return new ImportOptions(inputShapes, foldConstants, foldLimitBytes, frozenInputs, layouts);
     }
 }

@@ -48,6 +48,7 @@ public final class OnnxConverters {
         IndexingConverters.register(b);
         TextConverters.register(b);
         MlConverters.register(b);
+        SequenceConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 

@@ -91,8 +91,13 @@ public final class OnnxImporter {
         for (TensorProto init : g.getInitializerList()) {
             root.define(init.getName(), new Constant(OnnxTensors.toNDArray(init, baseDir, modelName + ": initializer '" + init.getName() + "'")));
         }
+        declareKinds(g);
         for (ValueInfoProto in : g.getInputList()) {
             if (root.definesLocally(in.getName())) continue; // an initializer listed as input (IR < 4): a constant
+            if (in.getType().getValueCase() == TypeProto.ValueCase.SEQUENCE_TYPE || in.getType().getValueCase() == TypeProto.ValueCase.OPTIONAL_TYPE) {
+                root.define(in.getName(), structuredInput(in));
+                continue;
+            }
             NDArray frozen = options.frozenInputs().get(in.getName());
             if (frozen != null) {
                 root.define(in.getName(), new Constant(checkFrozen(in, frozen)));
@@ -106,6 +111,11 @@ public final class OnnxImporter {
         for (String bound : options.inputShapes().keySet()) {
             if (g.getInputList().stream().noneMatch(v -> v.getName().equals(bound))) {
                 throw new OnnxFormatException(modelName + ": a shape is given for '" + bound + "', which is not a graph input");
+            }
+        }
+        for (String name : options.valueLayouts().keySet()) {
+            if (g.getInputList().stream().noneMatch(v -> v.getName().equals(name))) {
+                throw new OnnxFormatException(modelName + ": a sequence/optional layout is given for '" + name + "', which is not a graph input");
             }
         }
         for (String name : options.frozenInputs().keySet()) {
@@ -272,6 +282,7 @@ public final class OnnxImporter {
         if (g.getInputCount() != inputs.size()) {
             throw owner.unsupported("subgraph '" + g.getName() + "' has " + g.getInputCount() + " inputs, expected " + inputs.size());
         }
+        declareKinds(g);
         GraphScope scope = parent.child();
         for (TensorProto init : g.getInitializerList()) {
             scope.define(init.getName(), new Constant(OnnxTensors.toNDArray(init, baseDir, owner.where() + ": subgraph initializer '" + init.getName() + "'")));
@@ -335,6 +346,87 @@ public final class OnnxImporter {
             }
         }
         return value;
+    }
+
+    /**
+     * Whether each ONNX value is a tensor, a sequence or an optional, where the model says so
+     * (declared graph inputs, outputs and value_info) or a converter recorded it. Both sequences and
+     * optionals import as tuples ({@link SequenceConverters}), so the few operators that accept either
+     * (OptionalGetElement, OptionalHasElement) ask here which one a tuple stands for.
+     */
+    private final Map<String, TypeProto.ValueCase> kinds = new HashMap<>();
+
+    private void declareKinds(GraphProto g) {
+        for (List<ValueInfoProto> infos : List.of(g.getInputList(), g.getOutputList(), g.getValueInfoList())) {
+            for (ValueInfoProto v : infos) {
+                if (v.getType().getValueCase() != TypeProto.ValueCase.VALUE_NOT_SET) kinds.putIfAbsent(v.getName(), v.getType().getValueCase());
+            }
+        }
+    }
+
+    /** The kind of ONNX value {@code name}, or {@code VALUE_NOT_SET} when neither the model nor a converter said. */
+    TypeProto.ValueCase kindOf(String name) {
+        return kinds.getOrDefault(name, TypeProto.ValueCase.VALUE_NOT_SET);
+    }
+
+    void recordKind(String name, TypeProto.ValueCase kind) {
+        if (!name.isEmpty() && kind != TypeProto.ValueCase.VALUE_NOT_SET) kinds.put(name, kind);
+    }
+
+    /**
+     * A sequence or optional graph input, by its {@link ValueLayout}: a tuple of fresh parameters (one
+     * per tensor it holds, depth first), nested as the value is.
+     */
+    private Expr structuredInput(ValueInfoProto in) {
+        ValueLayout layout = options.valueLayouts().get(in.getName());
+        String what = in.getType().getValueCase() == TypeProto.ValueCase.SEQUENCE_TYPE ? "a sequence" : "an optional";
+        if (layout == null) {
+            throw new OnnxFormatException(modelName + ": graph input '" + in.getName() + "' is " + what + "; its length and element shapes"
+                    + " must be given (ImportOptions.valueLayouts; relayc check and the conformance harness take them from the test data)");
+        }
+        if (options.frozenInputs().containsKey(in.getName())) {
+            throw new OnnxFormatException(modelName + ": frozen input '" + in.getName() + "' is " + what + ", only tensors can be frozen");
+        }
+        return structured(in.getName(), in.getType(), layout, GraphScope.sanitize(in.getName()), "graph input '" + in.getName() + "'");
+    }
+
+    private Expr structured(String input, TypeProto type, ValueLayout layout, String varName, String what) {
+        return switch (layout) {
+            case ValueLayout.Tensor t -> {
+                if (type.getValueCase() != TypeProto.ValueCase.TENSOR_TYPE) throw layoutMismatch(what, type, "a tensor");
+                DType dtype = OnnxDTypes.require(type.getTensorType().getElemType(), modelName + ": " + what);
+                if (type.getTensorType().hasShape()) {
+                    TensorShapeProto shape = type.getTensorType().getShape();
+                    boolean fits = shape.getDimCount() == t.shape().size();
+                    for (int i = 0; fits && i < shape.getDimCount(); i++) {
+                        TensorShapeProto.Dimension d = shape.getDim(i);
+                        fits = !d.hasDimValue() || d.getDimValue() < 0 || d.getDimValue() == t.shape().get(i);
+                    }
+                    if (!fits) throw new OnnxFormatException(modelName + ": the shape " + t.shape() + " given for " + what + " does not fit its declared shape");
+                }
+                Var v = Var.fresh(varName, new TensorType(t.shape().stream().map(Dim::of).toList(), dtype));
+                params.add(v);
+                paramOrigin.put(v, input);
+                yield v;
+            }
+            case ValueLayout.Sequence s -> {
+                if (type.getValueCase() != TypeProto.ValueCase.SEQUENCE_TYPE) throw layoutMismatch(what, type, "a sequence");
+                List<Expr> fields = new ArrayList<>();
+                for (int i = 0; i < s.elements().size(); i++) {
+                    fields.add(structured(input, type.getSequenceType().getElemType(), s.elements().get(i), varName + "_" + i, what + " element " + i));
+                }
+                yield new Tuple(fields);
+            }
+            case ValueLayout.Optional o -> {
+                if (type.getValueCase() != TypeProto.ValueCase.OPTIONAL_TYPE) throw layoutMismatch(what, type, "an optional");
+                yield o.isEmpty() ? new Tuple(List.of())
+                        : new Tuple(List.of(structured(input, type.getOptionalType().getElemType(), o.element(), varName, what)));
+            }
+        };
+    }
+
+    private OnnxFormatException layoutMismatch(String what, TypeProto declared, String given) {
+        return new OnnxFormatException(modelName + ": the value given for " + what + " is " + given + " but it is declared " + declared.getValueCase());
     }
 
     ForwardTyper typer() {

@@ -1,5 +1,7 @@
 package dev.relayfarm.frontend;
 
+import dev.relayfarm.frontend.proto.Onnx.TypeProto;
+
 import dev.relayfarm.frontend.proto.Onnx.AttributeProto;
 import dev.relayfarm.frontend.proto.Onnx.GraphProto;
 import dev.relayfarm.frontend.proto.Onnx.NodeProto;
@@ -99,6 +101,16 @@ public final class OnnxNode {
     /** True when output {@code i} is used (named); optional outputs may be "". */
     public boolean hasOutput(int i) {
         return i < proto.getOutputCount() && !proto.getOutput(i).isEmpty();
+    }
+
+    /** Whether input {@code i} is a tensor, sequence or optional as far as the model or earlier converters said ({@code VALUE_NOT_SET}: unknown). */
+    public TypeProto.ValueCase inputKind(int i) {
+        return i < proto.getInputCount() ? importer.kindOf(proto.getInput(i)) : TypeProto.ValueCase.VALUE_NOT_SET;
+    }
+
+    /** Records what output {@code i} is (a sequence, an optional), for the operators that accept either. */
+    public void recordOutputKind(int i, TypeProto.ValueCase kind) {
+        if (i < proto.getOutputCount()) importer.recordKind(proto.getOutput(i), kind);
     }
 
     public Type typeOf(Expr e) {

@@ -7,8 +7,11 @@ import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ir.TupleType;
+import dev.relayfarm.ir.Type;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.runtime.CompiledModel;
+import dev.relayfarm.types.TypeInference;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -37,14 +40,27 @@ public record CBackend(CompileOptions options, int threads) implements OnnxCheck
             try (CompiledModel m = CompiledModel.load(dir)) {
                 if (threads > 0) m.setNumThreads(threads);
                 List<NDArray> outs = m.run(inputs);
-                if (outs.size() == 1) return new TensorValue(outs.getFirst());
-                List<Value> fields = new ArrayList<>();
-                for (NDArray a : outs) fields.add(new TensorValue(a));
-                return new TupleValue(fields);
+                // The artifact returns @main's tensors flattened; nest them back as @main's result type
+                // (sequences and optionals are tuples, maybe nested or empty).
+                Type result = TypeInference.infer(module).typeOf(module.main().orElseThrow().body());
+                java.util.Iterator<NDArray> it = outs.iterator();
+                Value v = regroup(result, it);
+                if (it.hasNext()) throw new IllegalStateException("the artifact returned " + outs.size() + " tensors for a result of type " + result);
+                return v;
             }
         } finally {
             delete(dir);
         }
+    }
+
+    private static Value regroup(Type t, java.util.Iterator<NDArray> flat) {
+        if (t instanceof TupleType tt) {
+            List<Value> fields = new ArrayList<>();
+            for (Type f : tt.fields()) fields.add(regroup(f, flat));
+            return new TupleValue(fields);
+        }
+        if (!flat.hasNext()) throw new IllegalStateException("the artifact returned fewer tensors than its result type " + t + " holds");
+        return new TensorValue(flat.next());
     }
 
     static void delete(Path dir) {

@@ -8,6 +8,8 @@ import dev.relayfarm.frontend.NeedsConstantException;
 import dev.relayfarm.frontend.OnnxDTypes;
 import dev.relayfarm.frontend.OnnxImporter;
 import dev.relayfarm.frontend.OnnxTensors;
+import dev.relayfarm.frontend.OnnxValues;
+import dev.relayfarm.frontend.ValueLayout;
 import dev.relayfarm.frontend.UnsupportedOpException;
 import dev.relayfarm.frontend.proto.Onnx.TensorProto;
 import dev.relayfarm.interp.Interpreter;
@@ -80,6 +82,13 @@ public final class OnnxCheck {
         }
         Tolerance tol = options.tolerance() != null ? options.tolerance() : manifestTolerance(dir).orElse(Tolerance.ONNX_DEFAULT);
         options = bindDynamicInputs(tc, options);
+        try {
+            options = bindStructuredInputs(tc, dir, options);
+        } catch (UnsupportedOpException e) {
+            return new Result(name, Status.SKIP, e.getMessage(), e.what(), 0, 0);
+        } catch (RuntimeException e) {
+            return new Result(name, Status.ERROR, "load: " + e.getMessage(), "load", 0, 0);
+        }
         long t0 = System.nanoTime();
         // Graph inputs fed by the data sets, in data-file order (initializers listed as inputs are not fed).
         java.util.Set<String> initializers = new java.util.HashSet<>();
@@ -110,11 +119,9 @@ public final class OnnxCheck {
             for (int k = 0; k < ds.inputs().size(); k++) {
                 Message m = ds.inputs().get(k);
                 if (k < fed.size() && frozen.contains(fed.get(k))) continue;
-                if (!(m instanceof TensorProto t)) {
-                    return new Result(name, Status.SKIP, "non-tensor input", "sequence/optional values", importMillis, 0);
-                }
                 try {
-                    inputs.add(OnnxTensors.toNDArray(t, dir, ds.dir().toString()));
+                    // a sequence or optional gives its tensors, flattened as its parameters are (ValueLayout)
+                    inputs.addAll(OnnxValues.flatten(OnnxValues.read(m, dir, ds.dir() + " input " + k)));
                 } catch (UnsupportedOpException e) {
                     return new Result(name, Status.SKIP, e.getMessage(), e.what(), importMillis, 0);
                 }
@@ -137,22 +144,16 @@ public final class OnnxCheck {
                 return new Result(name, Status.FAIL, "produced " + outs.size() + " outputs, expected " + ds.outputs().size(), "outputs", importMillis, 0);
             }
             for (int i = 0; i < outs.size(); i++) {
-                if (!(ds.outputs().get(i) instanceof TensorProto t)) {
-                    return new Result(name, Status.SKIP, "non-tensor output", "sequence/optional values", importMillis, 0);
-                }
-                NDArray expected;
+                OnnxValues.Read expected;
                 try {
-                    expected = OnnxTensors.toNDArray(t, dir, ds.dir().toString());
+                    expected = OnnxValues.read(ds.outputs().get(i), dir, ds.dir() + " output " + i);
                 } catch (UnsupportedOpException e) {
                     return new Result(name, Status.SKIP, e.getMessage(), e.what(), importMillis, 0);
                 }
-                if (!(outs.get(i) instanceof TensorValue tv)) {
-                    return new Result(name, Status.FAIL, "output " + i + " is not a tensor", "outputs", importMillis, 0);
-                }
-                Optional<Tolerance.Mismatch> mm = tol.compare(tv.data(), expected);
+                Optional<Difference> mm = compare(outs.get(i), expected, tol, "output " + i);
                 if (mm.isPresent()) {
                     String set = tc.dataSets().size() > 1 ? ds.dir().getFileName() + " " : "";
-                    return new Result(name, Status.FAIL, set + "output " + i + ": " + mm.get().message(), "numerics", importMillis,
+                    return new Result(name, Status.FAIL, set + mm.get().message(), mm.get().numeric() ? "numerics" : "outputs", importMillis,
                             (System.nanoTime() - t1) / 1_000_000);
                 }
             }
@@ -230,6 +231,71 @@ public final class OnnxCheck {
             bound.put(fed.get(i).getName(), shape);
         }
         return bound.isEmpty() ? options : new Options(options.importOptions().withInputShapes(bound), options.tolerance(), options.optimize(), options.backend());
+    }
+
+    /** How an output differs from the expected value; {@code numeric}: in its numbers (else in its structure). */
+    record Difference(String message, boolean numeric) {}
+
+    /**
+     * How {@code actual} differs from {@code expected}, if it does: a tensor within {@code tol}; a
+     * sequence element by element (a tuple of as many); an optional as the empty tuple or the 1-tuple of
+     * its value (the importer's representation, see {@code SequenceConverters}).
+     */
+    static Optional<Difference> compare(Value actual, OnnxValues.Read expected, Tolerance tol, String what) {
+        switch (expected) {
+            case OnnxValues.TensorRead t -> {
+                if (!(actual instanceof TensorValue tv)) return Optional.of(new Difference(what + " is not a tensor", false));
+                return tol.compare(tv.data(), t.data()).map(m -> new Difference(what + ": " + m.message(), true));
+            }
+            case OnnxValues.SequenceRead s -> {
+                if (!(actual instanceof TupleValue tv)) return Optional.of(new Difference(what + " is not a sequence (a tuple)", false));
+                if (tv.fields().size() != s.elements().size()) {
+                    return Optional.of(new Difference(what + " has " + tv.fields().size() + " elements, expected " + s.elements().size(), false));
+                }
+                for (int k = 0; k < tv.fields().size(); k++) {
+                    Optional<Difference> m = compare(tv.fields().get(k), s.elements().get(k), tol, what + " element " + k);
+                    if (m.isPresent()) return m;
+                }
+                return Optional.empty();
+            }
+            case OnnxValues.OptionalRead o -> {
+                if (!(actual instanceof TupleValue tv) || tv.fields().size() > 1) {
+                    return Optional.of(new Difference(what + " is not an optional (a tuple of 0 or 1 values)", false));
+                }
+                int want = o.element() == null ? 0 : 1;
+                if (tv.fields().size() != want) {
+                    return Optional.of(new Difference(what + " is " + (want == 0 ? "present, expected an empty optional" : "empty, expected a value"), false));
+                }
+                return want == 0 ? Optional.empty() : compare(tv.fields().getFirst(), o.element(), tol, what + " value");
+            }
+        }
+    }
+
+    /**
+     * Sequence and optional graph inputs import with the structure of the data they are run on (a
+     * sequence's length and element shapes: {@link dev.relayfarm.frontend.ValueLayout}), taken from
+     * the data sets, which must agree.
+     */
+    static Options bindStructuredInputs(OnnxTestCase tc, Path dir, Options options) {
+        if (tc.dataSets().isEmpty()) return options;
+        java.util.Set<String> initializers = new java.util.HashSet<>();
+        tc.model().getGraph().getInitializerList().forEach(t -> initializers.add(t.getName()));
+        List<dev.relayfarm.frontend.proto.Onnx.ValueInfoProto> fed = tc.model().getGraph().getInputList().stream()
+                .filter(v -> !initializers.contains(v.getName())).toList();
+        java.util.Map<String, ValueLayout> layouts = new java.util.HashMap<>(options.importOptions().valueLayouts());
+        for (int i = 0; i < fed.size(); i++) {
+            if (fed.get(i).getType().hasTensorType() || layouts.containsKey(fed.get(i).getName())) continue;
+            ValueLayout layout = null;
+            for (OnnxTestCase.DataSet ds : tc.dataSets()) {
+                if (i >= ds.inputs().size()) return options;
+                ValueLayout l = OnnxValues.layout(OnnxValues.read(ds.inputs().get(i), dir, ds.dir() + " input " + i));
+                if (layout != null && !layout.equals(l)) return options;
+                layout = l;
+            }
+            layouts.put(fed.get(i).getName(), layout);
+        }
+        if (layouts.equals(options.importOptions().valueLayouts())) return options;
+        return new Options(options.importOptions().withValueLayouts(layouts), options.tolerance(), options.optimize(), options.backend());
     }
 
     /** A folder's manifest.json may set "rtol"/"atol". */
