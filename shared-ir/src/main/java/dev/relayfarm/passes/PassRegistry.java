@@ -31,6 +31,7 @@ public final class PassRegistry {
         add(m, new FuseOps());
         add(m, new CombineParallelConv2D());
         add(m, new PartialEvaluate());
+        add(m, new UnrollLoops());
         add(m, new ToANormalForm());
         add(m, new ToGraphNormalForm());
         add(m, new ToBasicBlockNormalForm());
