@@ -235,17 +235,18 @@ final class TransformComputes {
 
     private static List<Compute> gatherNd(OpCall c) {
         Tensor data = c.in(0), indices = c.in(1);
-        if (c.attrs(dev.relayfarm.ops.transform.GatherNd.GatherNdAttrs.class).batchDims() != 0) throw c.fail("batch_dims other than 0 is not supported");
+        // batch_dims b: the first b dims of Y (the output's first dims) walk data's first b dims in step
+        int b = Math.toIntExact(c.attrs(dev.relayfarm.ops.transform.GatherNd.GatherNdAttrs.class).batchDims());
         int m = indices.shape().getFirst();
         int ir = indices.rank();
         List<Integer> ds = data.shape();
         return List.of(Te.compute(c.name(), c.outShape(), ix -> {
-            List<PrimExpr> didx = new ArrayList<>();
+            List<PrimExpr> didx = new ArrayList<>(ix.subList(0, b));
             for (int k = 0; k < m; k++) {
                 List<PrimExpr> iidx = new ArrayList<>();
                 iidx.add(PrimExpr.of(k));
                 iidx.addAll(ix.subList(0, ir - 1));
-                didx.add(pythonIndex(indices.at(iidx), ds.get(k)));
+                didx.add(pythonIndex(indices.at(iidx), ds.get(b + k)));
             }
             didx.addAll(ix.subList(ir - 1, ix.size()));
             return data.at(didx);
