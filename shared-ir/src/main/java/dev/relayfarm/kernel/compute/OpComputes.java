@@ -43,7 +43,7 @@ import java.util.Set;
  * shapes and dtypes. Tuple results are flattened: one {@link Compute} per field, in order.
  *
  * <p>Not covered: operators whose output shape depends on input values ({@code argwhere},
- * {@code unique}, {@code non_max_suppression}), {@code det}, {@code nn.contrib_conv2d_NCHWc} (kernel/lower's template), as listed by
+ * {@code unique}, {@code non_max_suppression}), {@code nn.contrib_conv2d_NCHWc} (kernel/lower's template), as listed by
  * {@code OpComputesCoverageTest}; {@link #supports} says false for them and {@link #compute} throws
  * {@link UnsupportedOperationException} naming the operator. float16/bfloat16 are computed in
  * float32 and rounded (see {@code HALF_OPS}); unsupported dtypes (vectors, other widths) and attributes also throw, naming the operator and the reason.

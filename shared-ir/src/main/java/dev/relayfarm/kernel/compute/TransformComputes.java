@@ -36,9 +36,7 @@ import java.util.Map;
  * ({@code take}, {@code gather}, {@code gather_nd}, {@code one_hot}) is cast to int64 and kept in range
  * (clamped) so that a kernel never reads outside its input: where the interpreter rejects an
  * out-of-range index ({@code take} mode "fast", {@code gather}), the kernel's result for it is
- * unspecified but memory-safe.
- *
- * <p>Not covered: {@code reinterpret} (a bit cast, which a C value cast cannot express).
+ * unspecified but memory-safe. ({@code reinterpret}, a bit cast, is element-wise: {@link ElementwiseComputes}.)
  */
 final class TransformComputes {
     private TransformComputes() {}
