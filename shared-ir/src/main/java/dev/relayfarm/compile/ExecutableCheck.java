@@ -22,6 +22,10 @@ import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.Var;
+import dev.relayfarm.passes.PassContext;
+import dev.relayfarm.passes.PassOptions;
+import dev.relayfarm.passes.PassRegistry;
+import dev.relayfarm.types.TypeInference;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -83,9 +87,8 @@ public final class ExecutableCheck {
         Optional<String> p = directProblem(typed);
         if (p.isEmpty()) return p;
         try {
-            IRModule lowered = dev.relayfarm.passes.PassRegistry.sequential("executable-check", LOWERING_PASSES)
-                    .run(typed, new dev.relayfarm.passes.PassContext(dev.relayfarm.passes.PassOptions.level(1))).module();
-            if (lowered != typed && directProblem(dev.relayfarm.types.TypeInference.infer(lowered).module()).isEmpty()) return Optional.empty();
+            IRModule lowered = PassRegistry.sequential("executable-check", LOWERING_PASSES).run(typed, new PassContext(PassOptions.level(1))).module();
+            if (lowered != typed && directProblem(TypeInference.infer(lowered).module()).isEmpty()) return Optional.empty();
         } catch (RuntimeException e) {
             // a pass or re-typing failing here is reported at optimization; the construct found stands
         }
