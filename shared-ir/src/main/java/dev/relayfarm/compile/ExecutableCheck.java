@@ -22,6 +22,10 @@ import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.Var;
+import dev.relayfarm.passes.PassContext;
+import dev.relayfarm.passes.PassOptions;
+import dev.relayfarm.passes.PassRegistry;
+import dev.relayfarm.types.TypeInference;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -51,8 +55,10 @@ import java.util.Set;
  *       {@code if} or {@code match} deciding on the inputs' values (no constant folding can decide it), a
  *       reference ({@code ref}, {@code ref_read}, {@code ref_write}: effects, never removed), an ADT constructor;</li>
  *   <li>recursion on that path: {@code @main} calling itself, or a function it calls that calls itself through its
- *       own certain path. No pass inlines or unrolls a recursive function.</li>
+ *       own certain path.</li>
  * </ol>
+ * Items 4 and 5 are asked again after {@code unroll-loops} and {@code if-conversion} (a loop of static trip count
+ * is unrolled, an {@code if} with cheap dataflow branches becomes a select), and stand only when those leave them.
  * What it lets through on purpose: calls of non-recursive global functions and function literals (an inliner may
  * remove them), an {@code if} or {@code match} whose condition is not computed from the inputs' values (folding may
  * decide it; {@code shape_of} of a static input is a constant), intermediate dynamic shapes ({@code dynamic-to-static}
@@ -71,8 +77,28 @@ public final class ExecutableCheck {
         });
     }
 
-    /** Why the graph executor cannot run {@code typed} (after any optimization), or empty when it may. */
+    /**
+     * Why the graph executor cannot run {@code typed} (after any optimization), or empty when it may. A
+     * module with recursion or an {@code if} on the inputs' values is asked again after the passes that
+     * may remove them ({@link #LOWERING_PASSES}: unrolling a loop of static trip count, if-conversion of
+     * cheap branches); the answer names the original construct when they do not.
+     */
     public static Optional<String> problem(IRModule typed) {
+        Optional<String> p = directProblem(typed);
+        if (p.isEmpty()) return p;
+        try {
+            IRModule lowered = PassRegistry.sequential("executable-check", LOWERING_PASSES).run(typed, new PassContext(PassOptions.level(1))).module();
+            if (lowered != typed && directProblem(TypeInference.infer(lowered).module()).isEmpty()) return Optional.empty();
+        } catch (RuntimeException e) {
+            // a pass or re-typing failing here is reported at optimization; the construct found stands
+        }
+        return p;
+    }
+
+    /** The passes of the standard pipeline (from -O1) that turn recursion and control flow into dataflow. */
+    static final List<String> LOWERING_PASSES = List.of("unroll-loops", "if-conversion");
+
+    private static Optional<String> directProblem(IRModule typed) {
         Optional<Function> mainOpt = typed.main();
         if (mainOpt.isEmpty()) {
             List<String> names = typed.functions().keySet().stream().map(g -> "@" + g.name()).sorted().toList();

@@ -12,7 +12,7 @@ import java.util.Set;
  */
 public final class OptPipeline {
     /** Pass names in pipeline order. */
-    public static final List<String> ORDER = List.of("simplify-inference", "dynamic-to-static", "eliminate-common-subexpr",
+    public static final List<String> ORDER = List.of("unroll-loops", "if-conversion", "simplify-inference", "dynamic-to-static", "eliminate-common-subexpr",
             "combine-parallel-conv2d", "fold-constant", "fold-scale-axis", "simplify-expr",
             "canonicalize-ops", "alter-op-layout", "fold-constant", "fold-empty", "fuse-ops");
 

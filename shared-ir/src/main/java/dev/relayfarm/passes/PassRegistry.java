@@ -32,6 +32,8 @@ public final class PassRegistry {
         add(m, new FuseOps());
         add(m, new CombineParallelConv2D());
         add(m, new PartialEvaluate());
+        add(m, new UnrollLoops());
+        add(m, new IfConversion());
         add(m, new ToANormalForm());
         add(m, new ToGraphNormalForm());
         add(m, new ToBasicBlockNormalForm());

@@ -7,6 +7,7 @@ import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.Op;
+import dev.relayfarm.ir.TupleGetItem;
 import java.util.List;
 
 /**
@@ -16,7 +17,8 @@ import java.util.List;
  * transposes compose into one (none when the composition is the identity); {@code x * 1},
  * {@code 1 * x}, {@code x + 0}, {@code 0 + x}, {@code x - 0}, {@code x / 1} become {@code x} when the
  * types show broadcasting leaves x's shape and dtype alone; a cast to x's own dtype and {@code copy}
- * disappear.
+ * disappear; operands of {@code concatenate} that are empty along its axis are dropped, and a piece of a
+ * {@code split} that is all of its operand (the other pieces empty) is the operand.
  *
  * <pre>
  * %0 = transpose(%x, axes=[1, 0]);  transpose(%0, axes=[1, 0])   ==>  %x
@@ -56,6 +58,10 @@ public final class SimplifyExpr extends FunctionPass {
             protected Expr rewrite(Expr pre, Expr post) {
                 types.stands(post, pre);
                 Expr cur = post;
+                if (post instanceof TupleGetItem get) {
+                    Expr whole = SimplifyPattern.wholeSplitPiece(get, types);
+                    if (whole != null) cur = whole;
+                }
                 for (int step = 0; step < MAX_STEPS && cur instanceof Call c && c.callee() instanceof Op; step++) {
                     Expr next = firstMatch(c, types);
                     if (next == null) break;

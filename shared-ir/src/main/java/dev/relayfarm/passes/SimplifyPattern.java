@@ -30,7 +30,7 @@ sealed interface SimplifyPattern {
 
     /** All patterns, in the order they are tried. */
     List<SimplifyPattern> ALL = List.of(new ReshapeOfReshape(), new NoopReshape(), new InverseReshapes(),
-            new TransposeOfTranspose(), new IdentityTranspose(), new ArithmeticIdentity(), new CastToSameType(), new DropCopy());
+            new TransposeOfTranspose(), new IdentityTranspose(), new ArithmeticIdentity(), new CastToSameType(), new DropCopy(), new ConcatenateEmptyOperand());
 
     /**
      * {@code reshape(r(x))} with {@code r} a reshape/squeeze/expand_dims ==> {@code reshape(x)} to the
@@ -169,6 +169,42 @@ sealed interface SimplifyPattern {
         public Expr apply(Call call, ExprTypes types) {
             return isOp(call, "copy") ? call.args().getFirst() : null;
         }
+    }
+
+    /**
+     * {@code concatenate((a, e, b), axis=k)} where {@code e} has static extent 0 along {@code k} ==>
+     * {@code concatenate((a, b), axis=k)}, or {@code a} alone when it is the only non-empty operand (the
+     * importer's scan accumulators start empty; ONNX's rotary embedding joins an empty pass-through part).
+     * All operand types must be static; when every operand is empty, nothing changes (the result is empty).
+     */
+    record ConcatenateEmptyOperand() implements SimplifyPattern {
+        @Override
+        public Expr apply(Call call, ExprTypes types) {
+            if (!isOp(call, "concatenate") || !(call.args().getFirst() instanceof dev.relayfarm.ir.Tuple tuple)) return null;
+            if (!(types.of(call) instanceof TensorType out) || !out.isStatic()) return null;
+            long axis = call.attrs().get("axis").orElse(AttrValue.of(0)) instanceof AttrValue.IntValue(long a) ? a : Long.MIN_VALUE;
+            if (axis < -out.rank() || axis >= out.rank()) return null;
+            int k = (int) (axis < 0 ? axis + out.rank() : axis);
+            List<Expr> kept = new ArrayList<>();
+            for (Expr f : tuple.fields()) {
+                if (!(types.of(f) instanceof TensorType t) || !t.isStatic() || t.rank() != out.rank()) return null;
+                if (t.staticShape()[k] != 0) kept.add(f);
+            }
+            if (kept.size() == tuple.fields().size() || kept.isEmpty()) return null;
+            if (kept.size() == 1) return sameStaticType(types.of(kept.getFirst()), out) ? kept.getFirst() : null;
+            return new Call(call.callee(), List.of(new dev.relayfarm.ir.Tuple(kept, tuple.span())), call.attrs(), call.typeArgs(), call.span());
+        }
+    }
+
+    /**
+     * {@code split(x, ...).i} where piece {@code i} is all of {@code x} (the other pieces are empty; its
+     * static type is x's) ==> {@code x}. A projection, not a call, so {@link SimplifyExpr} tries it on
+     * tuple projections.
+     */
+    static Expr wholeSplitPiece(dev.relayfarm.ir.TupleGetItem get, ExprTypes types) {
+        if (!(get.tuple() instanceof Call split) || !isOp(split, "split")) return null;
+        Expr x = split.args().getFirst();
+        return sameStaticType(types.of(get), types.of(x)) ? x : null;
     }
 
     // ---------------------------------------------------------------- helpers

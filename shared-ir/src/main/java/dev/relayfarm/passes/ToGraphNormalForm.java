@@ -41,7 +41,7 @@ public final class ToGraphNormalForm implements Pass {
         return PassResult.of(module, FunctionPass.mapFunctions(module, (g, f) -> f.withBody(rewrite(f.body(), purity))));
     }
 
-    private static Expr rewrite(Expr body, Purity purity) {
+    static Expr rewrite(Expr body, Purity purity) {
         Map<Var, Let> dissolved = new IdentityHashMap<>();
         for (Expr e : ExprTraversal.postOrder(body)) {
             if (e instanceof Let l && purity.isPure(l.value()) && !recursive(l)) dissolved.put(l.var(), l);

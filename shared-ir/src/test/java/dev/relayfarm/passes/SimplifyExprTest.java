@@ -129,6 +129,36 @@ class SimplifyExprTest {
     }
 
     @Test
+    void emptyConcatenateOperandsAndWholeSplitPiecesDisappear() {
+        String before = """
+                def @main(%x: Tensor[(2, 3), float32], %e: Tensor[(2, 0), float32], %y: Tensor[(2, 1), float32]) {
+                  %0 = split(%x, indices_or_sections=[3], axis=1);
+                  %1 = exp(%0.0);
+                  %2 = concatenate((%1, %0.1), axis=-1);
+                  %3 = concatenate((%e, %2, %e, %y), axis=1);
+                  (%2, %3)
+                }
+                """;
+        assertRewrites(PASS, before, """
+                def @main(%x: Tensor[(2, 3), float32], %e: Tensor[(2, 0), float32], %y: Tensor[(2, 1), float32]) {
+                  %0 = exp(%x);
+                  (%0, concatenate((%0, %y), axis=1))
+                }
+                """);
+        assertSameResults(PASS, before);
+    }
+
+    @Test
+    void concatenationsOfOnlyEmptyOrNonEmptyOperandsAndProperSplitPiecesStay() {
+        assertUnchanged(PASS, """
+                def @main(%x: Tensor[(2, 4), float32], %e: Tensor[(2, 0), float32], %d: Tensor[(2, ?), float32]) {
+                  %0 = split(%x, indices_or_sections=2, axis=1);
+                  (concatenate((%e, %e), axis=1), concatenate((%0.0, %0.1), axis=1), concatenate((%e, %d), axis=1))
+                }
+                """);
+    }
+
+    @Test
     void longChains() {
         for (boolean lets : new boolean[] {false, true}) {
             Var x = Var.fresh("x", TensorType.of(DType.FLOAT32, 2));

@@ -3,6 +3,7 @@ package dev.relayfarm.kernel.codegen;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.HalfFloats;
 import dev.relayfarm.kernel.expr.Binary;
+import dev.relayfarm.kernel.expr.BitCast;
 import dev.relayfarm.kernel.expr.Buffer;
 import dev.relayfarm.kernel.expr.Call;
 import dev.relayfarm.kernel.expr.Cast;
@@ -402,6 +403,7 @@ public final class CEmitter {
                     case BITNOT -> "~";
                 } + expr(u.a()) + ")";
                 case Cast c -> cast(c);
+                case BitCast c -> bitCast(c);
                 case Select s -> "(" + expr(s.condition()) + " ? " + expr(s.then()) + " : " + expr(s.otherwise()) + ")";
                 case Call c -> {
                     String fn = c.fn().name().toLowerCase() + (c.dtype().bits() == 32 || HalfFloats.isHalf(c.dtype()) ? "f" : "");
@@ -442,6 +444,7 @@ public final class CEmitter {
         /** {@code v} as stored in a buffer of {@code t}: a 16-bit float converts to its bits from whatever dtype {@code v} has. */
         private String narrow(DType t, PrimExpr v) {
             if (!HalfFloats.isHalf(t)) return expr(v);
+            if (v instanceof BitCast c && c.dtype().equals(t)) return bitCastBits(c);
             return toHalfBits(t, v);
         }
 
@@ -465,6 +468,32 @@ public final class CEmitter {
             }
             // a 16-bit float value is already a C float: the cast from it is the float32 one
             return "((" + cType(to) + ")" + expr(c.value()) + ")";
+        }
+
+        /**
+         * The bits of a value as another dtype of their width, through a union (C99 reads the other member's
+         * bytes). A float16/bfloat16 value is a C float: its storage bits are the exact rounding back (values
+         * come from loads of those bits), and bits read as one widen to a float again.
+         */
+        private String bitCast(BitCast c) {
+            return widen(c.dtype(), bitCastBits(c));
+        }
+
+        /**
+         * The bit cast as its target's storage (16 bits for float16/bfloat16). A 16-bit float read straight
+         * from a buffer is its stored bits, and a 16-bit float bit cast stored straight into one is stored as
+         * it is ({@link #narrow}): no float round trip, which would quiet a signalling NaN or canonicalize a
+         * bfloat16 NaN payload, so a lone {@code reinterpret} keeps every bit as the interpreter does.
+         */
+        private String bitCastBits(BitCast c) {
+            DType to = c.dtype(), from = c.value().dtype();
+            String bits;
+            if (!HalfFloats.isHalf(from)) bits = expr(c.value());
+            else if (c.value() instanceof Load l) bits = access(l.buffer(), l.indices());
+            else bits = toHalfBits(from, c.value());
+            String fromType = HalfFloats.isHalf(from) ? "uint16_t" : cType(from);
+            String toType = HalfFloats.isHalf(to) ? "uint16_t" : cType(to);
+            return "((union { " + fromType + " a; " + toType + " b; }){ .a = " + bits + " }).b";
         }
 
         private static String floatLiteral(FloatImm f) {

@@ -33,7 +33,8 @@ import java.util.List;
  *       at a lower index; NaN above every number, as the interpreter's {@code Double.compare} orders),
  *       then output position {@code p} picks the element of rank {@code p}. O(n^2) per line.</li>
  * </ul>
- * {@code einsum} is one reduction over the summed labels.
+ * {@code einsum} is one reduction over the summed labels; {@code det} is Gaussian elimination unrolled over
+ * the columns, a few stages per column ({@link #det}).
  *
  * <p>Not covered: the sign of zero in topk's order ({@code -0.0} and {@code 0.0} tie here, the
  * interpreter puts {@code 0.0} first); bool topk.
@@ -46,6 +47,89 @@ final class AlgorithmComputes {
         r.add("cumprod", c -> scan(c, true));
         r.add("topk", AlgorithmComputes::topk);
         r.add("einsum", AlgorithmComputes::einsum);
+        r.add("det", AlgorithmComputes::det);
+    }
+
+    /** The largest matrix {@code det} unrolls (five stages per column). */
+    static final int MAX_DET_SIZE = 32;
+
+    /**
+     * {@code det}: the interpreter's Gaussian elimination with partial pivoting, in float64, unrolled over
+     * the columns of the (static) M x M matrices, one stage per step since the tensor-expression layer
+     * has no loop-carried state. For column {@code c}, on every matrix of the batch at once:
+     * <ol>
+     *   <li>{@code max_c}: the largest |a[r, c]| over rows r >= c;</li>
+     *   <li>{@code pivot_c}: the first such row reaching it (the interpreter keeps the earliest of equal
+     *       candidates: it only moves on a strictly larger one);</li>
+     *   <li>{@code a_(c+1)}: rows c and pivot swapped, then each row r > c minus {@code f * row c} from
+     *       column c on, {@code f = a[r, c] / a[c, c]} (the interpreter's operation order per element);</li>
+     *   <li>{@code det_c}: the previous product, negated on a swap, times the pivot;
+     *       {@code zero_c}: whether some pivot so far was 0 (the interpreter answers 0 right there).</li>
+     * </ol>
+     * O(M^3) per matrix like the interpreter. Not covered: NaN elements (the interpreter's pivot search
+     * skips them in its own order), M above {@link #MAX_DET_SIZE}.
+     */
+    private static List<Compute> det(OpCall c) {
+        Tensor x = c.in(0);
+        int rank = x.rank();
+        int m = x.shape().get(rank - 1);
+        if (m > MAX_DET_SIZE) throw c.fail("matrices larger than " + MAX_DET_SIZE + "x" + MAX_DET_SIZE + " are not unrolled, got " + m + "x" + m);
+        DType f64 = DType.FLOAT64;
+        List<Integer> batch = x.shape().subList(0, rank - 2);
+        Tensor a = Te.compute(c.name() + "_a0", x.shape(), ix -> as(x.at(ix), f64));
+        Tensor det = null, zero = null;
+        for (int col = 0; col < m; col++) {
+            final Tensor cur = a, prevDet = det, prevZero = zero;
+            final int cc = col;
+            IterVar r = Te.reduceAxis("r", m);
+            Compute max = Te.compute(c.name() + "_max" + col, batch, ib -> Te.max(
+                    new Select(r.var().ge(cc), abs(cur.at(at(ib, r.var(), PrimExpr.of(cc)))), new dev.relayfarm.kernel.expr.FloatImm(-1, f64)), r));
+            IterVar q = Te.reduceAxis("q", m);
+            Compute first = Te.compute(c.name() + "_first" + col, batch, ib -> Te.min(new Select(
+                    q.var().ge(cc).and(new Binary(BinaryOp.EQ, abs(cur.at(at(ib, q.var(), PrimExpr.of(cc)))), max.at(ib))), q.var(), PrimExpr.of(m)), q));
+            // no row matched only when NaN is involved: keep row c then
+            Compute pivot = Te.compute(c.name() + "_pivot" + col, batch, ib -> new Select(first.at(ib).lt(m), first.at(ib), PrimExpr.of(cc)));
+            a = Te.compute(c.name() + "_a" + (col + 1), x.shape(), ix -> {
+                List<PrimExpr> ib = new ArrayList<>(ix.subList(0, rank - 2));
+                PrimExpr i = ix.get(rank - 2), k = ix.get(rank - 1);
+                PrimExpr p = pivot.at(ib);
+                PrimExpr si = swapped(i, p, cc);
+                PrimExpr sc = p; // row c after the swap is the pivot row
+                PrimExpr sik = cur.at(at(ib, si, k));
+                PrimExpr f = new Binary(BinaryOp.DIV, cur.at(at(ib, si, PrimExpr.of(cc))), cur.at(at(ib, sc, PrimExpr.of(cc))));
+                PrimExpr eliminated = new Binary(BinaryOp.SUB, sik, new Binary(BinaryOp.MUL, f, cur.at(at(ib, sc, k))));
+                return new Select(i.gt(PrimExpr.of(cc)).and(k.ge(cc)), eliminated, sik);
+            });
+            det = Te.compute(c.name() + "_det" + col, batch, ib -> {
+                PrimExpr p = pivot.at(ib);
+                PrimExpr before = prevDet == null ? new dev.relayfarm.kernel.expr.FloatImm(1, f64) : prevDet.at(ib);
+                PrimExpr signed = new Select(new Binary(BinaryOp.NE, p, PrimExpr.of(cc)), new Unary(UnaryOp.NEG, before), before);
+                return new Binary(BinaryOp.MUL, signed, cur.at(at(ib, p, PrimExpr.of(cc))));
+            });
+            zero = Te.compute(c.name() + "_zero" + col, batch, ib -> {
+                PrimExpr isZero = new Binary(BinaryOp.EQ, cur.at(at(ib, pivot.at(ib), PrimExpr.of(cc))), new dev.relayfarm.kernel.expr.FloatImm(0, f64));
+                return prevZero == null ? isZero : prevZero.at(ib).or(isZero);
+            });
+        }
+        final Tensor product = det, anyZero = zero;
+        DType t = c.outDtype();
+        return List.of(Te.compute(c.name(), batch, ib -> as(new Select(anyZero.at(ib), new dev.relayfarm.kernel.expr.FloatImm(0, f64), product.at(ib)), t)));
+    }
+
+    /** Row {@code i} of the matrix after swapping rows {@code c} and {@code p}: where it was read from. */
+    private static PrimExpr swapped(PrimExpr i, PrimExpr p, int c) {
+        return new Select(new Binary(BinaryOp.EQ, i, PrimExpr.of(c)), p, new Select(new Binary(BinaryOp.EQ, i, p), PrimExpr.of(c), i));
+    }
+
+    private static List<PrimExpr> at(List<? extends PrimExpr> batch, PrimExpr row, PrimExpr col) {
+        List<PrimExpr> out = new ArrayList<>(batch);
+        out.add(row);
+        out.add(col);
+        return out;
+    }
+
+    private static PrimExpr abs(PrimExpr v) {
+        return new dev.relayfarm.kernel.expr.Call(dev.relayfarm.kernel.expr.MathFn.FABS, List.of(v));
     }
 
     private static PrimExpr as(PrimExpr v, DType t) {

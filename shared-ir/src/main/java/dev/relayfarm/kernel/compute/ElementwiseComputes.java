@@ -3,6 +3,7 @@ package dev.relayfarm.kernel.compute;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.kernel.expr.Binary;
 import dev.relayfarm.kernel.expr.BinaryOp;
+import dev.relayfarm.kernel.expr.BitCast;
 import dev.relayfarm.kernel.expr.Call;
 import dev.relayfarm.kernel.expr.Cast;
 import dev.relayfarm.kernel.expr.FloatImm;
@@ -124,6 +125,11 @@ final class ElementwiseComputes {
             return unary(c, x -> cast(x, to));
         });
         r.add("where", ElementwiseComputes::where);
+        // the same bits as another dtype of their width (the relation checked the widths)
+        r.add("reinterpret", c -> {
+            DType to = c.attrs(dev.relayfarm.ops.transform.Reinterpret.ReinterpretAttrs.class).dtype();
+            return unary(c, x -> new BitCast(to, x));
+        });
 
         // element-wise nn operators
         r.add("nn.relu", c -> unary(c, x -> leaky(x, 0.0)));

@@ -43,8 +43,7 @@ import java.util.Set;
  * shapes and dtypes. Tuple results are flattened: one {@link Compute} per field, in order.
  *
  * <p>Not covered: operators whose output shape depends on input values ({@code argwhere},
- * {@code unique}, {@code non_max_suppression}), {@code det}, {@code reinterpret} (the C emitter has
- * no bit cast), {@code nn.contrib_conv2d_NCHWc} (kernel/lower's template), as listed by
+ * {@code unique}, {@code non_max_suppression}), {@code nn.contrib_conv2d_NCHWc} (kernel/lower's template), as listed by
  * {@code OpComputesCoverageTest}; {@link #supports} says false for them and {@link #compute} throws
  * {@link UnsupportedOperationException} naming the operator. float16/bfloat16 are computed in
  * float32 and rounded (see {@code HALF_OPS}); unsupported dtypes (vectors, other widths) and attributes also throw, naming the operator and the reason.
@@ -172,7 +171,7 @@ public final class OpComputes {
      * interpreter evaluates in float64; reductions, which accumulate wider) compute in float32 over
      * widened inputs and round once ({@link #widened}).
      */
-    private static final Set<String> HALF_OPS = Set.of("cast", "cast_like", "add", "subtract", "multiply", "divide", "maximum", "minimum",
+    private static final Set<String> HALF_OPS = Set.of("cast", "cast_like", "reinterpret", "add", "subtract", "multiply", "divide", "maximum", "minimum",
             "negative", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "where", "nn.relu",
             "reshape", "transpose", "squeeze", "expand_dims", "copy", "broadcast_to", "concatenate", "strided_slice", "take");
 

@@ -36,9 +36,7 @@ import java.util.Map;
  * ({@code take}, {@code gather}, {@code gather_nd}, {@code one_hot}) is cast to int64 and kept in range
  * (clamped) so that a kernel never reads outside its input: where the interpreter rejects an
  * out-of-range index ({@code take} mode "fast", {@code gather}), the kernel's result for it is
- * unspecified but memory-safe.
- *
- * <p>Not covered: {@code reinterpret} (a bit cast, which a C value cast cannot express).
+ * unspecified but memory-safe. ({@code reinterpret}, a bit cast, is element-wise: {@link ElementwiseComputes}.)
  */
 final class TransformComputes {
     private TransformComputes() {}
@@ -235,17 +233,18 @@ final class TransformComputes {
 
     private static List<Compute> gatherNd(OpCall c) {
         Tensor data = c.in(0), indices = c.in(1);
-        if (c.attrs(dev.relayfarm.ops.transform.GatherNd.GatherNdAttrs.class).batchDims() != 0) throw c.fail("batch_dims other than 0 is not supported");
+        // batch_dims b: the first b dims of Y (the output's first dims) walk data's first b dims in step
+        int b = Math.toIntExact(c.attrs(dev.relayfarm.ops.transform.GatherNd.GatherNdAttrs.class).batchDims());
         int m = indices.shape().getFirst();
         int ir = indices.rank();
         List<Integer> ds = data.shape();
         return List.of(Te.compute(c.name(), c.outShape(), ix -> {
-            List<PrimExpr> didx = new ArrayList<>();
+            List<PrimExpr> didx = new ArrayList<>(ix.subList(0, b));
             for (int k = 0; k < m; k++) {
                 List<PrimExpr> iidx = new ArrayList<>();
                 iidx.add(PrimExpr.of(k));
                 iidx.addAll(ix.subList(0, ir - 1));
-                didx.add(pythonIndex(indices.at(iidx), ds.get(k)));
+                didx.add(pythonIndex(indices.at(iidx), ds.get(b + k)));
             }
             didx.addAll(ix.subList(ir - 1, ix.size()));
             return data.at(didx);

@@ -18,6 +18,7 @@ public final class Bounds {
             case Load l -> Interval.EVERYTHING;
             case TensorLoad l -> Interval.EVERYTHING;
             case Cast c -> c.dtype().isFloat() ? Interval.EVERYTHING : of(c.value(), ranges);
+            case BitCast c -> Interval.EVERYTHING;
             case Call c -> Interval.EVERYTHING;
             case Reduce r -> Interval.EVERYTHING;
             case Select s -> of(s.then(), ranges).union(of(s.otherwise(), ranges));

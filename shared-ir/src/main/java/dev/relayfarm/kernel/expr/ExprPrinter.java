@@ -27,6 +27,7 @@ public final class ExprPrinter {
                 case BITNOT -> "~";
             }) + print(u.a());
             case Cast c -> c.dtype() + "(" + print(c.value()) + ")";
+            case BitCast c -> "bitcast<" + c.dtype() + ">(" + print(c.value()) + ")";
             case Select s -> "select(" + print(s.condition()) + ", " + print(s.then()) + ", " + print(s.otherwise()) + ")";
             case Call c -> c.fn().name().toLowerCase() + c.args().stream().map(ExprPrinter::print).collect(Collectors.joining(", ", "(", ")"));
             case Reduce r -> r.combiner().name().toLowerCase() + "(" + print(r.source()) + ", axes="

@@ -7,7 +7,7 @@ import dev.relayfarm.ir.DType;
  * immutable records; a {@link Var} has identity (a unique id), so two loop variables that print the
  * same are never confused. Tensor-expression bodies and loop-level statements share this one type.
  */
-public sealed interface PrimExpr permits IntImm, FloatImm, Var, Load, TensorLoad, Binary, Unary, Cast, Select, Call, Reduce {
+public sealed interface PrimExpr permits IntImm, FloatImm, Var, Load, TensorLoad, Binary, Unary, Cast, BitCast, Select, Call, Reduce {
     DType dtype();
 
     static IntImm of(long value) {

@@ -44,6 +44,10 @@ public final class PrimExprs {
                 PrimExpr v = map(c.value(), post);
                 yield v == c.value() ? c : new Cast(c.dtype(), v);
             }
+            case BitCast c -> {
+                PrimExpr v = map(c.value(), post);
+                yield v == c.value() ? c : new BitCast(c.dtype(), v);
+            }
             case Select s -> {
                 PrimExpr c = map(s.condition(), post), t = map(s.then(), post), o = map(s.otherwise(), post);
                 yield c == s.condition() && t == s.then() && o == s.otherwise() ? s : new Select(c, t, o);

@@ -59,6 +59,7 @@ public final class Simplifier {
             case Binary b -> binary(b);
             case Unary u -> unary(u);
             case Cast c -> cast(c);
+            case BitCast c -> c.value().dtype().equals(c.dtype()) ? c.value() : c;
             case Select s -> select(s);
             case Call c -> call(c);
             case IntImm i -> i;

@@ -2,6 +2,7 @@ package dev.relayfarm.tuning.search;
 
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.kernel.expr.Binary;
+import dev.relayfarm.kernel.expr.BitCast;
 import dev.relayfarm.kernel.expr.Bounds;
 import dev.relayfarm.kernel.expr.Buffer;
 import dev.relayfarm.kernel.expr.Call;
@@ -355,6 +356,7 @@ public final class LoopNestFeatures {
                     expr(u.a(), accesses, ops);
                 }
                 case Cast c -> expr(c.value(), accesses, ops);
+                case BitCast c -> expr(c.value(), accesses, ops);
                 case Select s -> {
                     ops[isFloat(s.dtype()) ? 0 : 1]++;
                     expr(s.condition(), accesses, ops);

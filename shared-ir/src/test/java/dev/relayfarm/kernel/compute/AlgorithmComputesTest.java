@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** cumsum, cumprod, topk and einsum through {@link OpComputes}, in one module, against the interpreter. */
+/** cumsum, cumprod, topk, einsum and det through {@link OpComputes}, in one module, against the interpreter. */
 class AlgorithmComputesTest {
     private static final OpKernelCases CASES = new OpKernelCases();
     /** Few distinct values: many ties, which topk must order by index. */
@@ -53,6 +53,14 @@ class AlgorithmComputesTest {
         CASES.add("fn (%a: Tensor[(2, 1, 3, 4), float32], %b: Tensor[(5, 4, 2), float32]) { einsum((%a, %b), equation=\"...ij,...jk->...ik\") }");
         CASES.add("fn (%a: Tensor[(3), int32], %b: Tensor[(4), int32]) { einsum((%a, %b), equation=\"i,j->ij\") }");
         CASES.add("fn (%a: Tensor[(3, 4), int32], %b: Tensor[(4), int32], %c: Tensor[(3), int32]) { einsum((%a, %b, %c), equation=\"ij,j,i\") }");
+        // det: Gaussian elimination with partial pivoting; small integers make ties between pivot
+        // candidates, zero pivots and singular matrices (det exactly 0) common
+        CASES.add("fn (%a: Tensor[(2, 2), float32]) { det(%a) }");
+        CASES.add("fn (%a: Tensor[(1, 1), float32]) { det(%a) }");
+        CASES.add("fn (%a: Tensor[(6, 3, 3), float32]) { det(%a) }");
+        CASES.add("fn (%a: Tensor[(40, 3, 3), float32]) { det(%a) }", ints(-1, 1));
+        CASES.add("fn (%a: Tensor[(2, 3, 4, 4), float64]) { det(%a) }", ints(-2, 2));
+        CASES.add("fn (%a: Tensor[(3, 7, 7), float64]) { det(%a) }");
         CASES.build();
     }
 
@@ -64,6 +72,6 @@ class AlgorithmComputesTest {
     @Test
     void everyKernelMatchesTheInterpreter() {
         CASES.assertAllMatch(17);
-        assertEquals(33, CASES.size());
+        assertEquals(39, CASES.size());
     }
 }

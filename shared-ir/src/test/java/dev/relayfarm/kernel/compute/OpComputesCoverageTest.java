@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  */
 class OpComputesCoverageTest {
     /** Covered operators when this floor was last raised. */
-    private static final int FLOOR = 135;
+    private static final int FLOOR = 137;
 
     @Test
     void coverageNeverDrops() {

@@ -61,6 +61,9 @@ class TransformComputesTest {
         CASES.add("fn (%x: Tensor[(4, 5, 2), int32], %i: Tensor[(3, 5, 2), int64]) { gather(%x, %i, axis=0) }", null, ints(-4, 3));
         CASES.add("fn (%x: Tensor[(4, 5, 6), float32], %i: Tensor[(2, 3), int32]) { gather_nd(%x, %i) }", null, ints(0, 3));
         CASES.add("fn (%x: Tensor[(4, 5), float32], %i: Tensor[(2, 3, 7), int64]) { gather_nd(%x, %i) }", null, ints(-4, 3));
+        // batch_dims: Y's first dims walk data's first dims in step (ONNX GatherND batch_dims)
+        CASES.add("fn (%x: Tensor[(3, 4, 5, 2), float32], %i: Tensor[(2, 3, 6), int32]) { gather_nd(%x, %i, batch_dims=1) }", null, ints(-4, 3));
+        CASES.add("fn (%x: Tensor[(2, 3, 4, 5), int32], %i: Tensor[(1, 2, 3, 2), int64]) { gather_nd(%x, %i, batch_dims=2) }", null, ints(0, 3));
         CASES.add(fn1("(3, 1)", "float32", "broadcast_to(%x, shape=[2, 3, 4])"));
         CASES.add(fn1("(3, 1)", "int8", "broadcast_to(%x, shape=[3, 5])"));
         CASES.add(fn1("(2, 3)", "float32", "tile(%x, reps=[2, 3])"));
