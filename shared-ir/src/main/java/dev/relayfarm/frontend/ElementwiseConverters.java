@@ -45,9 +45,8 @@ final class ElementwiseConverters {
         b.add("Where", n -> List.of(n.call("where", n.input(0), n.input(1), n.input(2))));
         b.add("Cast", n -> {
             long to = n.attrInt("to", -1);
-            n.ignore("saturate", "round_mode"); // only meaningful for float8/float4 targets, which we reject below
             DType dtype = OnnxDTypes.require((int) to, n.where() + ": attribute 'to'");
-            return List.of(n.call("cast", List.of(n.input(0)), "dtype", dtype.toString()));
+            return List.of(MathConverters.onnxCast(n, n.input(0), dtype));
         });
         b.add("LeakyRelu", n -> List.of(n.call("nn.leaky_relu", List.of(n.input(0)), "alpha", (double) n.attrFloat("alpha", 0.01f))));
         b.add("Clip", ElementwiseConverters::clip);

@@ -42,10 +42,7 @@ final class MathConverters {
         });
         b.add("Mod", MathConverters::mod);
         b.add("Pow", MathConverters::pow);
-        b.add("CastLike", n -> {
-            n.ignore("saturate", "round_mode"); // only meaningful for float8/float4 targets, which have no dtype here
-            return List.of(n.call("cast", List.of(n.input(0)), "dtype", n.inputType(1).dtype().toString()));
-        });
+        b.add("CastLike", n -> List.of(onnxCast(n, n.input(0), n.inputType(1).dtype())));
         b.add("IsInf", MathConverters::isInf);
         b.add("BitCast", n -> {
             DType to = OnnxDTypes.require((int) n.attrInt("to", 0), n.where() + ": attribute 'to'");
@@ -53,6 +50,9 @@ final class MathConverters {
             // ONNX counts bool as 8 bits, as its storage here is one byte.
             if (from.storageBytes() != to.storageBytes()) {
                 throw n.unsupported("BitCast from " + from + " to " + to + ": the bit widths differ");
+            }
+            if (from.isLowBit() && from.bits() < 8 || to.isLowBit() && to.bits() < 8) {
+                throw n.unsupported("BitCast from " + from + " to " + to + ": 4- and 2-bit types are not supported");
             }
             return List.of(n.call("reinterpret", List.of(n.input(0)), "dtype", to.toString()));
         });
@@ -205,6 +205,26 @@ final class MathConverters {
 
     static Expr cast(OnnxNode n, Expr x, DType dtype) {
         return n.call("cast", List.of(x), "dtype", dtype.toString());
+    }
+
+    /**
+     * ONNX Cast/CastLike to {@code to}: {@code saturate} (default 1) applies to 8-bit float targets,
+     * {@code round_mode} (default "up") to float8e8m0 ones; on other targets ONNX ignores both, and so do we.
+     */
+    static Expr onnxCast(OnnxNode n, Expr x, DType to) {
+        boolean saturate = n.attrInt("saturate", 1) != 0;
+        String mode = n.attrString("round_mode", "up");
+        List<Object> attrs = new java.util.ArrayList<>(List.of("dtype", to.toString()));
+        if (saturate && to.isMiniFloat() && to.bits() == 8) attrs.addAll(List.of("saturate", true));
+        if (to.code() == DType.Code.FLOAT8_E8M0FNU) {
+            try {
+                dev.relayfarm.ir.MiniFloats.RoundMode.parse(mode);
+            } catch (IllegalArgumentException e) {
+                throw n.unsupported("attribute 'round_mode': " + e.getMessage());
+            }
+            if (!mode.equals("up")) attrs.addAll(List.of("round_mode", mode));
+        }
+        return n.call("cast", List.of(x), attrs.toArray());
     }
 
     private static List<Expr> isInf(OnnxNode n) {

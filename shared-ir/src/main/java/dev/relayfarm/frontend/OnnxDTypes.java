@@ -8,7 +8,7 @@ import java.util.Optional;
 public final class OnnxDTypes {
     private OnnxDTypes() {}
 
-    /** The Relay dtype of ONNX element type {@code code}, or empty when Relay has none (string, complex, float8, int4...). */
+    /** The Relay dtype of ONNX element type {@code code}, or empty when Relay has none (string, complex). */
     public static Optional<DType> toDType(int code) {
         DataType t = DataType.forNumber(code);
         if (t == null) return Optional.empty();
@@ -26,6 +26,16 @@ public final class OnnxDTypes {
             case UINT32 -> DType.UINT32;
             case UINT64 -> DType.UINT64;
             case BOOL -> DType.BOOL;
+            case INT4 -> DType.INT4;
+            case UINT4 -> DType.UINT4;
+            case INT2 -> DType.INT2;
+            case UINT2 -> DType.UINT2;
+            case FLOAT8E4M3FN -> DType.FLOAT8_E4M3FN;
+            case FLOAT8E4M3FNUZ -> DType.FLOAT8_E4M3FNUZ;
+            case FLOAT8E5M2 -> DType.FLOAT8_E5M2;
+            case FLOAT8E5M2FNUZ -> DType.FLOAT8_E5M2FNUZ;
+            case FLOAT8E8M0 -> DType.FLOAT8_E8M0FNU;
+            case FLOAT4E2M1 -> DType.FLOAT4_E2M1FN;
             default -> null;
         });
     }
@@ -48,13 +58,23 @@ public final class OnnxDTypes {
             case FLOAT -> dtype.bits() == 16 ? DataType.FLOAT16_VALUE : dtype.bits() == 32 ? DataType.FLOAT_VALUE : DataType.DOUBLE_VALUE;
             case BFLOAT -> DataType.BFLOAT16_VALUE;
             case BOOL -> DataType.BOOL_VALUE;
+            case FLOAT8_E4M3FN -> DataType.FLOAT8E4M3FN_VALUE;
+            case FLOAT8_E4M3FNUZ -> DataType.FLOAT8E4M3FNUZ_VALUE;
+            case FLOAT8_E5M2 -> DataType.FLOAT8E5M2_VALUE;
+            case FLOAT8_E5M2FNUZ -> DataType.FLOAT8E5M2FNUZ_VALUE;
+            case FLOAT8_E8M0FNU -> DataType.FLOAT8E8M0_VALUE;
+            case FLOAT4_E2M1FN -> DataType.FLOAT4E2M1_VALUE;
             case INT -> switch (dtype.bits()) {
+                case 2 -> DataType.INT2_VALUE;
+                case 4 -> DataType.INT4_VALUE;
                 case 8 -> DataType.INT8_VALUE;
                 case 16 -> DataType.INT16_VALUE;
                 case 32 -> DataType.INT32_VALUE;
                 default -> DataType.INT64_VALUE;
             };
             case UINT -> switch (dtype.bits()) {
+                case 2 -> DataType.UINT2_VALUE;
+                case 4 -> DataType.UINT4_VALUE;
                 case 8 -> DataType.UINT8_VALUE;
                 case 16 -> DataType.UINT16_VALUE;
                 case 32 -> DataType.UINT32_VALUE;

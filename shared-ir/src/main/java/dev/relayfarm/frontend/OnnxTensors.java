@@ -15,7 +15,11 @@ import java.util.Arrays;
  * Decodes ONNX {@code TensorProto}s into {@link NDArray}s: little-endian {@code raw_data}, the typed
  * repeated fields (with ONNX's packing rules: 8/16-bit ints, bool, float16 and bfloat16 travel in
  * {@code int32_data}; uint32/uint64 in {@code uint64_data}), and external data files next to the
- * model.
+ * model. The 4- and 2-bit types (int4, uint4, float4e2m1; int2, uint2) arrive packed, two or four to
+ * a byte, the first element in the lowest bits, in {@code raw_data} and in {@code int32_data} (one
+ * packed byte per int32; one element per int32 is accepted too); they are unpacked to one element per
+ * byte (sign-extended for int4/int2), and packed again by {@link #fromNDArray}. The 8-bit floats take
+ * one byte each ({@code int32_data}: one code per int32).
  */
 public final class OnnxTensors {
     private OnnxTensors() {}
@@ -44,6 +48,17 @@ public final class OnnxTensors {
         }
         if (t.hasRawData()) {
             return fromRaw(dtype, shape, t.getRawData().toByteArray(), label);
+        }
+        int per = perByte(dtype);
+        if (per > 1) {
+            int count = t.getInt32DataCount();
+            byte[] packed = new byte[count];
+            for (int i = 0; i < count; i++) packed[i] = (byte) t.getInt32Data(i);
+            if (count == n && count != packedLength(n, per)) return unpack(dtype, shape, packed, 1);
+            if (count != packedLength(n, per)) {
+                throw new OnnxFormatException(label + ": shape " + Arrays.toString(shape) + " of " + dtype + " needs " + packedLength(n, per) + " packed values, the tensor holds " + count);
+            }
+            return unpack(dtype, shape, packed, per);
         }
         // The typed values are counted before the array is allocated: dims that promise a billion values over a
         // handful of stored ones are a malformed tensor, not a reason to allocate gigabytes.
@@ -75,6 +90,12 @@ public final class OnnxTensors {
                 for (int i = 0; i < Math.min(n, t.getInt32DataCount()); i++) dst[i] = (short) t.getInt32Data(i);
                 yield t.getInt32DataCount();
             }
+            case TensorProto.DataType.FLOAT8E4M3FN_VALUE, TensorProto.DataType.FLOAT8E4M3FNUZ_VALUE, TensorProto.DataType.FLOAT8E5M2_VALUE,
+                    TensorProto.DataType.FLOAT8E5M2FNUZ_VALUE, TensorProto.DataType.FLOAT8E8M0_VALUE -> {
+                byte[] dst = out.byteData(); // codes, stored as-is
+                for (int i = 0; i < Math.min(n, t.getInt32DataCount()); i++) dst[i] = (byte) t.getInt32Data(i);
+                yield t.getInt32DataCount();
+            }
             default -> { // int8/16/32, uint8/16, bool
                 for (int i = 0; i < Math.min(n, t.getInt32DataCount()); i++) out.setLong(i, t.getInt32Data(i));
                 yield t.getInt32DataCount();
@@ -86,7 +107,43 @@ public final class OnnxTensors {
         return out;
     }
 
+    /** Elements per byte in ONNX's encoding: 2 for int4/uint4/float4e2m1, 4 for int2/uint2, else 1. */
+    static int perByte(DType t) {
+        return t.lanes() == 1 && t.bits() < 8 && t.code() != DType.Code.BOOL ? 8 / t.bits() : 1;
+    }
+
+    private static int packedLength(int n, int per) {
+        return (n + per - 1) / per;
+    }
+
+    /** One element per byte from {@code per} to a byte (low bits first); int4/int2 sign-extended. */
+    static NDArray unpack(DType t, int[] shape, byte[] packed, int per) {
+        int n = NDArray.elementCount(t, shape), bits = t.bits();
+        byte[] out = new byte[n];
+        for (int i = 0; i < n; i++) {
+            int v = (packed[i / per] >> (bits * (i % per))) & ((1 << bits) - 1);
+            out[i] = (byte) (t.code() == DType.Code.INT ? NDArray.wrapLowBits(t, v) : v);
+        }
+        return NDArray.wrap(t, shape, out);
+    }
+
+    /** ONNX's packed bytes of a 4- or 2-bit array (the last byte's unused high bits zero). */
+    static byte[] pack(NDArray a) {
+        int per = perByte(a.dtype()), bits = a.dtype().bits(), n = a.elementCount();
+        byte[] in = a.byteData(), out = new byte[packedLength(n, per)];
+        for (int i = 0; i < n; i++) out[i / per] |= (byte) ((in[i] & ((1 << bits) - 1)) << (bits * (i % per)));
+        return out;
+    }
+
     private static NDArray fromRaw(DType dtype, int[] shape, byte[] bytes, String label) {
+        int per = perByte(dtype);
+        if (per > 1) {
+            int n = NDArray.elementCount(dtype, shape);
+            if (bytes.length != packedLength(n, per)) {
+                throw new OnnxFormatException(label + ": shape " + Arrays.toString(shape) + " of " + dtype + " needs " + packedLength(n, per) + " packed bytes, got " + bytes.length);
+            }
+            return unpack(dtype, shape, bytes, per);
+        }
         try {
             return NDArray.fromBytes(dtype, shape, bytes);
         } catch (IllegalArgumentException e) {
@@ -131,6 +188,6 @@ public final class OnnxTensors {
     public static TensorProto fromNDArray(NDArray a, String name) {
         TensorProto.Builder b = TensorProto.newBuilder().setName(name).setDataType(OnnxDTypes.toOnnx(a.dtype()));
         for (int d : a.shape()) b.addDims(d);
-        return b.setRawData(ByteString.copyFrom(a.toBytes())).build();
+        return b.setRawData(ByteString.copyFrom(perByte(a.dtype()) > 1 ? pack(a) : a.toBytes())).build();
     }
 }

@@ -12,8 +12,10 @@ import java.util.List;
  * element-wise ops. Scale and zero point are a scalar (per tensor), a 1-D tensor along {@code axis}
  * (per axis) or, with {@code block_size}, a tensor of the input's rank whose {@code axis} dim counts
  * blocks (each scale repeats {@code block_size} times). Arithmetic runs in float32 (float64 when the
- * scale is double); quantized results round half to even and saturate to the target integer range.
- * float8/4-bit/2-bit targets have no dtype here and are rejected when the types are read.
+ * scale is double); integer results (int2..int64, uint2..uint64) round half to even and saturate to
+ * the target's range (int4 −8..7, uint4 0..15, int2 −2..1, uint2 0..3). An 8-bit float target is
+ * {@code x / scale + zero_point} cast once to it, saturating unless {@code saturate=0}; float4e2m1
+ * always saturates (it has no infinity or NaN).
  */
 final class QuantizeConverters {
     private QuantizeConverters() {}
@@ -56,14 +58,14 @@ final class QuantizeConverters {
     }
 
     private static double[] range(OnnxNode n, DType q) {
-        if (!q.isInteger()) throw n.unsupported("quantizing to " + q + " is not supported (integer targets only)");
+        if (!q.isInteger()) throw n.unsupported("quantizing to " + q + " is not supported (integer, 8-bit float and float4e2m1 targets only)");
         if (q.code() == DType.Code.UINT) return new double[] {0, Math.pow(2, q.bits()) - 1};
         return new double[] {-Math.pow(2, q.bits() - 1), Math.pow(2, q.bits() - 1) - 1};
     }
 
     private static List<Expr> quantize(OnnxNode n) {
         long axis = n.attrInt("axis", 1), blockSize = n.opset() >= 21 ? n.attrInt("block_size", 0) : 0;
-        n.ignore("saturate"); // only affects float8 targets
+        boolean saturate = n.attrInt("saturate", 1) != 0; // only affects float8 targets
         DType scaleType = n.inputType(1).dtype();
         DType precision = n.hasAttr("precision") && n.attrInt("precision", 0) != 0
                 ? OnnxDTypes.require((int) n.attrInt("precision", 0), n.where() + ": attribute 'precision'") : scaleType;
@@ -72,9 +74,15 @@ final class QuantizeConverters {
         if (n.hasInput(2)) q = n.inputType(2).dtype();
         else if (n.attrInt("output_dtype", 0) != 0) q = OnnxDTypes.require((int) n.attrInt("output_dtype", 0), n.where() + ": attribute 'output_dtype'");
         else q = DType.UINT8;
-        double[] r = range(n, q);
         Expr x = MathConverters.cast(n, n.input(0), ct);
         Expr scale = align(n, MathConverters.cast(n, n.input(1), ct), axis, blockSize);
+        if (q.isMiniFloat()) {
+            if (q.code() == DType.Code.FLOAT8_E8M0FNU) throw n.unsupported("quantizing to " + q + " is not supported");
+            Expr y = n.call("divide", x, scale);
+            if (n.hasInput(2)) y = n.call("add", y, align(n, MathConverters.cast(n, n.input(2), ct), axis, blockSize));
+            return List.of(saturate && q.bits() == 8 ? n.call("cast", List.of(y), "dtype", q.toString(), "saturate", true) : MathConverters.cast(n, y, q));
+        }
+        double[] r = range(n, q);
         Expr y = MathConverters.roundHalfEven(n, n.call("divide", x, scale));
         if (n.hasInput(2)) y = n.call("add", y, align(n, MathConverters.cast(n, n.input(2), ct), axis, blockSize));
         y = n.call("clip", List.of(y), "a_min", r[0], "a_max", r[1]);

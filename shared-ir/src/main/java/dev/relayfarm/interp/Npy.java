@@ -301,9 +301,11 @@ public final class Npy {
     /** NumPy's spelling of a dtype, as {@code numpy.save} writes it on a little-endian machine. */
     static String descr(DType dtype) {
         if (dtype.lanes() != 1) throw new NpyException("vector dtype " + dtype + " has no .npy equivalent");
+        if (dtype.isLowBit()) throw new NpyException(dtype + " has no .npy equivalent; cast to float32 (or int8/uint8) first");
         return switch (dtype.code()) {
             case FLOAT -> "<f" + dtype.bits() / 8;
             case BFLOAT -> throw new NpyException("bfloat16 has no .npy equivalent; cast to float32 first");
+            case FLOAT8_E4M3FN, FLOAT8_E4M3FNUZ, FLOAT8_E5M2, FLOAT8_E5M2FNUZ, FLOAT8_E8M0FNU, FLOAT4_E2M1FN -> throw new IllegalStateException(); // isLowBit above
             case BOOL -> "|b1";
             case INT -> (dtype.bits() == 8 ? "|i" : "<i") + dtype.bits() / 8;
             case UINT -> (dtype.bits() == 8 ? "|u" : "<u") + dtype.bits() / 8;

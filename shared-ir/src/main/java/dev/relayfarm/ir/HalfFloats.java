@@ -67,4 +67,14 @@ public final class HalfFloats {
     public static boolean isHalf(DType t) {
         return t.lanes() == 1 && (t.code() == DType.Code.BFLOAT || t.code() == DType.Code.FLOAT && t.bits() == 16);
     }
+
+    /** Whether {@code t} is stored narrower than float32 and computes widened to it: float16, bfloat16 or an 8/4-bit float ({@link MiniFloats}). */
+    public static boolean isNarrow(DType t) {
+        return isHalf(t) || MiniFloats.isMini(t);
+    }
+
+    /** {@code d} rounded to the narrow float {@code t} (an 8/4-bit float without saturation), as a double. */
+    public static double roundNarrow(DType t, double d) {
+        return MiniFloats.isMini(t) ? MiniFloats.round(MiniFloats.format(t), d) : round(t, d);
+    }
 }

@@ -14,6 +14,8 @@ import java.util.HexFormat;
  * <p>Elements live in the primitive Java array that fits the dtype, so kernels run over primitive
  * arrays without boxing: float32 → {@code float[]}, float64 → {@code double[]}, float16/bfloat16 →
  * {@code short[]} (raw bits), int8/uint8/bool → {@code byte[]}, int16/uint16 → {@code short[]},
+ * int4/uint4/int2/uint2 → {@code byte[]} (one value per byte, sign-extended for the signed ones), the
+ * 8- and 4-bit floats → {@code byte[]} (one code per byte, see {@link MiniFloats}),
  * int32/uint32 → {@code int[]}, int64/uint64 → {@code long[]}. Unsigned values are stored in the
  * signed array of the same width. An array with lanes holds {@code size() * lanes} elements.
  *
@@ -128,8 +130,9 @@ public final class NDArray {
             case BOOL -> byte[].class;
             case BFLOAT -> short[].class;
             case FLOAT -> dtype.bits() == 16 ? short[].class : dtype.bits() == 32 ? float[].class : double[].class;
+            case FLOAT8_E4M3FN, FLOAT8_E4M3FNUZ, FLOAT8_E5M2, FLOAT8_E5M2FNUZ, FLOAT8_E8M0FNU, FLOAT4_E2M1FN -> byte[].class;
             case INT, UINT -> switch (dtype.bits()) {
-                case 8 -> byte[].class;
+                case 2, 4, 8 -> byte[].class;
                 case 16 -> short[].class;
                 case 32 -> int[].class;
                 default -> long[].class;
@@ -214,6 +217,8 @@ public final class NDArray {
                 default -> ((double[]) data)[i];
             };
             case BFLOAT -> HalfFloats.bfloat16ToFloat(((short[]) data)[i]);
+            case FLOAT8_E4M3FN, FLOAT8_E4M3FNUZ, FLOAT8_E5M2, FLOAT8_E5M2FNUZ, FLOAT8_E8M0FNU, FLOAT4_E2M1FN ->
+                    MiniFloats.decode(MiniFloats.format(dtype), ((byte[]) data)[i]);
             case UINT -> dtype.bits() == 64 ? unsignedToDouble(((long[]) data)[i]) : getLong(i);
             case INT, BOOL -> getLong(i);
         };
@@ -228,6 +233,7 @@ public final class NDArray {
     public long getLong(int i) {
         boolean unsigned = dtype.code() == DType.Code.UINT || dtype.code() == DType.Code.BOOL;
         return switch (data) {
+            case byte[] b when dtype.isMiniFloat() -> (long) getDouble(i);
             case byte[] b -> unsigned ? b[i] & 0xffL : b[i];
             case short[] s when dtype.isFloat() -> (long) getDouble(i);
             case short[] s -> unsigned ? s[i] & 0xffffL : s[i];
@@ -254,6 +260,8 @@ public final class NDArray {
                 }
             }
             case BFLOAT -> ((short[]) data)[i] = HalfFloats.toBfloat16(v);
+            case FLOAT8_E4M3FN, FLOAT8_E4M3FNUZ, FLOAT8_E5M2, FLOAT8_E5M2FNUZ, FLOAT8_E8M0FNU, FLOAT4_E2M1FN ->
+                    ((byte[]) data)[i] = (byte) MiniFloats.encode(MiniFloats.format(dtype), v);
             case BOOL -> ((byte[]) data)[i] = (byte) (v != 0.0 ? 1 : 0);
             case INT, UINT -> setLong(i, dtype.code() == DType.Code.UINT && v >= 0x1p63 ? (long) (v - 0x1p63) ^ Long.MIN_VALUE : (long) v);
         }
@@ -262,16 +270,24 @@ public final class NDArray {
     /** Stores {@code v} at flat index {@code i}, wrapping to the dtype's width. Only for arrays being filled. */
     public void setLong(int i, long v) {
         if (dtype.isFloat()) {
-            setDouble(i, dtype.code() == DType.Code.FLOAT && dtype.bits() == 64 ? (double) v : (float) v);
+            // an 8/4-bit float rounds once from the double (e8m0 rounds up, so a detour through float could change it)
+            setDouble(i, dtype.code() == DType.Code.FLOAT && dtype.bits() == 64 || dtype.isMiniFloat() ? (double) v : (float) v);
             return;
         }
         switch (data) {
-            case byte[] b -> b[i] = dtype.isBool() ? (byte) (v != 0 ? 1 : 0) : (byte) v;
+            case byte[] b -> b[i] = dtype.isBool() ? (byte) (v != 0 ? 1 : 0) : (byte) wrapLowBits(dtype, v);
             case short[] s -> s[i] = (short) v;
             case int[] a -> a[i] = (int) v;
             case long[] a -> a[i] = v;
             default -> throw new IllegalStateException();
         }
+    }
+
+    /** {@code v} wrapped to a 2-, 4- or 8-bit integer dtype: sign-extended from its width for intN, masked for uintN. */
+    public static long wrapLowBits(DType t, long v) {
+        int bits = t.bits();
+        if (bits >= 8) return v;
+        return t.code() == DType.Code.INT ? (v << (64 - bits)) >> (64 - bits) : v & ((1L << bits) - 1);
     }
 
     /** An independent array with the same dtype, shape and values. */

@@ -1,6 +1,7 @@
 package dev.relayfarm.ops;
 
 import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.MiniFloats;
 import dev.relayfarm.ir.NDArray;
 import java.util.function.DoublePredicate;
 import java.util.function.DoubleUnaryOperator;
@@ -54,7 +55,7 @@ final class ElementwiseKernels {
         if (t.lanes() != 1) throw new IllegalArgumentException("reference kernels do not support vector dtype " + t);
         return switch (t.code()) {
             case FLOAT -> t.bits() == 32 ? Domain.F32 : t.bits() == 64 ? Domain.F64 : Domain.HALF;
-            case BFLOAT -> Domain.HALF;
+            case BFLOAT, FLOAT8_E4M3FN, FLOAT8_E4M3FNUZ, FLOAT8_E5M2, FLOAT8_E5M2FNUZ, FLOAT8_E8M0FNU, FLOAT4_E2M1FN -> Domain.HALF;
             case INT -> Domain.SIGNED;
             case UINT, BOOL -> Domain.UNSIGNED;
         };
@@ -221,6 +222,19 @@ final class ElementwiseKernels {
      * undefined), anything→bool tests for non-zero, anything→float rounds to nearest.
      */
     static NDArray cast(NDArray a, DType target) {
+        return cast(a, target, false, MiniFloats.RoundMode.UP);
+    }
+
+    /** {@code cast} with ONNX's options for 8/4-bit float targets (see {@link MiniFloats#encode}). */
+    static NDArray cast(NDArray a, DType target, boolean saturate, MiniFloats.RoundMode mode) {
+        if (target.isMiniFloat() && !target.equals(a.dtype())) {
+            domain(a.dtype());
+            MiniFloats.Format f = MiniFloats.format(target);
+            double[] d = toDoubles(a);
+            byte[] z = new byte[d.length];
+            for (int i = 0; i < d.length; i++) z[i] = (byte) MiniFloats.encode(f, d[i], saturate, mode);
+            return NDArray.wrap(target, a.shape(), z);
+        }
         Domain from = domain(a.dtype());
         Domain to = domain(target);
         int[] shape = a.shape();
@@ -361,6 +375,11 @@ final class ElementwiseKernels {
                 yield v;
             }
             case INT, UINT -> switch (t.bits()) {
+                case 2, 4 -> {
+                    byte[] v = new byte[n];
+                    for (int i = 0; i < n; i++) v[i] = (byte) NDArray.wrapLowBits(t, z[i]);
+                    yield v;
+                }
                 case 8 -> {
                     byte[] v = new byte[n];
                     for (int i = 0; i < n; i++) v[i] = (byte) z[i];
@@ -378,7 +397,7 @@ final class ElementwiseKernels {
                 }
                 default -> z;
             };
-            case FLOAT, BFLOAT -> throw new IllegalArgumentException("narrow: " + t + " is not an integer dtype");
+            default -> throw new IllegalArgumentException("narrow: " + t + " is not an integer dtype");
         };
         return NDArray.wrap(t, shape, data);
     }

@@ -243,7 +243,7 @@ public final class ElementwiseOps {
                     reporter.assign(types.get(numInputs), new TensorType(x.shape(), attrs.dtype()));
                     return true;
                 },
-                OpPattern.ELEMWISE, (in, attrs) -> List.of(ElementwiseKernels.cast(in.get(0), attrs.dtype())));
+                OpPattern.ELEMWISE, (in, attrs) -> List.of(ElementwiseKernels.cast(in.get(0), attrs.dtype(), attrs.saturate(), attrs.roundMode())));
     }
 
     /** {@code where(cond, x, y)}: x and y share a dtype, all three broadcast together; cond may be any dtype (non-zero = true). */

@@ -54,7 +54,7 @@ public final class CpuLayoutHooks {
         if (x.shape().stream().anyMatch(d -> !d.isStatic()) || w.shape().stream().anyMatch(d -> !d.isStatic())) return Optional.empty();
         // NCHWc conv2d has only a template, which accumulates in the output dtype: a float16/bfloat16 conv stays
         // NCHW, whose compute accumulates in float32 (OpComputes) and rounds once
-        if (dev.relayfarm.ir.HalfFloats.isHalf(x.dtype()) || dev.relayfarm.ir.HalfFloats.isHalf(w.dtype())) return Optional.empty();
+        if (dev.relayfarm.ir.HalfFloats.isNarrow(x.dtype()) || dev.relayfarm.ir.HalfFloats.isNarrow(w.dtype())) return Optional.empty();
         int ic = block(data.extent(x.shape(), 'C'), blocks);
         int oc = block(kernel.extent(w.shape(), 'O'), blocks);
         if (ic == 0 || oc == 0) return Optional.empty();

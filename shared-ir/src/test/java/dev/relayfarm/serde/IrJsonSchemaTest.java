@@ -50,6 +50,15 @@ class IrJsonSchemaTest {
     }
 
     @Test
+    void lowBitDtypesAreValid() {
+        String src = "fn (%x: Tensor[(3), float8_e4m3fn], %q: Tensor[(3), int4]) { (cast(%x, dtype=\"float8_e5m2fnuz\", saturate=True), "
+                + "cast(%x, dtype=\"float8_e8m0fnu\"), cast(%q, dtype=\"uint2\"), cast(%x, dtype=\"float4_e2m1fn\"), cast(%q, dtype=\"float8_e4m3fnuz\"), "
+                + "cast(%x, dtype=\"float8_e5m2\"), cast(%q, dtype=\"int2\"), cast(%q, dtype=\"uint4\")) }";
+        IRModule m = IRModule.fromMain((dev.relayfarm.ir.Function) dev.relayfarm.text.RelayParser.parseExpr(src));
+        assertValid(m, BlobSink.NONE, IrJson.Options.INLINE_ALL);
+    }
+
+    @Test
     void blobReferencesAreValid() {
         assertValid(IrJsonBlobTest.module(IrJsonBlobTest.big()), new InMemoryBlobStore(), IrJson.Options.DEFAULT);
     }

@@ -121,8 +121,9 @@ final class ElementwiseComputes {
 
         r.add("clip", ElementwiseComputes::clip);
         r.add("cast", c -> {
-            DType to = c.attrs(CastAttrs.class).dtype();
-            return unary(c, x -> cast(x, to));
+            CastAttrs a = c.attrs(CastAttrs.class);
+            DType to = a.dtype();
+            return unary(c, x -> x.dtype().equals(to) ? x : to.isBool() ? cast(x, to) : new Cast(to, x, a.saturate(), a.roundMode()));
         });
         r.add("where", ElementwiseComputes::where);
         // the same bits as another dtype of their width (the relation checked the widths)

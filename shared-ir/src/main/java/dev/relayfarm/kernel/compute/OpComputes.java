@@ -116,7 +116,7 @@ public final class OpComputes {
             checkDtype(op, t.dtype());
         }
         for (Tensor t : inputs) checkDtype(op, t.dtype());
-        boolean widen = !HALF_OPS.contains(op) && (inputs.stream().anyMatch(t -> HalfFloats.isHalf(t.dtype())) || outs.stream().anyMatch(t -> HalfFloats.isHalf(t.dtype())));
+        boolean widen = !HALF_OPS.contains(op) && (inputs.stream().anyMatch(t -> HalfFloats.isNarrow(t.dtype())) || outs.stream().anyMatch(t -> HalfFloats.isNarrow(t.dtype())));
         List<Compute> result = widen ? widened(op, rule, inputs, def.parseAttrs(attrs), outs) : rule.apply(new OpCall(op, inputs, def.parseAttrs(attrs), outs));
         if (result.size() != outs.size()) throw new IllegalStateException(op + ": compute rule gave " + result.size() + " outputs for " + outs.size() + " output types");
         for (int i = 0; i < outs.size(); i++) {
@@ -139,16 +139,16 @@ public final class OpComputes {
     private static List<Compute> widened(String op, OpCompute rule, List<Tensor> inputs, Object attrs, List<TensorType> outs) {
         List<Tensor> wide = new ArrayList<>();
         for (Tensor t : inputs) {
-            wide.add(HalfFloats.isHalf(t.dtype()) ? Te.compute(t.name() + "_f32", t.shape(), ix -> new Cast(DType.FLOAT32, t.at(ix))) : t);
+            wide.add(HalfFloats.isNarrow(t.dtype()) ? Te.compute(t.name() + "_f32", t.shape(), ix -> new Cast(DType.FLOAT32, t.at(ix))) : t);
         }
         List<TensorType> wideOuts = new ArrayList<>();
-        for (TensorType t : outs) wideOuts.add(HalfFloats.isHalf(t.dtype()) ? new TensorType(t.shape(), DType.FLOAT32) : t);
+        for (TensorType t : outs) wideOuts.add(HalfFloats.isNarrow(t.dtype()) ? new TensorType(t.shape(), DType.FLOAT32) : t);
         List<Compute> result = rule.apply(new OpCall(op, wide, attrs, wideOuts));
         List<Compute> narrowed = new ArrayList<>();
         for (int i = 0; i < result.size(); i++) {
             Compute c = result.get(i);
             DType to = i < outs.size() ? outs.get(i).dtype() : c.dtype();
-            narrowed.add(HalfFloats.isHalf(to) ? Te.compute(c.name() + "_narrow", c.shape(), ix -> new Cast(to, c.at(ix))) : c);
+            narrowed.add(HalfFloats.isNarrow(to) ? Te.compute(c.name() + "_narrow", c.shape(), ix -> new Cast(to, c.at(ix))) : c);
         }
         return narrowed;
     }
@@ -176,7 +176,7 @@ public final class OpComputes {
             "reshape", "transpose", "squeeze", "expand_dims", "copy", "broadcast_to", "concatenate", "strided_slice", "take");
 
     private static void checkDtype(String op, DType t) {
-        boolean half = HalfFloats.isHalf(t);
+        boolean half = HalfFloats.isNarrow(t);
         if (t.lanes() != 1 || !half && t.code() == DType.Code.FLOAT && t.bits() != 32 && t.bits() != 64) {
             throw new UnsupportedOperationException(op + ": dtype " + t + " is not supported by the C kernels (scalar float16/bfloat16/float32/float64, integers and bool are)");
         }

@@ -26,7 +26,8 @@ public final class ExprPrinter {
                 case NOT -> "!";
                 case BITNOT -> "~";
             }) + print(u.a());
-            case Cast c -> c.dtype() + "(" + print(c.value()) + ")";
+            case Cast c -> c.dtype() + "(" + print(c.value()) + (c.saturate() ? ", saturate" : "")
+                    + (c.dtype().code() == dev.relayfarm.ir.DType.Code.FLOAT8_E8M0FNU && c.roundMode() != dev.relayfarm.ir.MiniFloats.RoundMode.UP ? ", " + c.roundMode().spelling() : "") + ")";
             case BitCast c -> "bitcast<" + c.dtype() + ">(" + print(c.value()) + ")";
             case Select s -> "select(" + print(s.condition()) + ", " + print(s.then()) + ", " + print(s.otherwise()) + ")";
             case Call c -> c.fn().name().toLowerCase() + c.args().stream().map(ExprPrinter::print).collect(Collectors.joining(", ", "(", ")"));

@@ -42,7 +42,7 @@ public final class PrimExprs {
             }
             case Cast c -> {
                 PrimExpr v = map(c.value(), post);
-                yield v == c.value() ? c : new Cast(c.dtype(), v);
+                yield v == c.value() ? c : c.withValue(v);
             }
             case BitCast c -> {
                 PrimExpr v = map(c.value(), post);

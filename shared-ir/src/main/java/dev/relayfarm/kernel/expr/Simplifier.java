@@ -229,7 +229,7 @@ public final class Simplifier {
 
     /** Rounds to the dtype's precision: float32 kernels compute in float, so folding must too. */
     private static double round(double v, DType dt) {
-        if (dev.relayfarm.ir.HalfFloats.isHalf(dt)) return dev.relayfarm.ir.HalfFloats.round(dt, v);
+        if (dev.relayfarm.ir.HalfFloats.isNarrow(dt)) return dev.relayfarm.ir.HalfFloats.roundNarrow(dt, v);
         return dt.bits() == 32 ? (double) (float) v : v;
     }
 
@@ -247,6 +247,8 @@ public final class Simplifier {
 
     private static PrimExpr cast(Cast c) {
         if (c.value().dtype().equals(c.dtype())) return c.value();
+        // conversions to or from the low-bit types (saturation, wrapping to 4/2 bits) are left to the kernel
+        if (c.dtype().isLowBit() || c.value().dtype().isLowBit()) return c;
         boolean toFloat = c.dtype().isFloat();
         if (c.value() instanceof IntImm i) return toFloat ? new FloatImm(round(i.value(), c.dtype()), c.dtype()) : new IntImm(i.value(), c.dtype());
         if (c.value() instanceof FloatImm f && !Double.isNaN(f.value()) && !Double.isInfinite(f.value())) {

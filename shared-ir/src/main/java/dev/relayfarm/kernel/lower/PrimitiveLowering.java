@@ -211,7 +211,7 @@ public final class PrimitiveLowering {
         for (Expr a : c.args()) in.addAll(values.get(a).flatten());
         // The templates (conv2d, dense) accumulate in the output dtype: for float16/bfloat16 that would round
         // every partial sum, so those ops take OpComputes' rule instead, which accumulates in float32 and rounds once.
-        boolean half = in.stream().anyMatch(x -> dev.relayfarm.ir.HalfFloats.isHalf(x.dtype()));
+        boolean half = in.stream().anyMatch(x -> dev.relayfarm.ir.HalfFloats.isNarrow(x.dtype()));
         Optional<ScheduleTemplate> t = templates.isEmpty() && !half ? Anchors.template(op, in, c.attrs(), names.fresh(op.replace("nn.", "").replace("contrib_", "")), config) : Optional.empty();
         List<Compute> computes;
         if (t.isPresent()) {

@@ -38,6 +38,10 @@ public final class Reinterpret {
     }
 
     private static void checkWidth(DType from, DType to) {
+        if (from.bits() < 8 && !from.isBool() || to.bits() < 8 && !to.isBool()) {
+            // int4 is stored sign-extended and float4 as its code, one per byte: their bytes are not each other's bits
+            throw new RelationException("reinterpret: " + from + " to " + to + " is not supported (4- and 2-bit types have no bit-level reinterpretation here)");
+        }
         if (from.storageBytes() != to.storageBytes()) {
             throw new RelationException("reinterpret: " + from + " and " + to + " differ in width ("
                     + from.storageBytes() * 8 + " vs " + to.storageBytes() * 8 + " bits)");

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code reinterpret} (ONNX BitCast) kernels against the interpreter, byte for byte: every pair of
- * same-width dtypes the operator allows, on random bit patterns (NaN payloads and subnormals included).
+ * same-width dtypes the operator allows (the 8-bit floats by their codes), on random bit patterns (NaN
+ * payloads and subnormals included).
  */
 class BitCastComputesTest {
     private static final OpKernelCases CASES = new OpKernelCases().bitExact();
@@ -23,7 +24,7 @@ class BitCastComputesTest {
             {"float32", "int32", "uint32"},
             {"float64", "int64", "uint64"},
             {"float16", "bfloat16", "int16", "uint16"},
-            {"int8", "uint8", "bool"},
+            {"int8", "uint8", "bool", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu"},
         };
         for (String[] group : widths) {
             for (String from : group) {
