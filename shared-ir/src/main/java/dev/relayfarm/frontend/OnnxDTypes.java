@@ -8,7 +8,7 @@ import java.util.Optional;
 public final class OnnxDTypes {
     private OnnxDTypes() {}
 
-    /** The Relay dtype of ONNX element type {@code code}, or empty when Relay has none (string, complex, float8, int4...). */
+    /** The Relay dtype of ONNX element type {@code code}, or empty when Relay has none (complex, float8, int4...). */
     public static Optional<DType> toDType(int code) {
         DataType t = DataType.forNumber(code);
         if (t == null) return Optional.empty();
@@ -26,6 +26,7 @@ public final class OnnxDTypes {
             case UINT32 -> DType.UINT32;
             case UINT64 -> DType.UINT64;
             case BOOL -> DType.BOOL;
+            case STRING -> DType.STRING;
             default -> null;
         });
     }
@@ -48,6 +49,7 @@ public final class OnnxDTypes {
             case FLOAT -> dtype.bits() == 16 ? DataType.FLOAT16_VALUE : dtype.bits() == 32 ? DataType.FLOAT_VALUE : DataType.DOUBLE_VALUE;
             case BFLOAT -> DataType.BFLOAT16_VALUE;
             case BOOL -> DataType.BOOL_VALUE;
+            case STRING -> DataType.STRING_VALUE;
             case INT -> switch (dtype.bits()) {
                 case 8 -> DataType.INT8_VALUE;
                 case 16 -> DataType.INT16_VALUE;

@@ -304,6 +304,7 @@ public final class Npy {
         return switch (dtype.code()) {
             case FLOAT -> "<f" + dtype.bits() / 8;
             case BFLOAT -> throw new NpyException("bfloat16 has no .npy equivalent; cast to float32 first");
+            case STRING -> throw new NpyException("string tensors are not written as .npy (numpy's string arrays are fixed-width or objects)");
             case BOOL -> "|b1";
             case INT -> (dtype.bits() == 8 ? "|i" : "<i") + dtype.bits() / 8;
             case UINT -> (dtype.bits() == 8 ? "|u" : "<u") + dtype.bits() / 8;

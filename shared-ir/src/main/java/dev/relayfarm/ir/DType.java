@@ -5,10 +5,11 @@ import java.util.regex.Pattern;
 
 /**
  * A tensor element type as TVM spells it: {@code float32}, {@code int8}, {@code uint64}, {@code bool},
- * {@code float16}, {@code bfloat16}, optionally with SIMD lanes ({@code float32x4}).
+ * {@code float16}, {@code bfloat16}, optionally with SIMD lanes ({@code float32x4}); and {@code string} (ONNX's
+ * string element: UTF-8 text of any length, one lane, no bit width; only the interpreter computes on it).
  */
 public record DType(Code code, int bits, int lanes) {
-    public enum Code { INT, UINT, FLOAT, BFLOAT, BOOL }
+    public enum Code { INT, UINT, FLOAT, BFLOAT, BOOL, STRING }
 
     public static final DType FLOAT16 = new DType(Code.FLOAT, 16, 1);
     public static final DType FLOAT32 = new DType(Code.FLOAT, 32, 1);
@@ -23,6 +24,8 @@ public record DType(Code code, int bits, int lanes) {
     public static final DType UINT32 = new DType(Code.UINT, 32, 1);
     public static final DType UINT64 = new DType(Code.UINT, 64, 1);
     public static final DType BOOL = new DType(Code.BOOL, 1, 1);
+    /** Text elements (held as Java strings, serialized as UTF-8); bits is 0 since an element has no fixed width. */
+    public static final DType STRING = new DType(Code.STRING, 0, 1);
 
     private static final Pattern SYNTAX = Pattern.compile("(int|uint|float|bfloat)(8|16|32|64)(?:x(\\d+))?|bool(?:x(\\d+))?");
 
@@ -32,12 +35,14 @@ public record DType(Code code, int bits, int lanes) {
             case BOOL -> { if (bits != 1) throw new IllegalArgumentException("bool has 1 bit, got " + bits); }
             case FLOAT -> { if (bits != 16 && bits != 32 && bits != 64) throw new IllegalArgumentException("float" + bits + " is not supported"); }
             case BFLOAT -> { if (bits != 16) throw new IllegalArgumentException("bfloat" + bits + " is not supported"); }
+            case STRING -> { if (bits != 0 || lanes != 1) throw new IllegalArgumentException("string has no bit width or lanes"); }
             case INT, UINT -> { if (bits != 8 && bits != 16 && bits != 32 && bits != 64) throw new IllegalArgumentException(code.name().toLowerCase() + bits + " is not supported"); }
         }
     }
 
     /** True when {@code text} names a dtype; used by the parser to tell dtypes from identifiers. */
     public static boolean isDType(String text) {
+        if (text.equals("string")) return true;
         if (!SYNTAX.matcher(text).matches()) return false;
         try {
             parse(text);
@@ -49,6 +54,7 @@ public record DType(Code code, int bits, int lanes) {
 
     /** Parses a dtype name; throws IllegalArgumentException naming the text when it is not one. */
     public static DType parse(String text) {
+        if (text.equals("string")) return STRING;
         Matcher m = SYNTAX.matcher(text);
         if (!m.matches()) throw new IllegalArgumentException("unknown dtype '" + text + "'");
         if (m.group(1) == null) {
@@ -80,13 +86,22 @@ public record DType(Code code, int bits, int lanes) {
         return code == Code.BOOL;
     }
 
-    /** Bytes one lane occupies in memory (bool takes a byte). */
+    public boolean isString() {
+        return code == Code.STRING;
+    }
+
+    /**
+     * Bytes one lane occupies in memory (bool takes a byte). A string counts as 8, its reference: an estimate for
+     * budgets and limits only, since its text has no fixed size (compiled artifacts refuse strings).
+     */
     public int storageBytes() {
+        if (code == Code.STRING) return 8;
         return code == Code.BOOL ? 1 : bits / 8;
     }
 
     @Override
     public String toString() {
+        if (code == Code.STRING) return "string";
         String base = code == Code.BOOL ? "bool" : code.name().toLowerCase() + bits;
         return lanes == 1 ? base : base + "x" + lanes;
     }

@@ -89,7 +89,7 @@ final class Literals {
             case BOOL -> a.getLong(0) != 0 ? "True" : "False";
             case INT -> a.getLong(0) + (t.bits() == 32 ? "" : "i" + t.bits());
             case UINT -> (t.bits() == 64 ? Long.toUnsignedString(a.getLong(0)) : Long.toString(a.getLong(0))) + "u" + t.bits();
-            case BFLOAT -> null;
+            case BFLOAT, STRING -> null;
             case FLOAT -> {
                 double d = a.getDouble(0);
                 if (!Double.isFinite(d)) yield null;

@@ -178,6 +178,7 @@ public final class CEmitter {
             case INT -> "int" + dtype.bits() + "_t";
             case UINT -> "uint" + dtype.bits() + "_t";
             case BOOL -> "uint8_t";
+            case STRING -> throw new IllegalArgumentException("string tensors are not supported by compiled artifacts: the C emitter has no type for " + dtype);
         };
     }
 
