@@ -91,6 +91,21 @@ class StringTensorTest {
     }
 
     @Test
+    void stringAttributesSurviveTheTextForm() {
+        Var x = Var.fresh("x", new TensorType(List.of(Dim.of(3)), DType.STRING));
+        dev.relayfarm.ir.Attrs re = dev.relayfarm.ir.Attrs.EMPTY.with("pattern", dev.relayfarm.ir.AttrValue.of("\"?\\d+\\\\é"));
+        dev.relayfarm.ir.Attrs norm = dev.relayfarm.ir.Attrs.EMPTY.with("stopwords",
+                new dev.relayfarm.ir.AttrValue.ListValue(List.of(dev.relayfarm.ir.AttrValue.of("a\"b"), dev.relayfarm.ir.AttrValue.of(""))));
+        Call match = new Call(Op.get("strings.regex_full_match"), List.of(new Call(Op.get("strings.normalize"), List.of(x), norm)), re);
+        IRModule m = IRModule.fromMain(new Function(List.of(x), match));
+        IRModule back = RelayParser.parseModule(RelayPrinter.print(m));
+        NDArray in = NDArray.ofStrings(new int[] {3}, "\"12\\é", "a\"b", "1\\é");
+        for (IRModule copy : List.of(m, back)) {
+            assertArrayEquals(new byte[] {1, 1}, ((TensorValue) Interpreter.runMain(copy, in)).data().byteData(), RelayPrinter.print(copy));
+        }
+    }
+
+    @Test
     void numericOperatorsRefuseStringsAtTypeInference() {
         Var x = Var.fresh("x", new TensorType(List.of(Dim.of(2)), DType.STRING));
         for (String op : List.of("less", "add", "negative")) {
