@@ -242,6 +242,7 @@ public final class ElementwiseOps {
                 (types, numInputs, attrs, reporter) -> {
                     TensorType x = OpTypes.tensor("cast", types.get(0), reporter);
                     if (x == null) return false;
+                    if (attrs.dtype().isString()) throw new RelationException("cast: casting " + x.dtype() + " to string is not supported");
                     reporter.assign(types.get(numInputs), new TensorType(x.shape(), attrs.dtype()));
                     return true;
                 },

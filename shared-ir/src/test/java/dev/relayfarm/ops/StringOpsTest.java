@@ -55,6 +55,7 @@ class StringOpsTest {
         NDArray named = run1("strings.regex_full_match", attrs("pattern", "(?P<user>\\w+)@(?P<host>[\\w.]+)"), s(shape(2), "me@x.org", "me@"));
         assertArrayEquals(new byte[] {1, 0}, named.byteData());
         assertArrayEquals(new byte[] {1, 0}, run1("strings.regex_full_match", attrs("pattern", "\\p{L}+"), s(shape(2), "ñandú", "n1")).byteData());
+        assertArrayEquals(new byte[] {1, 0}, run1("strings.regex_full_match", attrs("pattern", "(?i)éte"), s(shape(2), "ÉTE", "ete")).byteData());
         assertEquals("Tensor[(4), bool]", inferText("strings.regex_full_match", attrs("pattern", "a"), tensor(DType.STRING, 4)));
         assertTrue(relationError("strings.regex_full_match", attrs("pattern", "(a"), tensor(DType.STRING, 4)).contains("invalid pattern \"(a\""));
         assertTrue(relationError("strings.regex_full_match", attrs("pattern", "[[:digit:]]"), tensor(DType.STRING, 4)).contains("POSIX bracket classes"));
@@ -129,5 +130,7 @@ class StringOpsTest {
         assertArrayEquals(new byte[] {0, 1, 1, 1}, run1("not_equal", Attrs.EMPTY, s(shape(2, 2), "é", "e\u0301", "", "x"), s(shape(2), "é", "")).byteData());
         assertEquals("Tensor[(2, 2), bool]", inferText("equal", Attrs.EMPTY, tensor(DType.STRING, 2, 2), tensor(DType.STRING, 2)));
         assertTrue(relationError("less", Attrs.EMPTY, tensor(DType.STRING, 2), tensor(DType.STRING, 2)).contains("less: does not accept string tensors"));
+        assertTrue(relationError("cast", attrs("dtype", "float32"), tensor(DType.STRING, 2)).contains("cast: does not accept string tensors"));
+        assertTrue(relationError("cast", attrs("dtype", "string"), tensor(DType.INT32, 2)).contains("cast: casting int32 to string is not supported"));
     }
 }

@@ -84,11 +84,15 @@ public final class StringOps {
 
     /**
      * {@code strings.regex_full_match(x, pattern=...)}: bool, true where the whole element matches (ONNX RegexFullMatch).
-     * ONNX specifies RE2 syntax; java.util.regex accepts RE2's common syntax (classes, quantifiers, groups, anchors,
-     * {@code \d \w \s}, {@code [[:alpha:]]}-less POSIX classes as {@code \p{Alpha}}) and more (backreferences,
-     * lookaround, possessive quantifiers, which RE2 rejects). Two RE2 spellings differ: named groups
-     * {@code (?P<name>re)} are rewritten to Java's {@code (?<name>re)}, and RE2's POSIX bracket classes
-     * {@code [[:digit:]]} are refused by the pattern check (Java reads them as a plain set) rather than misread.
+     * ONNX specifies RE2 syntax; java.util.regex reads RE2's common syntax the same way: classes and ranges,
+     * greedy and lazy quantifiers, groups, alternation, anchors, ASCII-only {@code \d \w \s \b} (as in RE2),
+     * Unicode classes {@code \p{L}}, {@code \Q...\E}, and {@code (?i)}, made Unicode-aware like RE2's with
+     * {@link Pattern#UNICODE_CASE}. Where they differ: RE2's named groups {@code (?P<name>re)} are rewritten to
+     * Java's {@code (?<name>re)}; RE2's POSIX bracket classes ({@code [[:digit:]]}) are refused, since Java would
+     * read them as a plain set of characters; Java's {@code \v} is any vertical whitespace where RE2's is the vertical
+     * tab only; Java also accepts backreferences, lookaround and possessive quantifiers, which RE2 rejects (so no
+     * valid RE2 pattern contains them). Java's backtracking can take exponential time on pathological patterns where
+     * RE2 is linear.
      */
     public static final OpDef<RegexAttrs> REGEX_FULL_MATCH = new OpDef<>("strings.regex_full_match", 1, StringOps::parseRegex,
             (types, n, attrs, reporter) -> {
@@ -120,7 +124,7 @@ public final class StringOps {
                     + "would misread; use \\p{Digit}-style classes (pattern " + NDArray.quote(re2) + ")");
         }
         try {
-            return Pattern.compile(re2.replace("(?P<", "(?<"));
+            return Pattern.compile(re2.replace("(?P<", "(?<"), Pattern.UNICODE_CASE);
         } catch (PatternSyntaxException e) {
             throw new RelationException("strings.regex_full_match: invalid pattern " + NDArray.quote(re2) + ": " + e.getDescription());
         }
