@@ -366,7 +366,7 @@ public final class NDArray {
         }
     }
 
-    /** Size of the storage in bytes (for strings: of their serialized form, {@link #toBytes}). */
+    /** Size of the storage in bytes (for strings an upper bound on their serialized form, {@link #toBytes}, computed without encoding). */
     public long byteSize() {
         if (data instanceof String[] strs) {
             long n = 0;
