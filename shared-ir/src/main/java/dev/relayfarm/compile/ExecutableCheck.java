@@ -47,6 +47,8 @@ import java.util.Set;
  * final word at codegen):
  * <ol>
  *   <li>no {@code @main};</li>
+ *   <li>an input or result of {@code @main} holding string tensors (artifacts hold numeric buffers only; a string
+ *       tensor inside the dataflow is refused by {@link GraphBuilder});</li>
  *   <li>an input of {@code @main} that is not a tensor, or whose shape is not static ({@code ?} or a symbolic dim):
  *       no pass changes {@code @main}'s parameters, and the executor's buffers have fixed sizes;</li>
  *   <li>a result of {@code @main} that is not tensors or tuples of tensors (a closure, an ADT value, a reference);</li>
@@ -110,10 +112,14 @@ public final class ExecutableCheck {
             Type t = p.annotation();
             String where = "input %" + p.name() + " of @main" + at(p.span(), main.span());
             if (t != null && !(t instanceof TensorType)) return Optional.of(where + " has type " + t + ": the graph executor takes tensor inputs only");
+            if (StringTensors.contains(t)) return Optional.of(StringTensors.refusal(where + " has type " + t));
             if (t instanceof TensorType tt && !tt.isStatic()) {
                 return Optional.of(where + " has a dynamic shape " + tt + ": give it static dims (a job's shapes field, or --shape "
                         + p.name() + "=" + exampleDims(tt) + ")");
             }
+        }
+        if (StringTensors.contains(main.retType())) {
+            return Optional.of(StringTensors.refusal("the result of @main" + at(main.span(), Span.NONE) + " has type " + main.retType()));
         }
         if (main.retType() != null && !tensorsOnly(main.retType())) {
             return Optional.of("the result of @main" + at(main.span(), Span.NONE) + " has type " + main.retType()

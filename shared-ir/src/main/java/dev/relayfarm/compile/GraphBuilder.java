@@ -359,6 +359,7 @@ public final class GraphBuilder {
     }
 
     private static TensorSpec spec(String name, TensorType t, String what) {
+        if (t.dtype().isString()) throw new GraphException(StringTensors.refusal(what + " is " + t));
         List<Integer> shape = new ArrayList<>();
         for (Dim d : t.shape()) {
             if (!(d instanceof Dim.Int(long v)) || v > Integer.MAX_VALUE) throw new GraphException(what + " has a dynamic shape " + t + ": compile with static shapes (a job's shapes field, or --shape NAME=1x3x224x224)");

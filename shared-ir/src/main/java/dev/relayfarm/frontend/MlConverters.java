@@ -8,8 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Operators of the {@code ai.onnx.ml} domain over numeric tensors: Binarizer, ArrayFeatureExtractor,
- * TreeEnsemble. Each is static dataflow of existing Relay operators, so it compiles like the rest.
+ * Operators of the {@code ai.onnx.ml} domain: Binarizer, ArrayFeatureExtractor, TreeEnsemble over numeric tensors,
+ * each static dataflow of existing Relay operators, so it compiles like the rest; and LabelEncoder, one
+ * {@code label_encoder} call with constant tables (interpreter only when strings are involved).
  */
 final class MlConverters {
     private MlConverters() {}
@@ -29,6 +30,80 @@ final class MlConverters {
             return List.of(rank == 1 ? n.call("expand_dims", List.of(y), "axis", 0L, "num_newaxis", 1L) : y);
         });
         b.add(ML + "TreeEnsemble", MlConverters::treeEnsemble);
+        b.add(ML + "LabelEncoder", MlConverters::labelEncoder);
+    }
+
+    /**
+     * LabelEncoder (opsets 1-4) as {@code label_encoder(x, keys, values, default)} with the three tables as constants:
+     * opset 1's {@code classes_strings} maps strings to their index (default {@code default_int64}) or indices to
+     * strings (default {@code default_string}); opsets 2-3 take one {@code keys_*} and one {@code values_*} list
+     * (strings, int64s, floats) and the {@code default_*} of the values' type; opset 4 also takes
+     * {@code keys_tensor}/{@code values_tensor}/{@code default_tensor} of any element type. ONNX's defaults apply:
+     * "_Unused", -1, -0.0. The keys' type must be the input's.
+     */
+    private static List<Expr> labelEncoder(OnnxNode n) {
+        DType xt = n.inputType(0).dtype();
+        NDArray keys, values, dflt;
+        if (n.opset() < 2) {
+            List<String> classes = n.attrStrings("classes_strings");
+            if (classes == null) throw n.unsupported("opset 1 needs classes_strings");
+            long[] index = new long[classes.size()];
+            for (int i = 0; i < index.length; i++) index[i] = i;
+            NDArray names = NDArray.ofStrings(new int[] {classes.size()}, classes.toArray(String[]::new));
+            NDArray numbers = NDArray.wrap(DType.INT64, new int[] {index.length}, index);
+            if (xt.isString()) {
+                keys = names;
+                values = numbers;
+                dflt = NDArray.scalar(n.attrInt("default_int64", -1));
+            } else {
+                keys = numbers;
+                values = names;
+                dflt = NDArray.ofStrings(new int[0], n.attrString("default_string", "_Unused"));
+            }
+            n.ignore("default_int64", "default_string");
+        } else {
+            keys = labelTable(n, "keys");
+            values = labelTable(n, "values");
+            if (keys == null || values == null) throw n.unsupported("needs one keys_* and one values_* attribute");
+            dflt = labelDefault(n, values.dtype());
+        }
+        if (!keys.dtype().equals(xt)) throw n.unsupported("the keys are " + keys.dtype() + " but the input is " + xt);
+        if (keys.rank() != 1 || values.rank() != 1 || keys.elementCount() != values.elementCount()) {
+            throw n.unsupported("keys and values must be 1-D and as many, got " + java.util.Arrays.toString(keys.shape()) + " and " + java.util.Arrays.toString(values.shape()));
+        }
+        return List.of(n.call("label_encoder", n.input(0), OnnxNode.constant(keys), OnnxNode.constant(values), OnnxNode.constant(dflt)));
+    }
+
+    /** The one {@code keys_*} / {@code values_*} table given (strings, int64s, floats, or opset 4's tensor), or null. */
+    private static NDArray labelTable(OnnxNode n, String prefix) {
+        List<NDArray> given = new ArrayList<>();
+        List<String> strings = n.attrStrings(prefix + "_strings");
+        if (strings != null) given.add(NDArray.ofStrings(new int[] {strings.size()}, strings.toArray(String[]::new)));
+        long[] ints = n.attrInts(prefix + "_int64s");
+        if (ints != null) given.add(NDArray.wrap(DType.INT64, new int[] {ints.length}, ints));
+        float[] floats = n.attrFloats(prefix + "_floats");
+        if (floats != null) given.add(NDArray.wrap(DType.FLOAT32, new int[] {floats.length}, floats));
+        if (n.opset() >= 4) {
+            NDArray t = n.attrTensor(prefix + "_tensor");
+            if (t != null) given.add(t.rank() == 1 ? t : NDArray.wrap(t.dtype(), new int[] {t.elementCount()}, t.data()));
+        }
+        if (given.size() > 1) throw n.unsupported("more than one " + prefix + "_* attribute is given");
+        return given.isEmpty() ? null : given.getFirst();
+    }
+
+    /** The default value, a scalar of the values' dtype: default_tensor (opset 4), else default_string/int64/float, else ONNX's. */
+    private static NDArray labelDefault(OnnxNode n, DType dt) {
+        NDArray t = n.opset() >= 4 ? n.attrTensor("default_tensor") : null;
+        n.ignore("default_string", "default_int64", "default_float");
+        if (t != null) {
+            if (!t.dtype().equals(dt) || t.elementCount() != 1) throw n.unsupported("default_tensor must be one " + dt + ", got " + t);
+            return NDArray.wrap(dt, new int[0], t.data());
+        }
+        if (dt.isString()) return NDArray.ofStrings(new int[0], n.attrString("default_string", "_Unused"));
+        if (dt.equals(DType.INT64)) return NDArray.scalar(n.attrInt("default_int64", -1));
+        if (dt.equals(DType.FLOAT32)) return NDArray.scalar(n.attrFloat("default_float", -0.0f));
+        // Other value types come only as values_tensor; ONNX's default for them is -1 / -0.0 by kind.
+        return dt.isFloat() ? NDArray.fromDoubles(dt, new int[0], new double[] {-0.0}) : NDArray.fromLongs(dt, new int[0], new long[] {-1});
     }
 
     /** Node modes of TreeEnsemble (opset 5). */

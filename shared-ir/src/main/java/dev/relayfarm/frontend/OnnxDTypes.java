@@ -8,7 +8,7 @@ import java.util.Optional;
 public final class OnnxDTypes {
     private OnnxDTypes() {}
 
-    /** The Relay dtype of ONNX element type {@code code}, or empty when Relay has none (string, complex). */
+    /** The Relay dtype of ONNX element type {@code code}, or empty when Relay has none (complex). */
     public static Optional<DType> toDType(int code) {
         DataType t = DataType.forNumber(code);
         if (t == null) return Optional.empty();
@@ -36,6 +36,7 @@ public final class OnnxDTypes {
             case FLOAT8E5M2FNUZ -> DType.FLOAT8_E5M2FNUZ;
             case FLOAT8E8M0 -> DType.FLOAT8_E8M0FNU;
             case FLOAT4E2M1 -> DType.FLOAT4_E2M1FN;
+            case STRING -> DType.STRING;
             default -> null;
         });
     }
@@ -64,6 +65,7 @@ public final class OnnxDTypes {
             case FLOAT8_E5M2FNUZ -> DataType.FLOAT8E5M2FNUZ_VALUE;
             case FLOAT8_E8M0FNU -> DataType.FLOAT8E8M0_VALUE;
             case FLOAT4_E2M1FN -> DataType.FLOAT4E2M1_VALUE;
+            case STRING -> DataType.STRING_VALUE;
             case INT -> switch (dtype.bits()) {
                 case 2 -> DataType.INT2_VALUE;
                 case 4 -> DataType.INT4_VALUE;

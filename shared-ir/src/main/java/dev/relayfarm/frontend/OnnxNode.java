@@ -192,6 +192,12 @@ public final class OnnxNode {
         return a == null ? null : a.getIntsList().stream().mapToLong(Long::longValue).toArray();
     }
 
+    /** A STRINGS attribute (each UTF-8), or null when absent. */
+    public List<String> attrStrings(String name) {
+        AttributeProto a = attr(name, AttributeProto.AttributeType.STRINGS);
+        return a == null ? null : a.getStringsList().stream().map(x -> x.toString(StandardCharsets.UTF_8)).toList();
+    }
+
     /** A FLOATS attribute, or null when absent. */
     public float[] attrFloats(String name) {
         AttributeProto a = attr(name, AttributeProto.AttributeType.FLOATS);

@@ -14,12 +14,12 @@ import java.util.Arrays;
 /**
  * Decodes ONNX {@code TensorProto}s into {@link NDArray}s: little-endian {@code raw_data}, the typed
  * repeated fields (with ONNX's packing rules: 8/16-bit ints, bool, float16 and bfloat16 travel in
- * {@code int32_data}; uint32/uint64 in {@code uint64_data}), and external data files next to the
- * model. The 4- and 2-bit types (int4, uint4, float4e2m1; int2, uint2) arrive packed, two or four to
- * a byte, the first element in the lowest bits, in {@code raw_data} and in {@code int32_data} (one
- * packed byte per int32; one element per int32 is accepted too); they are unpacked to one element per
- * byte (sign-extended for int4/int2), and packed again by {@link #fromNDArray}. The 8-bit floats take
- * one byte each ({@code int32_data}: one code per int32).
+ * {@code int32_data}; uint32/uint64 in {@code uint64_data}), strings in {@code string_data} (UTF-8 bytes
+ * each), and external data files next to the model. The 4- and 2-bit types (int4, uint4, float4e2m1;
+ * int2, uint2) arrive packed, two or four to a byte, the first element in the lowest bits, in
+ * {@code raw_data} and in {@code int32_data} (one packed byte per int32; one element per int32 is
+ * accepted too); they are unpacked to one element per byte (sign-extended for int4/int2), and packed
+ * again by {@link #fromNDArray}. The 8-bit floats take one byte each ({@code int32_data}: one code per int32).
  */
 public final class OnnxTensors {
     private OnnxTensors() {}
@@ -42,6 +42,18 @@ public final class OnnxTensors {
             n = NDArray.elementCount(dtype, shape);
         } catch (IllegalArgumentException e) {
             throw new OnnxFormatException(label + ": " + e.getMessage() + " (more than 2^31-1 elements)", e);
+        }
+        if (dtype.isString()) {
+            // ONNX stores strings only in string_data (raw_data cannot hold them); each element is UTF-8 bytes.
+            if (t.hasRawData() || t.getDataLocation() == TensorProto.DataLocation.EXTERNAL) {
+                throw new OnnxFormatException(label + ": a string tensor must keep its values in string_data");
+            }
+            if (t.getStringDataCount() != n) {
+                throw new OnnxFormatException(label + ": shape " + Arrays.toString(shape) + " needs " + n + " strings, the tensor holds " + t.getStringDataCount());
+            }
+            String[] values = new String[n];
+            for (int i = 0; i < n; i++) values[i] = t.getStringData(i).toStringUtf8();
+            return NDArray.wrap(dtype, shape, values);
         }
         if (t.getDataLocation() == TensorProto.DataLocation.EXTERNAL) {
             return fromRaw(dtype, shape, readExternal(t, baseDir, label), label);
@@ -184,10 +196,14 @@ public final class OnnxTensors {
         }
     }
 
-    /** Encodes an NDArray as a TensorProto with raw_data (for writing test data and models in tests). */
+    /** Encodes an NDArray as a TensorProto with raw_data, strings in string_data (for writing test data and models in tests). */
     public static TensorProto fromNDArray(NDArray a, String name) {
         TensorProto.Builder b = TensorProto.newBuilder().setName(name).setDataType(OnnxDTypes.toOnnx(a.dtype()));
         for (int d : a.shape()) b.addDims(d);
+        if (a.dtype().isString()) {
+            for (String x : a.stringData()) b.addStringData(ByteString.copyFromUtf8(x));
+            return b.build();
+        }
         return b.setRawData(ByteString.copyFrom(perByte(a.dtype()) > 1 ? pack(a) : a.toBytes())).build();
     }
 }

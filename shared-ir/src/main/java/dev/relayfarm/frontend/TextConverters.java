@@ -4,15 +4,46 @@ import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.ir.TupleGetItem;
 import java.util.ArrayList;
 import java.util.List;
 
-/** ONNX operators over token sequences: TfIdfVectorizer. */
+/**
+ * ONNX operators over text and token sequences: TfIdfVectorizer (integer tokens, static dataflow), and the string
+ * operators StringConcat, RegexFullMatch, StringSplit, StringNormalizer, which map one to one onto the
+ * {@code strings.*} Relay operators (interpreter only: compiled artifacts hold no strings).
+ */
 final class TextConverters {
     private TextConverters() {}
 
     static void register(OnnxConverters.Builder b) {
         b.add("TfIdfVectorizer", TextConverters::tfIdf);
+        b.add("StringConcat", n -> List.of(n.call("strings.concat", n.input(0), n.input(1))));
+        b.add("RegexFullMatch", n -> {
+            String pattern = n.attrString("pattern", null);
+            if (pattern == null) throw n.unsupported("attribute 'pattern' is required");
+            return List.of(n.call("strings.regex_full_match", List.of(n.input(0)), "pattern", pattern));
+        });
+        b.add("StringSplit", n -> {
+            List<Object> kv = new ArrayList<>();
+            String delimiter = n.attrString("delimiter", null);
+            if (delimiter != null && !delimiter.isEmpty()) kv.addAll(List.of("delimiter", delimiter));
+            if (n.hasAttr("maxsplit")) {
+                long m = n.attrInt("maxsplit", 0);
+                if (m < 0) throw n.unsupported("maxsplit must be >= 0, got " + m);
+                kv.addAll(List.of("maxsplit", m));
+            }
+            Expr split = n.call("strings.split", List.of(n.input(0)), kv.toArray());
+            return List.of(new TupleGetItem(split, 0), new TupleGetItem(split, 1));
+        });
+        b.add("StringNormalizer", n -> {
+            String action = n.attrString("case_change_action", "NONE");
+            if (!List.of("NONE", "LOWER", "UPPER").contains(action)) throw n.unsupported("case_change_action must be NONE, LOWER or UPPER, got '" + action + "'");
+            List<String> stopwords = n.attrStrings("stopwords");
+            return List.of(n.call("strings.normalize", List.of(n.input(0)), "case_change_action", action,
+                    "is_case_sensitive", n.attrInt("is_case_sensitive", 0) != 0,
+                    "stopwords", stopwords == null ? List.of() : stopwords, "locale", n.attrString("locale", "")));
+        });
     }
 
     /**

@@ -306,6 +306,7 @@ public final class Npy {
             case FLOAT -> "<f" + dtype.bits() / 8;
             case BFLOAT -> throw new NpyException("bfloat16 has no .npy equivalent; cast to float32 first");
             case FLOAT8_E4M3FN, FLOAT8_E4M3FNUZ, FLOAT8_E5M2, FLOAT8_E5M2FNUZ, FLOAT8_E8M0FNU, FLOAT4_E2M1FN -> throw new IllegalStateException(); // isLowBit above
+            case STRING -> throw new NpyException("string tensors are not written as .npy (numpy's string arrays are fixed-width or objects)");
             case BOOL -> "|b1";
             case INT -> (dtype.bits() == 8 ? "|i" : "<i") + dtype.bits() / 8;
             case UINT -> (dtype.bits() == 8 ? "|u" : "<u") + dtype.bits() / 8;

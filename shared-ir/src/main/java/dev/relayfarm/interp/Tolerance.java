@@ -22,6 +22,7 @@ public record Tolerance(double rtol, double atol) {
         if (!Arrays.equals(actual.shape(), expected.shape())) {
             return Optional.of(new Mismatch("shape " + Arrays.toString(actual.shape()) + " but expected " + Arrays.toString(expected.shape()), Double.NaN, Double.NaN, -1));
         }
+        if (expected.dtype().isString()) return compareStrings(actual.stringData(), expected.stringData(), expected.shape());
         boolean exact = !expected.dtype().isFloat();
         double maxAbs = 0, maxRel = 0;
         int worst = -1, bad = 0;
@@ -57,6 +58,20 @@ public record Tolerance(double rtol, double atol) {
         String msg = String.format("%d of %d values differ; max abs error %.3g, max rel error %.3g; worst at %s: got %s, expected %s",
                 bad, n, maxAbs, maxRel, at, value(actual, worst), value(expected, worst));
         return Optional.of(new Mismatch(msg, maxAbs, maxRel, worst));
+    }
+
+    /** Strings compare exactly (code units, no normalization). */
+    private static Optional<Mismatch> compareStrings(String[] a, String[] e, int[] shape) {
+        int bad = 0, first = -1;
+        for (int i = 0; i < e.length; i++) {
+            if (!a[i].equals(e[i])) {
+                if (first < 0) first = i;
+                bad++;
+            }
+        }
+        if (bad == 0) return Optional.empty();
+        return Optional.of(new Mismatch(String.format("%d of %d strings differ; first at index %s: got %s, expected %s", bad, e.length,
+                Arrays.toString(unravel(first, shape)), NDArray.quote(a[first]), NDArray.quote(e[first])), Double.NaN, Double.NaN, first));
     }
 
     private static String value(NDArray a, int i) {

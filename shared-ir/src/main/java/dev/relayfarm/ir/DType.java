@@ -9,14 +9,16 @@ import java.util.regex.Pattern;
  * {@code int4}, {@code uint4}, {@code int2}, {@code uint2} and the 8/4-bit floats
  * {@code float8_e4m3fn}, {@code float8_e4m3fnuz}, {@code float8_e5m2}, {@code float8_e5m2fnuz},
  * {@code float8_e8m0fnu}, {@code float4_e2m1fn} (ml_dtypes' names; see {@link MiniFloats}), scalar
- * only. Every type we store takes at least one byte per element: a 4- or 2-bit value lives in a byte.
+ * only. Every numeric type we store takes at least one byte per element: a 4- or 2-bit value lives in
+ * a byte. And {@code string} (ONNX's string element: UTF-8 text of any length, one lane, no bit width;
+ * only the interpreter computes on it).
  */
 public record DType(Code code, int bits, int lanes) {
     public enum Code {
-        INT, UINT, FLOAT, BFLOAT, BOOL,
+        INT, UINT, FLOAT, BFLOAT, BOOL, STRING,
         FLOAT8_E4M3FN, FLOAT8_E4M3FNUZ, FLOAT8_E5M2, FLOAT8_E5M2FNUZ, FLOAT8_E8M0FNU, FLOAT4_E2M1FN;
 
-        /** Whether this is one of the 8- or 4-bit float formats ({@link MiniFloats}). */
+        /** Whether this is one of the 8- or 4-bit float formats ({@link MiniFloats}); they come last. */
         public boolean isMiniFloat() {
             return ordinal() >= FLOAT8_E4M3FN.ordinal();
         }
@@ -50,6 +52,8 @@ public record DType(Code code, int bits, int lanes) {
     public static final DType FLOAT8_E5M2FNUZ = new DType(Code.FLOAT8_E5M2FNUZ, 8, 1);
     public static final DType FLOAT8_E8M0FNU = new DType(Code.FLOAT8_E8M0FNU, 8, 1);
     public static final DType FLOAT4_E2M1FN = new DType(Code.FLOAT4_E2M1FN, 4, 1);
+    /** Text elements (held as Java strings, serialized as UTF-8); bits is 0 since an element has no fixed width. */
+    public static final DType STRING = new DType(Code.STRING, 0, 1);
 
     private static final Pattern SYNTAX = Pattern.compile("(int|uint|float|bfloat)(2|4|8|16|32|64)(?:x(\\d+))?|bool(?:x(\\d+))?"
             + "|(float8_e4m3fn|float8_e4m3fnuz|float8_e5m2|float8_e5m2fnuz|float8_e8m0fnu|float4_e2m1fn)");
@@ -60,6 +64,7 @@ public record DType(Code code, int bits, int lanes) {
             case BOOL -> { if (bits != 1) throw new IllegalArgumentException("bool has 1 bit, got " + bits); }
             case FLOAT -> { if (bits != 16 && bits != 32 && bits != 64) throw new IllegalArgumentException("float" + bits + " is not supported"); }
             case BFLOAT -> { if (bits != 16) throw new IllegalArgumentException("bfloat" + bits + " is not supported"); }
+            case STRING -> { if (bits != 0 || lanes != 1) throw new IllegalArgumentException("string has no bit width or lanes"); }
             case INT, UINT -> {
                 if (bits != 2 && bits != 4 && bits != 8 && bits != 16 && bits != 32 && bits != 64) throw new IllegalArgumentException(code.name().toLowerCase() + bits + " is not supported");
                 if (bits < 8 && lanes != 1) throw new IllegalArgumentException(code.name().toLowerCase() + bits + " has no vector form");
@@ -74,6 +79,7 @@ public record DType(Code code, int bits, int lanes) {
 
     /** True when {@code text} names a dtype; used by the parser to tell dtypes from identifiers. */
     public static boolean isDType(String text) {
+        if (text.equals("string")) return true;
         if (!SYNTAX.matcher(text).matches()) return false;
         try {
             parse(text);
@@ -85,6 +91,7 @@ public record DType(Code code, int bits, int lanes) {
 
     /** Parses a dtype name; throws IllegalArgumentException naming the text when it is not one. */
     public static DType parse(String text) {
+        if (text.equals("string")) return STRING;
         Matcher m = SYNTAX.matcher(text);
         if (!m.matches()) throw new IllegalArgumentException("unknown dtype '" + text + "'");
         if (m.group(5) != null) {
@@ -131,13 +138,23 @@ public record DType(Code code, int bits, int lanes) {
         return code == Code.BOOL;
     }
 
-    /** Bytes one lane occupies in memory (bool and the 4- and 2-bit types take a byte). */
+    public boolean isString() {
+        return code == Code.STRING;
+    }
+
+    /**
+     * Bytes one lane occupies in memory (bool and the 4- and 2-bit types take a byte). A string counts as 8,
+     * its reference: an estimate for budgets and limits only, since its text has no fixed size (compiled
+     * artifacts refuse strings).
+     */
     public int storageBytes() {
+        if (code == Code.STRING) return 8;
         return bits < 8 ? 1 : bits / 8;
     }
 
     @Override
     public String toString() {
+        if (code == Code.STRING) return "string";
         String base = code == Code.BOOL ? "bool" : code.isMiniFloat() ? code.miniName() : code.name().toLowerCase() + bits;
         return lanes == 1 ? base : base + "x" + lanes;
     }

@@ -16,8 +16,10 @@ import java.util.HexFormat;
  * {@code short[]} (raw bits), int8/uint8/bool → {@code byte[]}, int16/uint16 → {@code short[]},
  * int4/uint4/int2/uint2 → {@code byte[]} (one value per byte, sign-extended for the signed ones), the
  * 8- and 4-bit floats → {@code byte[]} (one code per byte, see {@link MiniFloats}),
- * int32/uint32 → {@code int[]}, int64/uint64 → {@code long[]}. Unsigned values are stored in the
- * signed array of the same width. An array with lanes holds {@code size() * lanes} elements.
+ * int32/uint32 → {@code int[]}, int64/uint64 → {@code long[]}, string → {@code String[]} (never null
+ * elements). Unsigned values are stored in the signed array of the same width. An array with lanes holds
+ * {@code size() * lanes} elements. The numeric accessors ({@link #getDouble}, {@link #setLong}, ...) throw on
+ * strings; use {@link #stringData}.
  *
  * <p>By convention an NDArray is never mutated once it has been handed to someone else: a kernel
  * fills a fresh storage array and then wraps it.
@@ -50,6 +52,9 @@ public final class NDArray {
         if (length != n) {
             throw new IllegalArgumentException("shape " + Arrays.toString(s) + " of " + dtype + " needs " + n + " elements, got " + length);
         }
+        if (data instanceof String[] strs) {
+            for (String x : strs) if (x == null) throw new IllegalArgumentException("a string tensor cannot hold null elements");
+        }
         return new NDArray(dtype, s, data);
     }
 
@@ -78,6 +83,11 @@ public final class NDArray {
         return wrap(DType.BOOL, new int[0], new byte[] {(byte) (value ? 1 : 0)});
     }
 
+    /** A string tensor holding {@code values} (copied) in row-major order. */
+    public static NDArray ofStrings(int[] shape, String... values) {
+        return wrap(DType.STRING, shape, values.clone());
+    }
+
     /** Builds an array of any dtype from doubles (rounded/truncated as a cast would). */
     public static NDArray fromDoubles(DType dtype, int[] shape, double[] values) {
         NDArray a = zeros(dtype, shape);
@@ -98,9 +108,13 @@ public final class NDArray {
         return a;
     }
 
-    /** Decodes little-endian bytes (the layout of .npy, ONNX raw_data and our blobs). */
+    /**
+     * Decodes little-endian bytes (the layout of .npy, ONNX raw_data and our blobs). Strings are each a 4-byte
+     * little-endian length followed by that many bytes of UTF-8.
+     */
     public static NDArray fromBytes(DType dtype, int[] shape, byte[] bytes) {
         int n = elementCount(dtype, shape);
+        if (dtype.isString()) return new NDArray(dtype, shape.clone(), decodeStrings(n, bytes, shape));
         if ((long) n * dtype.storageBytes() != bytes.length) {
             throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " of " + dtype + " needs " + (long) n * dtype.storageBytes() + " bytes, got " + bytes.length);
         }
@@ -118,6 +132,20 @@ public final class NDArray {
         return new NDArray(dtype, shape.clone(), data);
     }
 
+    private static String[] decodeStrings(int n, byte[] bytes, int[] shape) {
+        ByteBuffer buf = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        String[] out = new String[n];
+        for (int i = 0; i < n; i++) {
+            if (buf.remaining() < 4) throw new IllegalArgumentException("string tensor of shape " + Arrays.toString(shape) + ": bytes end before element " + i);
+            int len = buf.getInt();
+            if (len < 0 || len > buf.remaining()) throw new IllegalArgumentException("string tensor of shape " + Arrays.toString(shape) + ": element " + i + " claims " + len + " bytes, " + buf.remaining() + " remain");
+            out[i] = new String(bytes, buf.position(), len, java.nio.charset.StandardCharsets.UTF_8);
+            buf.position(buf.position() + len);
+        }
+        if (buf.hasRemaining()) throw new IllegalArgumentException("string tensor of shape " + Arrays.toString(shape) + ": " + buf.remaining() + " bytes after the last element");
+        return out;
+    }
+
     public static int elementCount(DType dtype, int[] shape) {
         long n = dtype.lanes();
         for (int d : shape) n *= d;
@@ -127,6 +155,7 @@ public final class NDArray {
 
     static Class<?> storageClass(DType dtype) {
         return switch (dtype.code()) {
+            case STRING -> String[].class;
             case BOOL -> byte[].class;
             case BFLOAT -> short[].class;
             case FLOAT -> dtype.bits() == 16 ? short[].class : dtype.bits() == 32 ? float[].class : double[].class;
@@ -147,6 +176,11 @@ public final class NDArray {
         if (c == byte[].class) return new byte[n];
         if (c == short[].class) return new short[n];
         if (c == int[].class) return new int[n];
+        if (c == String[].class) {
+            String[] s = new String[n];
+            Arrays.fill(s, "");
+            return s;
+        }
         return new long[n];
     }
 
@@ -208,9 +242,20 @@ public final class NDArray {
         return (long[]) data;
     }
 
+    /** The elements of a string tensor (the storage itself, not a copy). */
+    public String[] stringData() {
+        if (!(data instanceof String[] s)) throw new IllegalStateException("stringData() of a " + dtype + " tensor");
+        return s;
+    }
+
+    private IllegalStateException notNumeric() {
+        return new IllegalStateException("a string tensor has no numeric values (use stringData())");
+    }
+
     /** Element {@code i} (flat, row-major) converted to double; unsigned types read as unsigned. */
     public double getDouble(int i) {
         return switch (dtype.code()) {
+            case STRING -> throw notNumeric();
             case FLOAT -> switch (dtype.bits()) {
                 case 16 -> Float.float16ToFloat(((short[]) data)[i]);
                 case 32 -> ((float[]) data)[i];
@@ -232,6 +277,7 @@ public final class NDArray {
     /** Element {@code i} converted to long (floats truncate toward zero); unsigned types read as unsigned. */
     public long getLong(int i) {
         boolean unsigned = dtype.code() == DType.Code.UINT || dtype.code() == DType.Code.BOOL;
+        if (dtype.isString()) throw notNumeric();
         return switch (data) {
             case byte[] b when dtype.isMiniFloat() -> (long) getDouble(i);
             case byte[] b -> unsigned ? b[i] & 0xffL : b[i];
@@ -252,6 +298,7 @@ public final class NDArray {
     /** Stores {@code v} at flat index {@code i}, converting as a cast to the dtype would. Only for arrays being filled. */
     public void setDouble(int i, double v) {
         switch (dtype.code()) {
+            case STRING -> throw notNumeric();
             case FLOAT -> {
                 switch (dtype.bits()) {
                     case 16 -> ((short[]) data)[i] = HalfFloats.toFloat16(v);
@@ -269,6 +316,7 @@ public final class NDArray {
 
     /** Stores {@code v} at flat index {@code i}, wrapping to the dtype's width. Only for arrays being filled. */
     public void setLong(int i, long v) {
+        if (dtype.isString()) throw notNumeric();
         if (dtype.isFloat()) {
             // an 8/4-bit float rounds once from the double (e8m0 rounds up, so a detour through float could change it)
             setDouble(i, dtype.code() == DType.Code.FLOAT && dtype.bits() == 64 || dtype.isMiniFloat() ? (double) v : (float) v);
@@ -297,6 +345,17 @@ public final class NDArray {
 
     /** Little-endian bytes of the storage (the inverse of {@link #fromBytes}). */
     public byte[] toBytes() {
+        if (data instanceof String[] strs) {
+            byte[][] utf8 = new byte[strs.length][];
+            int total = 0;
+            for (int i = 0; i < strs.length; i++) {
+                utf8[i] = strs[i].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                total = Math.addExact(total, 4 + utf8[i].length);
+            }
+            ByteBuffer buf = ByteBuffer.allocate(total).order(ByteOrder.LITTLE_ENDIAN);
+            for (byte[] b : utf8) buf.putInt(b.length).put(b);
+            return buf.array();
+        }
         int n = elementCount();
         ByteBuffer buf = ByteBuffer.allocate(n * dtype.storageBytes()).order(ByteOrder.LITTLE_ENDIAN);
         switch (data) {
@@ -323,8 +382,13 @@ public final class NDArray {
         }
     }
 
-    /** Size of the storage in bytes. */
+    /** Size of the storage in bytes (for strings an upper bound on their serialized form, {@link #toBytes}, computed without encoding). */
     public long byteSize() {
+        if (data instanceof String[] strs) {
+            long n = 0;
+            for (String x : strs) n += 4 + (long) x.length() * 3; // an upper bound on UTF-8, without encoding
+            return n;
+        }
         return (long) elementCount() * dtype.storageBytes();
     }
 
@@ -347,6 +411,7 @@ public final class NDArray {
             case short[] s -> Arrays.equals(s, (short[]) other.data);
             case int[] i -> Arrays.equals(i, (int[]) other.data);
             case long[] l -> Arrays.equals(l, (long[]) other.data);
+            case String[] t -> Arrays.equals(t, (String[]) other.data);
             default -> false;
         };
     }
@@ -361,6 +426,7 @@ public final class NDArray {
             case short[] s -> Arrays.hashCode(s);
             case int[] i -> Arrays.hashCode(i);
             case long[] l -> Arrays.hashCode(l);
+            case String[] t -> Arrays.hashCode(t);
             default -> 0;
         };
     }
@@ -372,9 +438,29 @@ public final class NDArray {
         int n = Math.min(elementCount(), 8);
         for (int i = 0; i < n; i++) {
             if (i > 0) sb.append(", ");
-            sb.append(dtype.isFloat() ? Double.toString(getDouble(i)) : Long.toString(getLong(i)));
+            sb.append(dtype.isString() ? quote(((String[]) data)[i]) : dtype.isFloat() ? Double.toString(getDouble(i)) : Long.toString(getLong(i)));
         }
         if (elementCount() > n) sb.append(", ...");
         return sb.append("])").toString();
+    }
+
+    /** {@code s} as a double-quoted literal: quote, backslash, newline, return and tab escaped with a backslash, other control characters as u-escapes. */
+    public static String quote(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20 || c == 0x7f) sb.append(String.format("\\u%04x", (int) c));
+                    else sb.append(c);
+                }
+            }
+        }
+        return sb.append('"').toString();
     }
 }

@@ -151,6 +151,19 @@ public final class AttrReader {
         return out;
     }
 
+    /** A list of strings; a single string is accepted as a one-element list. Absent gives {@code dflt}. */
+    public List<String> strings(String key, List<String> dflt) {
+        AttrValue v = raw(key);
+        if (v == null) return dflt;
+        List<AttrValue> items = v instanceof AttrValue.ListValue l ? l.values() : List.of(v);
+        List<String> out = new java.util.ArrayList<>(items.size());
+        for (AttrValue item : items) {
+            if (item instanceof AttrValue.StringValue s) out.add(s.value());
+            else throw wrong(key, "a list of strings", v);
+        }
+        return List.copyOf(out);
+    }
+
     /** Rejects attributes that no reader asked for (typos must not be ignored silently). */
     public void finish() {
         for (String key : attrs.values().keySet()) {

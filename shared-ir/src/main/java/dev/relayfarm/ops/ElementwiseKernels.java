@@ -43,7 +43,8 @@ final class ElementwiseKernels {
     record BinaryFn(DoubleBinaryOperator real, LongBinaryOperator signed, LongBinaryOperator unsigned) {}
 
     /** A comparison per domain; its result is bool. */
-    record CompareFn(DoubleBiPredicate real, LongBiPredicate signed, LongBiPredicate unsigned) {}
+    record CompareFn(DoubleBiPredicate real, LongBiPredicate signed, LongBiPredicate unsigned,
+                     java.util.function.BiPredicate<String, String> text) {}
 
     /** A unary function per domain; a null integer function means "floating point only". */
     record UnaryFn(DoubleUnaryOperator real, LongUnaryOperator signed, LongUnaryOperator unsigned) {}
@@ -58,6 +59,7 @@ final class ElementwiseKernels {
             case BFLOAT, FLOAT8_E4M3FN, FLOAT8_E4M3FNUZ, FLOAT8_E5M2, FLOAT8_E5M2FNUZ, FLOAT8_E8M0FNU, FLOAT4_E2M1FN -> Domain.HALF;
             case INT -> Domain.SIGNED;
             case UINT, BOOL -> Domain.UNSIGNED;
+            case STRING -> throw new IllegalArgumentException("reference kernels of numeric operators do not compute on string tensors");
         };
     }
 
@@ -122,6 +124,19 @@ final class ElementwiseKernels {
 
     static NDArray compare(String op, NDArray a, NDArray b, CompareFn f) {
         DType t = sameDtype(op, a, b);
+        if (t.isString()) {
+            if (f.text() == null) throw notDefined(op, t);
+            int[] shape = Broadcast.shape(op, a.shape(), b.shape());
+            byte[] z = new byte[NDArray.elementCount(DType.BOOL, shape)];
+            String[] x = a.stringData(), y = b.stringData();
+            java.util.function.BiPredicate<String, String> g = f.text();
+            BroadcastLoop.walk(shape, new int[][] {a.shape(), b.shape()}, (len, o, off, st) -> {
+                for (int k = 0, i = off[0], j = off[1]; k < len; k++, i += st[0], j += st[1]) {
+                    z[o + k] = g.test(x[i], y[j]) ? (byte) 1 : 0;
+                }
+            });
+            return NDArray.wrap(DType.BOOL, shape, z);
+        }
         Domain domain = domain(t);
         int[] shape = Broadcast.shape(op, a.shape(), b.shape());
         int[][] operands = {a.shape(), b.shape()};

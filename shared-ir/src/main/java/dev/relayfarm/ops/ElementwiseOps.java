@@ -91,12 +91,13 @@ public final class ElementwiseOps {
         // Arithmetic shift for intN; uintN values are zero-extended, so the logical shift is right for them.
         ops.add(binary("right_shift", null, (a, b) -> a >> b, (a, b) -> a >>> b, DTypeRule.INTEGER));
 
-        ops.add(compare("equal", (a, b) -> a == b, (a, b) -> a == b, (a, b) -> a == b));
-        ops.add(compare("not_equal", (a, b) -> a != b, (a, b) -> a != b, (a, b) -> a != b));
-        ops.add(compare("less", (a, b) -> a < b, (a, b) -> a < b, (a, b) -> Long.compareUnsigned(a, b) < 0));
-        ops.add(compare("less_equal", (a, b) -> a <= b, (a, b) -> a <= b, (a, b) -> Long.compareUnsigned(a, b) <= 0));
-        ops.add(compare("greater", (a, b) -> a > b, (a, b) -> a > b, (a, b) -> Long.compareUnsigned(a, b) > 0));
-        ops.add(compare("greater_equal", (a, b) -> a >= b, (a, b) -> a >= b, (a, b) -> Long.compareUnsigned(a, b) >= 0));
+        // equal/not_equal also compare string tensors (exact text, no normalization); the ordered comparisons do not.
+        ops.add(compare("equal", (a, b) -> a == b, (a, b) -> a == b, (a, b) -> a == b, String::equals));
+        ops.add(compare("not_equal", (a, b) -> a != b, (a, b) -> a != b, (a, b) -> a != b, (a, b) -> !a.equals(b)));
+        ops.add(compare("less", (a, b) -> a < b, (a, b) -> a < b, (a, b) -> Long.compareUnsigned(a, b) < 0, null));
+        ops.add(compare("less_equal", (a, b) -> a <= b, (a, b) -> a <= b, (a, b) -> Long.compareUnsigned(a, b) <= 0, null));
+        ops.add(compare("greater", (a, b) -> a > b, (a, b) -> a > b, (a, b) -> Long.compareUnsigned(a, b) > 0, null));
+        ops.add(compare("greater_equal", (a, b) -> a >= b, (a, b) -> a >= b, (a, b) -> Long.compareUnsigned(a, b) >= 0, null));
 
         // Unary ops valid on every dtype: (name, real, signed, unsigned).
         ops.add(unary("negative", x -> -x, x -> -x, x -> -x, DTypeRule.ANY));
@@ -154,8 +155,9 @@ public final class ElementwiseOps {
                 });
     }
 
-    private static OpDef<NoAttrs> compare(String name, DoubleBiPredicate real, LongBiPredicate signed, LongBiPredicate unsigned) {
-        CompareFn f = new CompareFn(real, signed, unsigned);
+    private static OpDef<NoAttrs> compare(String name, DoubleBiPredicate real, LongBiPredicate signed, LongBiPredicate unsigned,
+                                          java.util.function.BiPredicate<String, String> text) {
+        CompareFn f = new CompareFn(real, signed, unsigned, text);
         return new OpDef<>(name, 2, a -> NoAttrs.parse(name, a), broadcastRelation(name, DTypeRule.ANY, true),
                 OpPattern.BROADCAST, (in, attrs) -> List.of(ElementwiseKernels.compare(name, in.get(0), in.get(1), f)));
     }
@@ -240,6 +242,7 @@ public final class ElementwiseOps {
                 (types, numInputs, attrs, reporter) -> {
                     TensorType x = OpTypes.tensor("cast", types.get(0), reporter);
                     if (x == null) return false;
+                    if (attrs.dtype().isString()) throw new RelationException("cast: casting " + x.dtype() + " to string is not supported");
                     reporter.assign(types.get(numInputs), new TensorType(x.shape(), attrs.dtype()));
                     return true;
                 },

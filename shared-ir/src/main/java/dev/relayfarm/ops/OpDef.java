@@ -41,6 +41,13 @@ public record OpDef<A>(
 
     /** Runs the relation with parsed attributes; overflow is the model's error (see {@link #parseAttrs}). */
     public boolean solve(List<Type> types, A attrs, TypeReporter reporter) {
+        if (!acceptsStrings()) {
+            for (int i = 0; i < types.size() - 1; i++) {
+                if (types.get(i) instanceof dev.relayfarm.ir.TensorType t && t.dtype().isString()) {
+                    throw new dev.relayfarm.ops.RelationException(name + ": does not accept string tensors (input " + i + " is " + t.dtype() + ")");
+                }
+            }
+        }
         try {
             return relation.solve(types, types.size() - 1, attrs, reporter);
         } catch (ArithmeticException e) {
@@ -61,6 +68,16 @@ public record OpDef<A>(
     public java.util.Optional<Type> inferOutput(List<Type> inputs, Attrs attrs) {
         return dev.relayfarm.ops.ForwardReporter.apply(this, inputs, attrs);
     }
+
+    /**
+     * Operators whose kernels compute on string tensors: the {@code strings.*} family, {@code label_encoder} and
+     * string equality. Every other relation refuses a string input before it runs (its kernel reads numbers).
+     */
+    public boolean acceptsStrings() {
+        return name.startsWith("strings.") || STRING_OPS.contains(name);
+    }
+
+    private static final java.util.Set<String> STRING_OPS = java.util.Set.of("equal", "not_equal", "label_encoder");
 
     /** Runs the reference kernel with attributes parsed from the call's generic ones. */
     public List<NDArray> compute(List<NDArray> inputs, Attrs attrs) {

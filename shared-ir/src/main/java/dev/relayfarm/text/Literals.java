@@ -90,7 +90,7 @@ final class Literals {
             case BOOL -> a.getLong(0) != 0 ? "True" : "False";
             case INT -> a.getLong(0) + (t.bits() == 32 ? "" : "i" + t.bits());
             case UINT -> (t.bits() == 64 ? Long.toUnsignedString(a.getLong(0)) : Long.toString(a.getLong(0))) + "u" + t.bits();
-            case BFLOAT, FLOAT8_E4M3FN, FLOAT8_E4M3FNUZ, FLOAT8_E5M2, FLOAT8_E5M2FNUZ, FLOAT8_E8M0FNU, FLOAT4_E2M1FN -> null;
+            case BFLOAT, STRING, FLOAT8_E4M3FN, FLOAT8_E4M3FNUZ, FLOAT8_E5M2, FLOAT8_E5M2FNUZ, FLOAT8_E8M0FNU, FLOAT4_E2M1FN -> null;
             case FLOAT -> {
                 double d = a.getDouble(0);
                 if (!Double.isFinite(d)) yield null;

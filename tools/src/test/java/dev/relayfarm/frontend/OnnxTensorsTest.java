@@ -59,7 +59,10 @@ class OnnxTensorsTest {
         assertEquals("m.onnx: tensor 'conv1.weight': shape [3] needs 3 values, the tensor holds 1", e.getMessage());
         TensorProto str = TensorProto.newBuilder().setName("s").setDataType(TensorProto.DataType.STRING_VALUE).build();
         e = assertThrows(OnnxFormatException.class, () -> OnnxTensors.toNDArray(str, null, "m.onnx"));
-        assertTrue(e.getMessage().contains("unsupported ONNX element type STRING"), e.getMessage());
+        assertEquals("m.onnx: tensor 's': shape [] needs 1 strings, the tensor holds 0", e.getMessage());
+        TensorProto complex = TensorProto.newBuilder().setName("c").setDataType(TensorProto.DataType.COMPLEX64_VALUE).build();
+        e = assertThrows(OnnxFormatException.class, () -> OnnxTensors.toNDArray(complex, null, "m.onnx"));
+        assertTrue(e.getMessage().contains("unsupported ONNX element type COMPLEX64"), e.getMessage());
     }
 
     @Test

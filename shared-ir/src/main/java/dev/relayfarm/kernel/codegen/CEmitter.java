@@ -237,6 +237,7 @@ public final class CEmitter {
             case UINT -> "uint" + Math.max(8, dtype.bits()) + "_t";
             case FLOAT8_E4M3FN, FLOAT8_E4M3FNUZ, FLOAT8_E5M2, FLOAT8_E5M2FNUZ, FLOAT8_E8M0FNU, FLOAT4_E2M1FN -> "uint8_t"; // codes; floats in expressions
             case BOOL -> "uint8_t";
+            case STRING -> throw new IllegalArgumentException("string tensors are not supported by compiled artifacts: the C emitter has no type for " + dtype);
         };
     }
 

@@ -6,6 +6,7 @@ import dev.relayfarm.ops.ReductionOps;
 import dev.relayfarm.ops.algorithm.AlgorithmOps;
 import dev.relayfarm.ops.image.ImageOps;
 import dev.relayfarm.ops.nn.NnOps;
+import dev.relayfarm.ops.strings.StringOps;
 import dev.relayfarm.ops.transform.TransformOps;
 import dev.relayfarm.ops.vision.VisionOps;
 import java.util.Collection;
@@ -28,7 +29,7 @@ public final class OpRegistry {
     private static Map<String, OpDef<?>> build() {
         Map<String, OpDef<?>> ops = new LinkedHashMap<>();
         for (List<OpDef<?>> family : List.of(ElementwiseOps.defs(), ReductionOps.defs(), TransformOps.defs(), NnOps.defs(), ImageOps.defs(),
-                AlgorithmOps.defs(), VisionOps.defs())) {
+                AlgorithmOps.defs(), VisionOps.defs(), StringOps.defs())) {
             for (OpDef<?> def : family) {
                 if (ops.putIfAbsent(def.name(), def) != null) throw new IllegalStateException("operator " + def.name() + " registered twice");
             }
