@@ -49,6 +49,7 @@ public final class OnnxConverters {
         TextConverters.register(b);
         MlConverters.register(b);
         SequenceConverters.register(b);
+        TrainingConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 
