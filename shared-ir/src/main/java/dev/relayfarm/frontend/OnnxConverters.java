@@ -50,6 +50,7 @@ public final class OnnxConverters {
         MlConverters.register(b);
         SequenceConverters.register(b);
         TrainingConverters.register(b);
+        SpatialConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 
