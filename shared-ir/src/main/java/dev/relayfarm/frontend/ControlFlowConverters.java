@@ -19,6 +19,7 @@ import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.Var;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * ONNX control flow: {@code If} becomes a Relay {@code if} whose branches are the converted
@@ -60,17 +61,18 @@ final class ControlFlowConverters {
         Expr cond = scalarCondition(n, n.input(0), "cond");
         GraphProto thenG = n.attrGraph("then_branch");
         GraphProto elseG = n.attrGraph("else_branch");
-        java.util.Optional<NDArray> known = n.constantInput(0);
-        if (known.isPresent()) {
-            // Only the branch taken is converted: the other may not even be valid for these values (the
-            // element of an empty optional, a sequence of another length: see SequenceConverters).
+        Optional<NDArray> known = n.constantInput(0);
+        if (known.isPresent() && known.get().elementCount() == 1) {
+            // Only the branch taken is converted, inline: the other may not even be valid for these values (the element of an
+            // empty optional, a sequence of another length: see SequenceConverters; AffineGrid's split of a 2-D or 3-D size),
+            // and the branch's outputs stay constants where they are (AffineGrid expands to a shape computed there).
             GraphProto taken = known.get().getLong(0) != 0 ? thenG : elseG;
-            OnnxImporter.Subgraph sub = n.convertSubgraph(taken, List.of());
-            if (sub.outputs().size() < n.outputCount()) {
-                throw n.unsupported("the branch taken produces " + sub.outputs().size() + " outputs, the node has " + n.outputCount());
+            List<Expr> outs = n.convertInline(taken);
+            if (outs.size() < n.outputCount()) {
+                throw n.unsupported("the branch taken produces " + outs.size() + " outputs, the node has " + n.outputCount());
             }
             recordBranchKinds(n, taken);
-            return unpacked(n.bind("if_out", sub.wrap(packed(sub.outputs()))), sub.outputs().size());
+            return outs;
         }
         OnnxImporter.Subgraph th = n.convertSubgraph(thenG, List.of());
         OnnxImporter.Subgraph el = n.convertSubgraph(elseG, List.of());
