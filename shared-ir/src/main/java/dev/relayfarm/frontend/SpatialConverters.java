@@ -11,8 +11,9 @@ import java.util.List;
 
 /**
  * ONNX operators that move values between positions of an image by a pattern known at import time:
- * Col2Im and MaxUnpool. The pattern becomes a constant index table and the operator a {@code take}
- * (a gather) followed by a sum, so the compiled path needs no operator of its own.
+ * Col2Im and MaxUnpool. Col2Im's pattern becomes a constant index table and the operator a {@code take}
+ * (a gather) followed by a sum; MaxUnpool is a {@code scatter_elements} into zeros. The compiled path
+ * needs no operator of its own.
  */
 final class SpatialConverters {
     /** The largest index table (in elements) an operator may build. */
@@ -22,6 +23,7 @@ final class SpatialConverters {
 
     static void register(OnnxConverters.Builder b) {
         b.add("Col2Im", SpatialConverters::col2im);
+        b.add("MaxUnpool", SpatialConverters::maxUnpool);
     }
 
     private static long[] attrOr(OnnxNode n, String name, int rank, long dflt) {
@@ -108,6 +110,56 @@ final class SpatialConverters {
         out[1] = channels;
         System.arraycopy(image, 0, out, 2, d);
         return List.of(n.call("reshape", List.of(summed), "newshape", out));
+    }
+
+    /**
+     * MaxUnpool(X [N, C, spatial...], I, output_shape?) writes each X value at its flat index I (as
+     * MaxPool's Indices output gives them: over the whole NC... tensor, row-major) into zeros of the
+     * output shape: output_shape when given, else per spatial dim (in − 1)·stride + kernel − pads.
+     */
+    private static List<Expr> maxUnpool(OnnxNode n) {
+        TensorType t = n.inputType(0);
+        int rank = t.rank();
+        if (rank < 3 || !t.isStatic()) throw n.unsupported("X must be a static [N, C, spatial...] tensor, got " + t);
+        if (!n.inputType(1).shape().equals(t.shape())) throw n.unsupported("I " + n.inputType(1) + " must have X's shape " + t);
+        if (!n.inputType(1).dtype().isInteger()) throw n.unsupported("I must hold integer indices, got " + n.inputType(1).dtype());
+        int d = rank - 2;
+        long[] kernel = n.attrInts("kernel_shape");
+        if (kernel == null || kernel.length != d) throw n.unsupported("attribute 'kernel_shape' must have " + d + " values");
+        long[] strides = attrOr(n, "strides", d, 1), pads = attrOr(n, "pads", 2 * d, 0);
+        if (strides.length != d || pads.length != 2 * d) throw n.unsupported("strides need " + d + " values and pads " + 2 * d);
+        int[] in = t.staticShape();
+        long[] out = new long[rank];
+        out[0] = in[0];
+        out[1] = in[1];
+        for (int i = 0; i < d; i++) out[i + 2] = (in[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + d];
+        long total = 1;
+        for (long v : out) {
+            if (v < 1) throw n.unsupported("the output shape " + Arrays.toString(out) + " has an empty dim");
+            total = Math.multiplyExact(total, v);
+        }
+        if (total > MAX_TABLE) throw n.unsupported("the output would hold " + total + " values, more than " + MAX_TABLE);
+        Expr zeros = n.call("zeros", List.of(), "shape", new long[] {total}, "dtype", t.dtype().toString());
+        Expr idx = n.call("reshape", List.of(n.input(1)), "newshape", new long[] {-1});
+        Expr values = n.call("reshape", List.of(n.input(0)), "newshape", new long[] {-1});
+        Expr y = n.call("reshape", List.of(n.call("scatter_elements", List.of(zeros, idx, values), "axis", 0L, "reduction", "update")),
+                "newshape", out);
+        if (!n.hasInput(2)) return List.of(y);
+        // The indices address the default output; a larger output_shape holds it at the same coordinates, zeros after it
+        // (what ONNX's reference and test data do).
+        long[] given = n.constantInts(2, "output_shape");
+        if (given.length != rank) throw n.unsupported("output_shape has " + given.length + " values for rank " + rank);
+        List<List<Long>> pad = new ArrayList<>();
+        boolean padding = false;
+        for (int i = 0; i < rank; i++) {
+            if (given[i] < out[i] || i < 2 && given[i] != out[i]) {
+                throw n.unsupported("output_shape " + Arrays.toString(given) + " must keep N and C and not be smaller than the default output "
+                        + Arrays.toString(out));
+            }
+            pad.add(List.of(0L, given[i] - out[i]));
+            padding |= given[i] != out[i];
+        }
+        return List.of(padding ? n.call("nn.pad", List.of(y, MathConverters.scalar(n, y, 0)), "pad_width", pad, "pad_mode", "constant") : y);
     }
 
     /** Row-major unravel of {@code index} over {@code dims} into {@code out}. */
