@@ -280,4 +280,58 @@ class TrainingSpatialConvertersTest {
         String e = message(() -> run("", "Range", 11, List.of(i64(new int[] {2}, 1, 2), i64(new int[0], 4), i64(new int[0], 1)), 1));
         assertTrue(e.contains("input 0 must be a scalar (or hold one element)"), e);
     }
+
+    // ------------------------------------------------------------ MelWeightMatrix, Scan opset 8
+
+    @Test
+    void melWeightMatrixBuildsUnitPeakTriangles() {
+        Map<String, NDArray> args = new LinkedHashMap<>();
+        args.put("mels", i64(new int[0], 2));
+        args.put("dft", i64(new int[0], 8));
+        args.put("rate", i64(new int[0], 8000));
+        args.put("lower", scalarF(0));
+        args.put("upper", scalarF(4000));
+        NDArray w = run("", "MelWeightMatrix", 17, List.of(), args, 1).getFirst();
+        assertArrayEquals(new int[] {5, 2}, w.shape());
+        // mel points 0, 1/4, 2/4, 3/4 of mel(4000) map to bins 0, 0, 1, 2 (⌊9·f/8000⌋): band 0 a single 1 at bin 0 falling to 0
+        // at bin 1, band 1 rising from bin 0 to 1 at bin 1 and falling to 0 at bin 2
+        assertArrayEquals(new float[] {1, 0, 0, 1, 0, 0, 0, 0, 0, 0}, w.floatData());
+        args.put("upper", scalarF(20000));
+        String e = message(() -> run("", "MelWeightMatrix", 17, List.of(), args, 1));
+        assertTrue(e.contains("band 1 reaches spectrogram bin"), e);
+    }
+
+    @Test
+    void scanBeforeOpset9RunsEachBatchElement() {
+        GraphProto.Builder body = GraphProto.newBuilder().setName("body")
+                .addInput(tensor("s", TensorProto.DataType.FLOAT_VALUE, 1)).addInput(tensor("x", TensorProto.DataType.FLOAT_VALUE, 1))
+                .addNode(NodeProto.newBuilder().setOpType("Add").addInput("s").addInput("x").addOutput("t"))
+                .addNode(NodeProto.newBuilder().setOpType("Identity").addInput("t").addOutput("o"))
+                .addOutput(tensor("t", TensorProto.DataType.FLOAT_VALUE, 1)).addOutput(tensor("o", TensorProto.DataType.FLOAT_VALUE, 1));
+        Map<String, NDArray> noLens = new LinkedHashMap<>();
+        noLens.put("", null);
+        // two batch elements, three steps each: running sums per element
+        NDArray init = f32(new int[] {2, 1}, 0, 10);
+        NDArray xs = f32(new int[] {2, 3, 1}, 1, 2, 3, 4, 5, 6);
+        List<NDArray> y = runFirst(body, init, xs, List.of());
+        assertArrayEquals(new float[] {6, 25}, y.get(0).floatData());
+        assertArrayEquals(new float[] {1, 3, 6, 14, 19, 25}, y.get(1).floatData());
+        assertArrayEquals(new float[] {3, 3, 1}, new float[] {y.get(1).shape()[1], y.get(1).shape()[0] + 1, y.get(1).shape()[2]});
+        // reverse direction sums from the end
+        List<NDArray> r = runFirst(body, init, xs, List.of(ints("directions", 1)));
+        assertArrayEquals(new float[] {3, 5, 6, 16, 21, 25}, r.get(1).floatData());
+    }
+
+    /** Scan opset 8 with sequence_lens left out ("" first input), state input a, scan input b. */
+    private static List<NDArray> runFirst(GraphProto.Builder body, NDArray init, NDArray xs, List<AttributeProto> extra) {
+        List<AttributeProto> attrs = new ArrayList<>(List.of(graph("body", body), intAttr("num_scan_inputs", 1)));
+        attrs.addAll(extra);
+        GraphProto.Builder g = GraphProto.newBuilder()
+                .addInput(tensor("a", TensorProto.DataType.FLOAT_VALUE, 2, 1)).addInput(tensor("b", TensorProto.DataType.FLOAT_VALUE, 2, 3, 1))
+                .addNode(NodeProto.newBuilder().setOpType("Scan").addInput("").addInput("a").addInput("b").addOutput("y").addOutput("z").addAllAttribute(attrs))
+                .addOutput(tensor("y", TensorProto.DataType.FLOAT_VALUE)).addOutput(tensor("z", TensorProto.DataType.FLOAT_VALUE));
+        IRModule m = OnnxImporter.importModel(OnnxImporterTest.model(8, g), "scan.onnx", null, ImportOptions.DEFAULT);
+        TupleValue t = (TupleValue) Interpreter.runMain(m, init, xs);
+        return t.fields().stream().map(f -> ((TensorValue) f).data()).toList();
+    }
 }
