@@ -334,4 +334,30 @@ class TrainingSpatialConvertersTest {
         TupleValue t = (TupleValue) Interpreter.runMain(m, init, xs);
         return t.fields().stream().map(f -> ((TensorValue) f).data()).toList();
     }
+
+    // ------------------------------------------------------------ RoiAlign
+
+    @Test
+    void roiAlignAveragesBilinearSamplesPerBin() {
+        NDArray x = f32(new int[] {1, 1, 2, 2}, 1, 2, 3, 4);
+        NDArray batch = i64(new int[] {1}, 0);
+        // one bin over the roi (0,0)-(1,1): output_half_pixel samples its centre (0.5, 0.5), half_pixel shifts it to (0, 0)
+        NDArray unit = f32(new int[] {1, 4}, 0, 0, 1, 1);
+        assertArrayEquals(new float[] {2.5f}, run("", "RoiAlign", 16, List.of(x, unit, batch), 1, intAttr("sampling_ratio", 1),
+                str("coordinate_transformation_mode", "output_half_pixel")).getFirst().floatData(), 1e-6f);
+        assertArrayEquals(new float[] {1f}, run("", "RoiAlign", 16, List.of(x, unit, batch), 1, intAttr("sampling_ratio", 1)).getFirst().floatData(), 1e-6f);
+        // 2x2 bins over (0,0)-(2,2): samples at 0.5 and 1.5 per axis; 1.5 lies past the last pixel centre and reads it
+        NDArray whole = f32(new int[] {1, 4}, 0, 0, 2, 2);
+        NDArray y = run("", "RoiAlign", 16, List.of(x, whole, batch), 1, intAttr("sampling_ratio", 1), intAttr("output_height", 2),
+                intAttr("output_width", 2), str("coordinate_transformation_mode", "output_half_pixel")).getFirst();
+        assertArrayEquals(new int[] {1, 1, 2, 2}, y.shape());
+        assertArrayEquals(new float[] {2.5f, 3f, 3.5f, 4f}, y.floatData(), 1e-6f);
+    }
+
+    @Test
+    void roiAlignRejectsTheAdaptiveSamplingRatio() {
+        NDArray x = f32(new int[] {1, 1, 2, 2}, 1, 2, 3, 4);
+        String e = message(() -> run("", "RoiAlign", 16, List.of(x, f32(new int[] {1, 4}, 0, 0, 1, 1), i64(new int[] {1}, 0)), 1));
+        assertTrue(e.contains("sampling_ratio=0 (adaptive: a sample count per roi from its size) is not supported"), e);
+    }
 }
