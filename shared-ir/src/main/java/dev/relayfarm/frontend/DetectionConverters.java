@@ -16,15 +16,17 @@ final class DetectionConverters {
     }
 
     /**
-     * RoiAlign in avg mode with a fixed sampling_ratio s, from the rois as data. Each roi (x1, y1, x2, y2)
-     * scaled by spatial_scale (less 0.5 in half_pixel mode; at least 1×1 in output_half_pixel mode) is
-     * cut into output_height × output_width bins with s×s sample points each, bilinearly interpolated
-     * and averaged. Bilinear sampling is separable: along each axis a sample at c contributes
-     * (1 − frac) at ⌊c⌋ and frac at ⌊c⌋ + 1 (c clamped up to 0; at the last pixel both go to it; 0 when
-     * c &lt; −1 or c &gt; size), so every roi gets a weight matrix per axis, Wy [PH, H] and Wx [PW, W],
-     * each the mean over its s samples, built with one_hot, and Y[r] = Wy · X[batch_indices[r]] · Wxᵀ
-     * by two batch_matmuls. max mode (not separable) and the adaptive sampling ratio (0: its sample
-     * count depends on each roi's size) are not supported.
+     * RoiAlign with a fixed sampling_ratio s, from the rois as data. Each roi (x1, y1, x2, y2) scaled by
+     * spatial_scale (less 0.5 in half_pixel mode; at least 1×1 in output_half_pixel mode) is cut into
+     * output_height × output_width bins with s×s bilinear sample points each. Bilinear sampling is
+     * separable: along each axis a sample at c reads ⌊c⌋ with weight 1 − frac and ⌊c⌋ + 1 with weight
+     * frac (c clamped up to 0; at the last pixel both read it; weight 0 when c &lt; −1 or c &gt; size).
+     * avg mode: every roi gets a weight matrix per axis, Wy [PH, H] and Wx [PW, W], each the mean over
+     * its s samples (one_hot rows), and Y[r] = Wy · X[batch_indices[r]] · Wxᵀ (two batch_matmuls).
+     * max mode (the spec's reference): the maximum over the bin's samples of the largest of the four
+     * weighted corner values; each corner's values are gathered by the same products with 0/1 one_hot
+     * rows (exact for finite inputs). The adaptive sampling ratio (0: a sample count that depends on
+     * each roi's size) is not supported.
      */
     private static List<Expr> roiAlign(OnnxNode n) {
         TensorType xt = n.inputType(0);
@@ -34,7 +36,7 @@ final class DetectionConverters {
         DType dt = xt.dtype();
         if (!dt.isFloat()) throw n.unsupported("X must be floating-point, got " + dt);
         String mode = n.attrString("mode", "avg");
-        if (!mode.equals("avg")) throw n.unsupported("mode=" + mode + " is not supported (only avg)");
+        if (!mode.equals("avg") && !mode.equals("max")) throw n.unsupported("mode must be avg or max, got " + mode);
         String coord = n.opset() < 16 ? "output_half_pixel" : n.attrString("coordinate_transformation_mode", "half_pixel");
         if (!coord.equals("half_pixel") && !coord.equals("output_half_pixel")) {
             throw n.unsupported("coordinate_transformation_mode must be half_pixel or output_half_pixel, got " + coord);
@@ -48,25 +50,60 @@ final class DetectionConverters {
         long c = xt.shape().get(1).value(), h = xt.shape().get(2).value(), w = xt.shape().get(3).value();
         Expr rois = n.input(1);
         boolean half = coord.equals("half_pixel");
-        Expr wy = axisWeights(n, rois, 1, 3, h, ph, s, scale, half, dt); // [R, PH, H]
-        Expr wx = axisWeights(n, rois, 0, 2, w, pw, s, scale, half, dt); // [R, PW, W]
+        Samples ys = samples(n, rois, 1, 3, h, ph, s, scale, half, dt); // [R, PH·s, ...]
+        Samples xs = samples(n, rois, 0, 2, w, pw, s, scale, half, dt); // [R, PW·s, ...]
         Expr idx = n.inputType(2).dtype().equals(DType.INT64) ? n.input(2) : MathConverters.cast(n, n.input(2), DType.INT64);
         Expr xr = n.call("take", List.of(n.input(0), idx), "axis", 0L, "mode", "fast"); // [R, C, H, W]
-        Expr t1 = n.call("nn.batch_matmul", List.of(n.call("reshape", List.of(xr), "newshape", new long[] {-1, c * h, w}), wx),
-                "transpose_a", false, "transpose_b", true); // [R, C·H, PW]
-        Expr t2 = n.call("transpose", List.of(n.call("reshape", List.of(t1), "newshape", new long[] {-1, c, h, pw})), "axes", new long[] {0, 1, 3, 2});
-        Expr t3 = n.call("nn.batch_matmul", List.of(n.call("reshape", List.of(t2), "newshape", new long[] {-1, c * pw, h}), wy),
-                "transpose_a", false, "transpose_b", true); // [R, C·PW, PH]
-        Expr y = n.call("transpose", List.of(n.call("reshape", List.of(t3), "newshape", new long[] {-1, c, pw, ph})), "axes", new long[] {0, 1, 3, 2});
-        return List.of(y);
+        if (mode.equals("avg")) {
+            return List.of(sandwich(n, xr, perBinMean(n, ys.weights(n), ph, s, h), perBinMean(n, xs.weights(n), pw, s, w), c, h, w, ph, pw));
+        }
+        Expr best = null;
+        for (int a = 0; a < 2; a++) {
+            for (int b = 0; b < 2; b++) {
+                Expr values = sandwich(n, xr, ys.hot().get(a), xs.hot().get(b), c, h, w, ph * s, pw * s); // [R, C, PH·s, PW·s]
+                Expr wy = n.call("reshape", List.of(ys.weight().get(a)), "newshape", new long[] {-1, 1, ph * s, 1});
+                Expr wx = n.call("reshape", List.of(xs.weight().get(b)), "newshape", new long[] {-1, 1, 1, pw * s});
+                Expr term = n.call("multiply", values, n.call("multiply", wy, wx));
+                best = best == null ? term : n.call("maximum", best, term);
+            }
+        }
+        Expr bins = n.call("reshape", List.of(best), "newshape", new long[] {-1, c, ph, s, pw, s});
+        return List.of(n.call("max", List.of(bins), "axis", new long[] {3, 5}, "keepdims", false));
+    }
+
+    /** Y[r] = A[r] · X[r] · B[r]ᵀ for X [R, C, H, W], A [R, P, H], B [R, Q, W]: [R, C, P, Q]. */
+    private static Expr sandwich(OnnxNode n, Expr xr, Expr a, Expr b, long c, long h, long w, long p, long q) {
+        Expr t1 = n.call("nn.batch_matmul", List.of(n.call("reshape", List.of(xr), "newshape", new long[] {-1, c * h, w}), b),
+                "transpose_a", false, "transpose_b", true); // [R, C·H, Q]
+        Expr t2 = n.call("transpose", List.of(n.call("reshape", List.of(t1), "newshape", new long[] {-1, c, h, q})), "axes", new long[] {0, 1, 3, 2});
+        Expr t3 = n.call("nn.batch_matmul", List.of(n.call("reshape", List.of(t2), "newshape", new long[] {-1, c * q, h}), a),
+                "transpose_a", false, "transpose_b", true); // [R, C·Q, P]
+        return n.call("transpose", List.of(n.call("reshape", List.of(t3), "newshape", new long[] {-1, c, q, p})), "axes", new long[] {0, 1, 3, 2});
+    }
+
+    private static Expr perBinMean(OnnxNode n, Expr weights, long bins, long s, long size) {
+        Expr perBin = n.call("reshape", List.of(weights), "newshape", new long[] {-1, bins, s, size});
+        DType dt = ((TensorType) n.typeOf(weights)).dtype();
+        return n.call("divide", n.call("sum", List.of(perBin), "axis", new long[] {2}, "keepdims", false), scalar(dt, s));
     }
 
     private static Expr scalar(DType t, double v) {
         return QuantConverters.scalar(t, v);
     }
 
-    /** One axis's [R, bins, size] interpolation weights from roi columns {@code lo} and {@code hi}, averaged over s samples per bin. */
-    private static Expr axisWeights(OnnxNode n, Expr rois, long lo, long hi, long size, long bins, long s, double scale, boolean half, DType dt) {
+    /**
+     * One axis's samples of every roi: the 0/1 rows [R, bins·s, size] of the low and high pixel each
+     * sample reads, and their weights [R, bins·s] (0 for a sample outside the image).
+     */
+    private record Samples(List<Expr> hot, List<Expr> weight) {
+        /** The interpolation rows, both pixels weighted: [R, bins·s, size]. */
+        Expr weights(OnnxNode n) {
+            return n.call("add", n.call("multiply", hot.get(0), expand(n, weight.get(0))), n.call("multiply", hot.get(1), expand(n, weight.get(1))));
+        }
+    }
+
+    /** The samples of roi columns {@code lo} and {@code hi} (x1, x2 or y1, y2) along an axis of {@code size} pixels. */
+    private static Samples samples(OnnxNode n, Expr rois, long lo, long hi, long size, long bins, long s, double scale, boolean half, DType dt) {
         Expr off = scalar(dt, half ? 0.5 : 0);
         Expr start = n.call("subtract", n.call("multiply", column(n, rois, lo), scalar(dt, scale)), off); // [R, 1]
         Expr end = n.call("subtract", n.call("multiply", column(n, rois, hi), scalar(dt, scale)), off);
@@ -85,11 +122,10 @@ final class DetectionConverters {
         low = n.call("where", edge, scalar(dt, size - 1), low);
         Expr c1 = n.call("where", edge, low, c0);
         Expr high = n.call("where", edge, low, n.call("add", low, scalar(dt, 1)));
-        Expr frac = n.call("multiply", n.call("subtract", c1, low), valid);
-        Expr rest = n.call("multiply", n.call("subtract", scalar(dt, 1), n.call("subtract", c1, low)), valid);
-        Expr weights = n.call("add", n.call("multiply", oneHot(n, low, size, dt), expand(n, rest)), n.call("multiply", oneHot(n, high, size, dt), expand(n, frac)));
-        Expr perBin = n.call("reshape", List.of(weights), "newshape", new long[] {-1, bins, s, size});
-        return n.call("divide", n.call("sum", List.of(perBin), "axis", new long[] {2}, "keepdims", false), scalar(dt, s));
+        Expr frac = n.call("subtract", c1, low);
+        Expr lowWeight = n.call("multiply", n.call("subtract", scalar(dt, 1), frac), valid);
+        Expr highWeight = n.call("multiply", frac, valid);
+        return new Samples(List.of(oneHot(n, low, size, dt), oneHot(n, high, size, dt)), List.of(lowWeight, highWeight));
     }
 
     private static Expr column(OnnxNode n, Expr rois, long k) {

@@ -355,6 +355,20 @@ class TrainingSpatialConvertersTest {
     }
 
     @Test
+    void roiAlignMaxTakesTheLargestWeightedCornerOverTheSamples() {
+        NDArray x = f32(new int[] {1, 1, 2, 2}, 1, 2, 3, 4);
+        NDArray batch = i64(new int[] {1}, 0);
+        // one bin over (0,0)-(1,1), one sample at (0.5, 0.5): corners weigh 0.25 each, the largest is 0.25·4
+        NDArray unit = f32(new int[] {1, 4}, 0, 0, 1, 1);
+        assertArrayEquals(new float[] {1f}, run("", "RoiAlign", 16, List.of(x, unit, batch), 1, intAttr("sampling_ratio", 1), str("mode", "max"),
+                str("coordinate_transformation_mode", "output_half_pixel")).getFirst().floatData(), 1e-6f);
+        // two samples per axis over (0,0)-(2,2) in one bin: at (1.5, 1.5) every corner is pixel 4 with weight 1
+        NDArray whole = f32(new int[] {1, 4}, 0, 0, 2, 2);
+        assertArrayEquals(new float[] {4f}, run("", "RoiAlign", 16, List.of(x, whole, batch), 1, intAttr("sampling_ratio", 2), str("mode", "max"),
+                str("coordinate_transformation_mode", "output_half_pixel")).getFirst().floatData(), 1e-6f);
+    }
+
+    @Test
     void roiAlignRejectsTheAdaptiveSamplingRatio() {
         NDArray x = f32(new int[] {1, 1, 2, 2}, 1, 2, 3, 4);
         String e = message(() -> run("", "RoiAlign", 16, List.of(x, f32(new int[] {1, 4}, 0, 0, 1, 1), i64(new int[] {1}, 0)), 1));
