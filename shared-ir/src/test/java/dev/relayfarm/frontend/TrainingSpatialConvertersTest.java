@@ -141,7 +141,7 @@ class TrainingSpatialConvertersTest {
         String uneven = message(() -> run(TRAINING, "Adam", 17, in, 3));
         assertTrue(uneven.contains("expects R, T and 4 lists of equal length (X, G, V, H), got 5 inputs"), uneven);
         String other = message(() -> run("ai.onnx.preview.other", "Adam", 17, in, 1));
-        assertTrue(other.contains("operators of domain 'ai.onnx.preview.other' are not supported"), other);
+        assertTrue(other.contains("operator Adam of domain 'ai.onnx.preview.other' is not supported"), other);
     }
 
     private static AttributeProto[] with(AttributeProto[] base, AttributeProto extra) {
