@@ -5,6 +5,7 @@ import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.ir.Tuple;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,7 +14,8 @@ import java.util.List;
  * ONNX operators that move values between positions of an image by a pattern known at import time:
  * Col2Im and MaxUnpool. Col2Im's pattern becomes a constant index table and the operator a {@code take}
  * (a gather) followed by a sum; MaxUnpool is a {@code scatter_elements} into zeros. The compiled path
- * needs no operator of its own.
+ * needs no operator of its own. DeformConv samples its input with {@code image.grid_sample} at the
+ * offset kernel positions and contracts the samples with the weights by {@code einsum}.
  */
 final class SpatialConverters {
     /** The largest index table (in elements) an operator may build. */
@@ -24,6 +26,7 @@ final class SpatialConverters {
     static void register(OnnxConverters.Builder b) {
         b.add("Col2Im", SpatialConverters::col2im);
         b.add("MaxUnpool", SpatialConverters::maxUnpool);
+        b.add("DeformConv", SpatialConverters::deformConv);
     }
 
     private static long[] attrOr(OnnxNode n, String name, int rank, long dflt) {
@@ -160,6 +163,86 @@ final class SpatialConverters {
             padding |= given[i] != out[i];
         }
         return List.of(padding ? n.call("nn.pad", List.of(y, MathConverters.scalar(n, y, 0)), "pad_width", pad, "pad_mode", "constant") : y);
+    }
+
+    /**
+     * DeformConv (2-D): kernel tap (a, b) of output pixel (i, j) reads X bilinearly (zero outside the
+     * image) at (i·stride − pad + a·dilation, j·stride − pad + b·dilation) plus its learned offset
+     * (one (dy, dx) per offset group, tap and pixel), scaled by the mask when given; the samples are then
+     * contracted with the weights per convolution group, and the bias added. The sampling is
+     * image.grid_sample with aligned corners on the coordinates normalized to [−1, 1], one call per
+     * offset group (the spec's reference does the same through GridSample).
+     */
+    private static List<Expr> deformConv(OnnxNode n) {
+        TensorType xt = n.inputType(0), wt = n.inputType(1), ot = n.inputType(2);
+        if (xt.rank() != 4) throw n.unsupported("only 2-D DeformConv (4-D X) is supported, got " + xt);
+        if (!wt.isStatic() || !ot.isStatic() || xt.shape().stream().skip(1).anyMatch(d -> !d.isStatic())) {
+            throw n.unsupported("X (but its batch), W and offset need static shapes, got " + xt + ", " + wt + ", " + ot);
+        }
+        int[] w = wt.staticShape(), o = ot.staticShape();
+        long c = xt.shape().get(1).value(), h = xt.shape().get(2).value(), wd = xt.shape().get(3).value();
+        long group = n.attrInt("group", 1), offGroups = n.attrInt("offset_group", 1);
+        long[] kernel = n.attrInts("kernel_shape");
+        if (kernel == null) kernel = new long[] {w[2], w[3]};
+        if (kernel.length != 2 || kernel[0] != w[2] || kernel[1] != w[3]) throw n.unsupported("kernel_shape " + Arrays.toString(kernel) + " must match W " + wt);
+        long[] dil = attrOr(n, "dilations", 2, 1), strides = attrOr(n, "strides", 2, 1), pads = attrOr(n, "pads", 4, 0);
+        if (dil.length != 2 || strides.length != 2 || pads.length != 4) throw n.unsupported("dilations and strides need 2 values and pads 4");
+        if (group < 1 || offGroups < 1 || c != w[1] * group || w[0] % group != 0 || c % offGroups != 0) {
+            throw n.unsupported("group=" + group + " and offset_group=" + offGroups + " do not fit X " + xt + " and W " + wt);
+        }
+        if (h < 2 || wd < 2) throw n.unsupported("the image must be at least 2x2 (its coordinates are normalized by H − 1 and W − 1), got " + xt);
+        long taps = kernel[0] * kernel[1], oh = o[2], ow = o[3];
+        if (o[1] != offGroups * taps * 2) throw n.unsupported("offset " + ot + " needs " + offGroups * taps * 2 + " channels (offset_group x taps x 2)");
+        long expectH = (h + pads[0] + pads[2] - ((kernel[0] - 1) * dil[0] + 1)) / strides[0] + 1;
+        long expectW = (wd + pads[1] + pads[3] - ((kernel[1] - 1) * dil[1] + 1)) / strides[1] + 1;
+        if (oh != expectH || ow != expectW) throw n.unsupported("offset's output size " + oh + "x" + ow + " is not the convolution's " + expectH + "x" + expectW);
+        DType dt = xt.dtype();
+        double[] baseY = new double[(int) (taps * oh * ow)], baseX = new double[baseY.length];
+        for (int a = 0; a < kernel[0]; a++) {
+            for (int b = 0; b < kernel[1]; b++) {
+                for (int i = 0; i < oh; i++) {
+                    for (int j = 0; j < ow; j++) {
+                        int at = (int) (((a * kernel[1] + b) * oh + i) * ow + j);
+                        baseY[at] = i * strides[0] - pads[0] + a * dil[0];
+                        baseX[at] = j * strides[1] - pads[1] + b * dil[1];
+                    }
+                }
+            }
+        }
+        Expr offset = n.call("reshape", List.of(n.input(2)), "newshape", new long[] {-1, offGroups, taps, 2, oh, ow});
+        Expr y = n.call("add", pick(n, offset, 0, 3), OnnxNode.constant(NDArray.fromDoubles(dt, new int[] {(int) taps, (int) oh, (int) ow}, baseY)));
+        Expr x = n.call("add", pick(n, offset, 1, 3), OnnxNode.constant(NDArray.fromDoubles(dt, new int[] {(int) taps, (int) oh, (int) ow}, baseX)));
+        Expr yn = n.call("subtract", n.call("multiply", y, NormConverters.scalar(dt, 2.0 / (h - 1))), NormConverters.scalar(dt, 1));
+        Expr xn = n.call("subtract", n.call("multiply", x, NormConverters.scalar(dt, 2.0 / (wd - 1))), NormConverters.scalar(dt, 1));
+        Expr grid = n.call("reshape", List.of(n.call("stack", List.of(new Tuple(List.of(xn, yn))), "axis", 2L)), "newshape",
+                new long[] {-1, offGroups, 2, taps * oh, ow}); // [N, G, 2 (x, y), taps·OH, OW]
+        Expr mask = n.hasInput(4) ? n.call("reshape", List.of(n.input(4)), "newshape", new long[] {-1, offGroups, taps * oh, ow}) : null;
+        long perGroup = c / offGroups;
+        List<Expr> parts = new ArrayList<>();
+        for (long g = 0; g < offGroups; g++) {
+            long[] channels = new long[(int) perGroup];
+            for (int k = 0; k < perGroup; k++) channels[k] = g * perGroup + k;
+            Expr xg = offGroups == 1 ? n.input(0)
+                    : n.call("take", List.of(n.input(0), OnnxNode.constant(NDArray.fromLongs(DType.INT64, new int[] {(int) perGroup}, channels))),
+                            "axis", 1L, "mode", "fast");
+            Expr sampled = n.call("image.grid_sample", List.of(xg, pick(n, grid, g, 1)), "method", "bilinear", "layout", "NCHW",
+                    "padding_mode", "zeros", "align_corners", true); // [N, C/G, taps·OH, OW]
+            if (mask != null) sampled = n.call("multiply", sampled, n.call("expand_dims", List.of(pick(n, mask, g, 1)), "axis", 1L, "num_newaxis", 1L));
+            parts.add(sampled);
+        }
+        Expr samples = parts.size() == 1 ? parts.getFirst() : n.call("concatenate", List.of(new Tuple(parts)), "axis", 1L);
+        long cpg = c / group, ocg = w[0] / group;
+        Expr cols = n.call("reshape", List.of(samples), "newshape", new long[] {-1, group, cpg * taps, oh * ow});
+        Expr weights = n.call("reshape", List.of(n.input(1)), "newshape", new long[] {group, ocg, cpg * taps});
+        Expr out = n.call("einsum", List.of(new Tuple(List.of(weights, cols))), "equation", "goc,ngcl->ngol");
+        out = n.call("reshape", List.of(out), "newshape", new long[] {-1, w[0], oh, ow});
+        if (n.hasInput(3)) out = n.call("add", out, n.call("reshape", List.of(n.input(3)), "newshape", new long[] {1, w[0], 1, 1}));
+        return List.of(out);
+    }
+
+    /** Index {@code i} of {@code axis}, the axis removed. */
+    private static Expr pick(OnnxNode n, Expr e, long i, long axis) {
+        return n.call("take", List.of(e, OnnxNode.constant(NDArray.scalar(i))), "axis", axis, "mode", "fast");
     }
 
     /** Row-major unravel of {@code index} over {@code dims} into {@code out}. */
