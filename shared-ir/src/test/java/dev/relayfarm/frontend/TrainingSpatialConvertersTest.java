@@ -34,8 +34,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Hand-checked small cases of the training optimizers (Adagrad, Adam, Momentum), BatchNormalization
- * and Dropout in training mode, Col2Im, MaxUnpool, antialiased Resize, an If taken at import time and
- * Range over one-element tensors, with the errors for inputs and attributes outside what they support.
+ * and Dropout in training mode, Col2Im, MaxUnpool, DeformConv, RoiAlign, antialiased Resize,
+ * MelWeightMatrix, Scan before opset 9, an If taken at import time and Range over one-element tensors,
+ * with the errors for inputs and attributes outside what they support.
  */
 class TrainingSpatialConvertersTest {
     private static final String TRAINING = "ai.onnx.preview.training";
@@ -373,5 +374,22 @@ class TrainingSpatialConvertersTest {
         NDArray x = f32(new int[] {1, 1, 2, 2}, 1, 2, 3, 4);
         String e = message(() -> run("", "RoiAlign", 16, List.of(x, f32(new int[] {1, 4}, 0, 0, 1, 1), i64(new int[] {1}, 0)), 1));
         assertTrue(e.contains("sampling_ratio=0 (adaptive: a sample count per roi from its size) is not supported"), e);
+    }
+
+    // ------------------------------------------------------------ DeformConv
+
+    @Test
+    void deformConvSamplesAtTheOffsetTapsWithZerosOutside() {
+        NDArray x = f32(new int[] {1, 1, 2, 2}, 1, 2, 3, 4);
+        NDArray w = f32(new int[] {1, 1, 1, 1}, 1);
+        // a 1x1 kernel: pixel (0,0) moves half a pixel right (1.5), pixel (1,1) one down, off the image (0)
+        NDArray offset = f32(new int[] {1, 2, 2, 2}, 0, 0, 0, 1, 0.5, 0, 0, 0);
+        assertArrayEquals(new float[] {1.5f, 2, 3, 0}, run("", "DeformConv", 19, List.of(x, w, offset), 1).getFirst().floatData(), 1e-6f);
+        // bias 1 and a mask of 0.5 on every tap
+        NDArray bias = f32(new int[] {1}, 1);
+        NDArray mask = f32(new int[] {1, 1, 2, 2}, 0.5, 0.5, 0.5, 0.5);
+        assertArrayEquals(new float[] {1.75f, 2, 2.5f, 1}, run("", "DeformConv", 19, List.of(x, w, offset, bias, mask), 1).getFirst().floatData(), 1e-6f);
+        String e = message(() -> run("", "DeformConv", 19, List.of(x, w, f32(new int[] {1, 4, 2, 2}, new double[16])), 1));
+        assertTrue(e.contains("needs 2 channels (offset_group x taps x 2)"), e);
     }
 }
