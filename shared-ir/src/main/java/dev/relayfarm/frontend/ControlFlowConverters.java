@@ -19,6 +19,7 @@ import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.Var;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * ONNX control flow: {@code If} becomes a Relay {@code if} whose branches are the converted
@@ -60,17 +61,18 @@ final class ControlFlowConverters {
         Expr cond = scalarCondition(n, n.input(0), "cond");
         GraphProto thenG = n.attrGraph("then_branch");
         GraphProto elseG = n.attrGraph("else_branch");
-        java.util.Optional<NDArray> known = n.constantInput(0);
-        if (known.isPresent()) {
-            // Only the branch taken is converted: the other may not even be valid for these values (the
-            // element of an empty optional, a sequence of another length: see SequenceConverters).
+        Optional<NDArray> known = n.constantInput(0);
+        if (known.isPresent() && known.get().elementCount() == 1) {
+            // Only the branch taken is converted, inline: the other may not even be valid for these values (the element of an
+            // empty optional, a sequence of another length: see SequenceConverters; AffineGrid's split of a 2-D or 3-D size),
+            // and the branch's outputs stay constants where they are (AffineGrid expands to a shape computed there).
             GraphProto taken = known.get().getLong(0) != 0 ? thenG : elseG;
-            OnnxImporter.Subgraph sub = n.convertSubgraph(taken, List.of());
-            if (sub.outputs().size() < n.outputCount()) {
-                throw n.unsupported("the branch taken produces " + sub.outputs().size() + " outputs, the node has " + n.outputCount());
+            List<Expr> outs = n.convertInline(taken);
+            if (outs.size() < n.outputCount()) {
+                throw n.unsupported("the branch taken produces " + outs.size() + " outputs, the node has " + n.outputCount());
             }
             recordBranchKinds(n, taken);
-            return unpacked(n.bind("if_out", sub.wrap(packed(sub.outputs()))), sub.outputs().size());
+            return outs;
         }
         OnnxImporter.Subgraph th = n.convertSubgraph(thenG, List.of());
         OnnxImporter.Subgraph el = n.convertSubgraph(elseG, List.of());
@@ -302,7 +304,7 @@ final class ControlFlowConverters {
      * the next; the body's extra outputs are stacked along their output axis.
      */
     private static List<Expr> scan(OnnxNode n) {
-        if (n.opset() < 9) throw n.unsupported("Scan before opset 9 (with a batch axis and sequence_lens) is not supported");
+        if (n.opset() < 9) return batchedScan(n);
         GraphProto body = n.attrGraph("body");
         int numScanIn = Math.toIntExact(n.attrInt("num_scan_inputs", -1));
         if (numScanIn < 1 || numScanIn > n.inputCount()) throw n.unsupported("num_scan_inputs must be in [1, " + n.inputCount() + "], got " + numScanIn);
@@ -317,10 +319,69 @@ final class ControlFlowConverters {
         long[] outAxes = orZeros(n.attrInts("scan_output_axes"), scanOuts, n, "scan_output_axes");
         long[] outDirs = orZeros(n.attrInts("scan_output_directions"), scanOuts, n, "scan_output_directions");
 
+        List<Expr> inits = new ArrayList<>(), xs = new ArrayList<>();
+        for (int k = 0; k < states; k++) inits.add(n.input(k));
+        for (int k = 0; k < numScanIn; k++) xs.add(n.input(states + k));
+        return scanLoop(n, body, inits, xs, inAxes, inDirs, outAxes, outDirs);
+    }
+
+    /**
+     * Scan before opset 9: every input and output has a batch axis 0 (scan inputs scan along axis 1),
+     * sequence_lens comes first, {@code directions} names the scan inputs' directions. Each batch
+     * element runs as its own opset-9 scan and the results are stacked; the batch must be static and
+     * sequence_lens absent or the full length for every element (shorter sequences are not supported).
+     */
+    private static List<Expr> batchedScan(OnnxNode n) {
+        GraphProto body = n.attrGraph("body");
+        int numScanIn = Math.toIntExact(n.attrInt("num_scan_inputs", -1));
+        int given = n.inputCount() - 1;
+        if (numScanIn < 1 || numScanIn > given) throw n.unsupported("num_scan_inputs must be in [1, " + given + "], got " + numScanIn);
+        int states = given - numScanIn;
+        int scanOuts = body.getOutputCount() - states;
+        if (body.getInputCount() != given || scanOuts < 0) {
+            throw n.unsupported("the body has " + body.getInputCount() + " inputs and " + body.getOutputCount() + " outputs for "
+                    + states + " state and " + numScanIn + " scan inputs");
+        }
+        long[] dirs = orZeros(n.attrInts("directions"), numScanIn, n, "directions");
+        TensorType first = tensor(n, n.input(1 + states), "scan input 0");
+        if (first.rank() < 2 || !first.shape().get(0).isStatic() || !first.shape().get(1).isStatic()) {
+            throw n.unsupported("scan input 0 must have a static batch axis 0 and sequence axis 1, got " + first);
+        }
+        int batch = Math.toIntExact(first.shape().get(0).value());
+        long steps = first.shape().get(1).value();
+        if (batch > 64) throw n.unsupported("a batch of " + batch + " (more than 64) would convert the body once per element");
+        if (n.hasInput(0)) {
+            for (long len : n.constantInts(0, "sequence_lens")) {
+                if (len != steps) throw n.unsupported("sequence_lens " + len + " is shorter than the sequence (" + steps + "); only full sequences are supported");
+            }
+        }
+        List<List<Expr>> perElement = new ArrayList<>();
+        for (int b = 0; b < batch; b++) {
+            Expr index = OnnxNode.constant(NDArray.scalar((long) b));
+            List<Expr> inits = new ArrayList<>(), xs = new ArrayList<>();
+            for (int k = 0; k < given; k++) {
+                Expr e = n.call("take", List.of(outside(n, n.input(1 + k), "batched"), index), "axis", 0L, "mode", "fast");
+                (k < states ? inits : xs).add(e);
+            }
+            perElement.add(scanLoop(n, body, inits, xs, new long[numScanIn], dirs, new long[scanOuts], new long[scanOuts]));
+        }
+        List<Expr> out = new ArrayList<>();
+        for (int k = 0; k < states + scanOuts; k++) {
+            List<Expr> parts = new ArrayList<>();
+            for (List<Expr> e : perElement) parts.add(e.get(k));
+            out.add(n.call("stack", List.of(new Tuple(parts)), "axis", 0L));
+        }
+        return out;
+    }
+
+    /** The opset-9 scan loop over state initial values {@code inits} and scan inputs {@code xs}. */
+    private static List<Expr> scanLoop(OnnxNode n, GraphProto body, List<Expr> inits, List<Expr> xs, long[] inAxes, long[] inDirs, long[] outAxes,
+                                       long[] outDirs) {
+        int states = inits.size(), numScanIn = xs.size(), scanOuts = outAxes.length;
         List<Expr> scanInputs = new ArrayList<>();
         List<TensorType> scanTypes = new ArrayList<>();
         for (int k = 0; k < numScanIn; k++) {
-            Expr x = n.input(states + k);
+            Expr x = xs.get(k);
             TensorType t = tensor(n, x, "scan input " + k);
             if (inAxes[k] < 0) inAxes[k] += t.rank();
             if (inAxes[k] < 0 || inAxes[k] >= t.rank()) throw n.unsupported("scan_input_axes[" + k + "] is out of range for " + t);
@@ -330,7 +391,7 @@ final class ControlFlowConverters {
         Expr length = outside(n, sequenceLength(n, scanInputs.getFirst(), scanTypes.getFirst(), (int) inAxes[0]), "length");
         TensorType i64 = TensorType.scalar(DType.INT64);
         List<Type> stateTypes = new ArrayList<>();
-        for (int k = 0; k < states; k++) stateTypes.add(n.typeOf(n.input(k)));
+        for (int k = 0; k < states; k++) stateTypes.add(n.typeOf(inits.get(k)));
 
         for (int round = 0; ; round++) {
             Var i = Var.fresh("i", i64);
@@ -383,7 +444,7 @@ final class ControlFlowConverters {
 
             List<Expr> start = new ArrayList<>();
             start.add(OnnxNode.constant(NDArray.scalar(0L)));
-            for (int k = 0; k < states; k++) start.add(n.input(k));
+            start.addAll(inits);
             start.addAll(accInit);
             Var result = n.bind("scan_out", new Call(self, start));
             List<Expr> out = new ArrayList<>();

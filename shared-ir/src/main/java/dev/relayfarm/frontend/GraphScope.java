@@ -49,6 +49,14 @@ final class GraphScope {
     }
 
     /**
+     * A subgraph whose nodes run as if they stood here (a branch taken for certain): it sees this
+     * graph's values, keeps its own names, and its bindings are this graph's.
+     */
+    GraphScope inlined() {
+        return new GraphScope(this, typeOf, bindings);
+    }
+
+    /**
      * The body of a model-local function expanded in this graph: it sees only its own names (a
      * function has no access to its caller's values), but its bindings become the caller's, since
      * the expansion is inlined where the call was.

@@ -44,7 +44,7 @@ final class ImageConverters {
         double cubicA = n.attrFloat("cubic_coeff_a", -0.75f);
         boolean exclude = n.attrInt("exclude_outside", 0) != 0;
         double extrapolation = n.attrFloat("extrapolation_value", 0f);
-        if (n.attrInt("antialias", 0) != 0) throw n.unsupported("antialias=1 is not supported");
+        boolean antialias = n.attrInt("antialias", 0) != 0;
         String policy = n.attrString("keep_aspect_ratio_policy", "stretch");
         long[] axes = n.attrInts("axes");
         if (axes == null) {
@@ -102,8 +102,91 @@ final class ImageConverters {
                 }
             }
         }
+        if (antialias && !mode.equals("nearest")) return List.of(antialiased(n, t, sizes, scales, mode, coord, cubicA, exclude));
         return List.of(resize2d(n, t, sizes, scales, mode, coord, nearest, cubicA, exclude, extrapolation, roi == null ? null : new double[] {
                 roiStart(roi, axes, rank - 2, rank), roiStart(roi, axes, rank - 1, rank), roiEnd(roi, axes, rank - 2, rank), roiEnd(roi, axes, rank - 1, rank)}));
+    }
+
+    /**
+     * Resize with antialias=1 in linear or cubic mode: separable, so each resized axis is a product
+     * with a constant [out, in] interpolation matrix (innermost axis first, as the spec's reference
+     * interpolates). When shrinking by scale s &lt; 1 the filter is widened by 1/s: output x reads the
+     * source coordinate x' of the coordinate transformation, r = x' − ⌈x'⌉ + 1 ∈ (0, 1], and weights
+     * the input pixels ⌈x'⌉ − 1 + i, i ∈ [start, 1 − start], by f((i − r)·s) normalized to sum 1
+     * (f the triangle or the cubic kernel, start = ⌊−1/s⌋ + 1 or ⌊−2/s⌋ + 1); pixels outside the image
+     * repeat the edge pixel, or with exclude_outside get weight 0 before normalizing. Growing axes
+     * (s ≥ 1) use the plain filter, nearest mode ignores antialias. tf_crop_and_resize (its
+     * extrapolation value is not a linear map) is not supported here.
+     */
+    private static Expr antialiased(OnnxNode n, TensorType t, long[] sizes, double[] scales, String mode, String coord, double cubicA,
+                                    boolean exclude) {
+        boolean cubic = switch (mode) {
+            case "linear" -> false;
+            case "cubic" -> true;
+            default -> throw n.unsupported("mode=" + mode + " is not supported");
+        };
+        if (!List.of("half_pixel", "pytorch_half_pixel", "half_pixel_symmetric", "align_corners", "asymmetric").contains(coord)) {
+            throw n.unsupported("antialias=1 with coordinate_transformation_mode=" + coord + " is not supported");
+        }
+        int rank = t.rank();
+        Expr x = n.input(0);
+        for (int axis = rank - 1; axis >= 0; axis--) {
+            if (unchanged(t, axis, sizes[axis], scales[axis])) continue;
+            int in = Math.toIntExact(staticDim(n, t, axis));
+            int out = Math.toIntExact(sizes[axis] < 0 ? in : sizes[axis]);
+            if ((long) in * out > SpatialConverters.MAX_TABLE) throw n.unsupported("the interpolation matrix of axis " + axis + " would be " + out + "x" + in);
+            double[] w = interpolationMatrix(in, out, scales[axis], coord, cubic, cubicA, exclude);
+            Expr m = OnnxNode.constant(NDArray.fromDoubles(t.dtype(), new int[] {out, in}, w));
+            long[] perm = new long[rank];
+            for (int i = 0; i < rank; i++) perm[i] = i;
+            perm[axis] = rank - 1;
+            perm[rank - 1] = axis;
+            Expr moved = axis == rank - 1 ? x : n.call("transpose", List.of(x), "axes", perm);
+            Expr y = n.call("nn.dense", moved, m);
+            x = axis == rank - 1 ? y : n.call("transpose", List.of(y), "axes", perm);
+        }
+        return x;
+    }
+
+    /** The [out, in] row-major weights of one axis for {@link #antialiased}. */
+    static double[] interpolationMatrix(int in, int out, double scale, String coord, boolean cubic, double a, boolean exclude) {
+        double[] w = new double[out * in];
+        double s = Math.min(scale, 1);
+        int start = (int) Math.floor((cubic ? -2 : -1) / s) + 1;
+        int taps = 2 - 2 * start;
+        double outWidth = scale * in;
+        for (int o = 0; o < out; o++) {
+            double src = switch (coord) {
+                case "align_corners" -> out == 1 ? 0 : (double) o * (in - 1) / (out - 1);
+                case "asymmetric" -> o / scale;
+                case "pytorch_half_pixel" -> out == 1 ? -0.5 : (o + 0.5) / scale - 0.5;
+                case "half_pixel_symmetric" -> in / 2.0 * (1 - out / outWidth) + (o + 0.5) / scale - 0.5;
+                default -> (o + 0.5) / scale - 0.5; // half_pixel
+            };
+            double base = Math.floor(src);
+            double r = src == base ? 1 : src - base;
+            long first = (long) (src == base ? base - 1 : base); // the pixel at i = 0
+            double[] c = new double[taps];
+            double sum = 0;
+            for (int i = 0; i < taps; i++) {
+                double z = Math.abs((start + i - r) * s);
+                c[i] = cubic ? cubicKernel(z, a) : Math.max(0, 1 - z);
+                long pixel = first + start + i;
+                if (exclude && (pixel < 0 || pixel >= in)) c[i] = 0;
+                sum += c[i];
+            }
+            for (int i = 0; i < taps; i++) {
+                long pixel = Math.clamp(first + start + i, 0, in - 1);
+                w[o * in + (int) pixel] += sum == 0 ? 0 : c[i] / sum;
+            }
+        }
+        return w;
+    }
+
+    private static double cubicKernel(double z, double a) {
+        if (z <= 1) return ((a + 2) * z - (a + 3)) * z * z + 1;
+        if (z < 2) return ((a * z - 5 * a) * z + 8 * a) * z - 4 * a;
+        return 0;
     }
 
     /** roi lists starts then ends for the resized axes (all axes when {@code axes} is absent). */

@@ -1,7 +1,9 @@
 package dev.relayfarm.frontend;
 
+import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.TupleGetItem;
 import java.util.ArrayList;
@@ -373,12 +375,39 @@ final class NnConverters {
 
     private static List<Expr> batchNorm(OnnxNode n) {
         if (n.opset() < 9) n.expectInt("spatial", 1);
+        if (n.opset() >= 14 && n.attrInt("training_mode", 0) != 0) return batchNormTraining(n);
         n.expectInt("training_mode", 0);
         n.ignore("momentum", "is_test", "consumed_inputs"); // training-only / legacy hints
         if (n.hasOutput(1) || n.hasOutput(2)) throw n.unsupported("training outputs (running mean/var) are not supported");
         Expr bn = n.call("nn.batch_norm", List.of(n.input(0), n.input(1), n.input(2), n.input(3), n.input(4)),
                 "axis", 1L, "epsilon", (double) n.attrFloat("epsilon", 1e-5f));
         return List.of(new TupleGetItem(bn, 0));
+    }
+
+    /**
+     * BatchNormalization with training_mode=1 (opset 14+): normalizes with the batch's own statistics,
+     * mean and population variance over every axis but the channels, and returns the running
+     * statistics updated by momentum: {@code running = input_running·momentum + batch·(1 − momentum)}.
+     */
+    private static List<Expr> batchNormTraining(OnnxNode n) {
+        TensorType t = n.inputType(0);
+        if (t.rank() < 2) throw n.unsupported("training_mode=1 needs N and C axes, got rank " + t.rank());
+        double momentum = n.attrFloat("momentum", 0.9f), eps = n.attrFloat("epsilon", 1e-5f);
+        long[] axes = new long[t.rank() - 1];
+        for (int i = 0, k = 0; i < t.rank(); i++) if (i != 1) axes[k++] = i;
+        Expr x = n.input(0);
+        Expr mean = n.call("mean", List.of(x), "axis", axes, "keepdims", true);
+        Expr d = n.call("subtract", x, mean);
+        Expr var = n.call("mean", List.of(n.call("multiply", d, d)), "axis", axes, "keepdims", true);
+        Expr batchMean = n.call("reshape", List.of(mean), "newshape", new long[] {-1});
+        Expr batchVar = n.call("reshape", List.of(var), "newshape", new long[] {-1});
+        Expr bn = n.call("nn.batch_norm", List.of(x, n.input(1), n.input(2), batchMean, batchVar), "axis", 1L, "epsilon", eps);
+        DType st = n.inputType(3).dtype();
+        Expr runningMean = n.call("add", n.call("multiply", n.input(3), NormConverters.scalar(st, momentum)),
+                n.call("multiply", MathConverters.cast(n, batchMean, st), NormConverters.scalar(st, 1 - momentum)));
+        Expr runningVar = n.call("add", n.call("multiply", n.input(4), NormConverters.scalar(st, momentum)),
+                n.call("multiply", MathConverters.cast(n, batchVar, st), NormConverters.scalar(st, 1 - momentum)));
+        return List.of(new TupleGetItem(bn, 0), runningMean, runningVar);
     }
 
     private static List<Expr> softmax(OnnxNode n, String op) {
@@ -398,12 +427,30 @@ final class NnConverters {
         return List.of(n.call("reshape", List.of(sm), "newshape", Arrays.stream(s).asLongStream().toArray()));
     }
 
+    /**
+     * Dropout. In inference (training_mode absent or false) and in training with ratio 0 it is the
+     * identity and the mask, if asked for, is all true. Training with a ratio above 0 draws a random
+     * mask; the spec leaves the generator unspecified (ONNX's expected outputs come from numpy's
+     * generator seeded by the reference implementation), so it is not supported.
+     */
     private static List<Expr> dropout(OnnxNode n) {
-        // Inference: identity. The mask output, if asked for, is all true.
-        n.ignore("ratio", "seed", "is_test", "consumed_inputs");
+        n.ignore("ratio", "seed", "is_test", "consumed_inputs"); // ratio: an attribute before opset 12, inference only
+        boolean training = false;
         if (n.hasInput(2)) {
-            long[] training = n.constantInts(2, "training_mode");
-            if (training.length > 0 && training[0] != 0) throw n.unsupported("training_mode=True is not supported");
+            long[] mode = n.constantInts(2, "training_mode");
+            training = mode.length > 0 && mode[0] != 0;
+        }
+        if (training) {
+            double ratio = 0.5;
+            if (n.hasInput(1)) {
+                NDArray r = n.requireConstant(1, "ratio");
+                if (r.elementCount() != 1) throw n.unsupported("ratio must hold one value, got " + r.elementCount());
+                ratio = r.getDouble(0);
+            }
+            if (ratio != 0) {
+                throw n.unsupported("training_mode=True with ratio " + ratio + " draws a random mask, and the spec leaves the random"
+                        + " generator unspecified; only ratio 0 (the identity) is supported in training mode");
+            }
         }
         List<Expr> outs = new ArrayList<>();
         outs.add(n.input(0));

@@ -49,6 +49,8 @@ public final class OnnxConverters {
         TextConverters.register(b);
         MlConverters.register(b);
         SequenceConverters.register(b);
+        TrainingConverters.register(b);
+        SpatialConverters.register(b);
         return Collections.unmodifiableMap(b.map);
     }
 

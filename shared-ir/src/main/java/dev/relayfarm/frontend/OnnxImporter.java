@@ -279,11 +279,23 @@ public final class OnnxImporter {
      * formal inputs bound to {@code inputs} (usually the nested function's parameters).
      */
     Subgraph convertSubgraph(GraphProto g, GraphScope parent, List<? extends Expr> inputs, OnnxNode owner) {
+        return convertIn(g, parent.child(), inputs, owner);
+    }
+
+    /**
+     * Converts subgraph {@code g} (without inputs) inline in {@code parent}: its lets go where the
+     * owner's would (an If whose condition is a constant takes one branch, as if its nodes stood
+     * in the parent graph), so its outputs need no wrapping.
+     */
+    List<Expr> convertInline(GraphProto g, GraphScope parent, OnnxNode owner) {
+        return convertIn(g, parent.inlined(), List.of(), owner).outputs();
+    }
+
+    private Subgraph convertIn(GraphProto g, GraphScope scope, List<? extends Expr> inputs, OnnxNode owner) {
         if (g.getInputCount() != inputs.size()) {
             throw owner.unsupported("subgraph '" + g.getName() + "' has " + g.getInputCount() + " inputs, expected " + inputs.size());
         }
         declareKinds(g);
-        GraphScope scope = parent.child();
         for (TensorProto init : g.getInitializerList()) {
             scope.define(init.getName(), new Constant(OnnxTensors.toNDArray(init, baseDir, owner.where() + ": subgraph initializer '" + init.getName() + "'")));
         }
@@ -312,7 +324,7 @@ public final class OnnxImporter {
      */
     private static List<String> dependencies(GraphProto g, String value, List<String> candidates) {
         Map<String, NodeProto> producer = new HashMap<>();
-        for (NodeProto node : g.getNodeList()) for (String out : node.getOutputList()) producer.put(out, node);
+        producers(g, producer);
         List<String> found = new ArrayList<>();
         java.util.Set<String> seen = new java.util.HashSet<>();
         ArrayDeque<String> stack = new ArrayDeque<>();
@@ -322,9 +334,38 @@ public final class OnnxImporter {
             if (name.isEmpty() || !seen.add(name)) continue;
             if (candidates.contains(name)) found.add(name);
             NodeProto p = producer.get(name);
-            if (p != null) p.getInputList().forEach(stack::push);
+            if (p != null) {
+                p.getInputList().forEach(stack::push);
+                for (GraphProto sub : subgraphs(p)) usedNames(sub, stack); // a branch or body may read outer values
+            }
         }
         return found;
+    }
+
+    /** Every node output of {@code g} and of the subgraphs nested in it, with its producer. */
+    private static void producers(GraphProto g, Map<String, NodeProto> out) {
+        for (NodeProto node : g.getNodeList()) {
+            for (String o : node.getOutputList()) out.put(o, node);
+            for (GraphProto sub : subgraphs(node)) producers(sub, out);
+        }
+    }
+
+    /** Every name a node of {@code g} (or of a graph nested in it) reads, pushed on {@code out}. */
+    private static void usedNames(GraphProto g, ArrayDeque<String> out) {
+        for (NodeProto node : g.getNodeList()) {
+            node.getInputList().forEach(out::push);
+            for (GraphProto sub : subgraphs(node)) usedNames(sub, out);
+        }
+        for (ValueInfoProto o : g.getOutputList()) out.push(o.getName());
+    }
+
+    private static List<GraphProto> subgraphs(NodeProto node) {
+        List<GraphProto> out = new ArrayList<>();
+        for (AttributeProto a : node.getAttributeList()) {
+            if (a.hasG()) out.add(a.getG());
+            out.addAll(a.getGraphsList());
+        }
+        return out;
     }
 
     /** A frozen value must fit the declared input: same element type, same rank, same fixed dims. */

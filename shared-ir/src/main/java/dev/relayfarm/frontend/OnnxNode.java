@@ -230,6 +230,11 @@ public final class OnnxNode {
         return importer.convertSubgraph(g, scope, inputs, this);
     }
 
+    /** Converts input-less subgraph {@code g} inline in this node's graph (see {@link OnnxImporter#convertInline}); its outputs. */
+    List<Expr> convertInline(GraphProto g) {
+        return importer.convertInline(g, scope, this);
+    }
+
     /** Binds {@code value} with a {@code let} in this node's graph, just before the node; returns the variable. */
     public Var bind(String hint, Expr value) {
         return scope.bind(hint, value);

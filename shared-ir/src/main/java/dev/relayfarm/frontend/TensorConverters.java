@@ -104,7 +104,19 @@ final class TensorConverters {
         b.add("Tile", n -> List.of(n.call("tile", List.of(n.input(0)), "reps", n.constantInts(1, "repeats"))));
         b.add("Range", n -> {
             DType dtype = n.inputType(0).dtype();
-            return List.of(n.call("arange", List.of(n.input(0), n.input(1), n.input(2)), "dtype", dtype.toString()));
+            // The spec's inputs are scalars; ONNX's own function bodies (AffineGrid's) pass one-element [1] tensors.
+            List<Expr> args = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                TensorType t = n.inputType(i);
+                if (t.rank() == 0) {
+                    args.add(n.input(i));
+                } else if (t.isStatic() && Arrays.stream(t.staticShape()).allMatch(d -> d == 1)) {
+                    args.add(n.call("reshape", List.of(n.input(i)), "newshape", new long[0]));
+                } else {
+                    throw n.unsupported("input " + i + " must be a scalar (or hold one element), got " + t);
+                }
+            }
+            return List.of(n.call("arange", args, "dtype", dtype.toString()));
         });
         b.add("Pad", TensorConverters::pad);
     }
