@@ -111,24 +111,24 @@ final class MlConverters {
     private static final String[] COMPARISONS = {"less_equal", "less", "greater_equal", "greater", "equal", "not_equal"};
 
     /**
-     * TreeEnsemble as three matrix products, so that it stays a handful of operators however many
-     * trees there are: (1) every branch node's condition for every row at once — the node's feature
+     * TreeEnsemble as matrix products: (1) every branch node's condition for every row at once — the node's feature
      * gathered into an [N, K] matrix and compared with the splits under each mode (set membership:
      * equality with every (node, value) pair, summed per node by a constant matrix); (2) the leaf
      * each tree reaches — a leaf's path is a set of nodes that must be true and a set that must be
      * false, so the row reaches leaf l exactly when (conditions · must-be-true) + (negations ·
      * must-be-false) equals the path's length; (3) the reached leaves' weights summed per target by
      * a constant [targets, leaves] matrix (divided by the number of trees for AVERAGE), then the post
-     * transform. MIN/MAX aggregation and the PROBIT/SOFTMAX_ZERO transforms are refused.
+     * transform. Steps (2) and (3) run per tree over the tree's own nodes, so their matrices grow with
+     * a tree's size, not the forest's. MIN/MAX aggregation and the PROBIT/SOFTMAX_ZERO transforms are refused.
      */
     private static List<Expr> treeEnsemble(OnnxNode n) {
         TensorType xt = n.inputType(0);
         if (xt.rank() != 2) throw n.unsupported("input must be [N, features], got " + xt);
         DType dt = xt.dtype();
         if (!dt.isFloat()) throw n.unsupported("input must be a float tensor, got " + dt);
-        long[] features = n.attrInts("nodes_featureids"), trueIds = n.attrInts("nodes_truenodeids"), falseIds = n.attrInts("nodes_falsenodeids");
-        long[] trueLeafs = n.attrInts("nodes_trueleafs"), falseLeafs = n.attrInts("nodes_falseleafs"), roots = n.attrInts("tree_roots");
-        long[] leafTargets = n.attrInts("leaf_targetids");
+        long[] features = n.requiredInts("nodes_featureids"), trueIds = n.requiredInts("nodes_truenodeids"), falseIds = n.requiredInts("nodes_falsenodeids");
+        long[] trueLeafs = n.requiredInts("nodes_trueleafs"), falseLeafs = n.requiredInts("nodes_falseleafs"), roots = n.requiredInts("tree_roots");
+        long[] leafTargets = n.requiredInts("leaf_targetids");
         long[] tracksTrue = n.hasAttr("nodes_missing_value_tracks_true") ? n.attrInts("nodes_missing_value_tracks_true") : new long[features.length];
         NDArray modes = n.attrTensor("nodes_modes"), splits = n.attrTensor("nodes_splits"), weights = n.attrTensor("leaf_weights");
         NDArray members = n.attrTensor("membership_values");
@@ -173,32 +173,39 @@ final class MlConverters {
         for (int i = 0; i < k; i++) anyTracks |= tracks[i] = tracksTrue[i] != 0;
         if (anyTracks) cond = n.call("logical_or", cond, n.call("logical_and", n.call("isnan", gathered), bools(tracks)));
 
-        // (2) leaves reached [N, L]: paths from every root
-        List<int[]> mustTrue = new ArrayList<>(), mustFalse = new ArrayList<>();
-        List<Integer> leafOf = new ArrayList<>();
-        for (long root : roots) {
-            if (root < 0 || root >= k) throw n.unsupported("tree_roots has node " + root + " outside the " + k + " nodes");
-            paths(n, (int) root, trueIds, falseIds, trueLeafs, falseLeafs, leafTargets.length, mustTrue, mustFalse, leafOf);
-        }
-        int l = leafOf.size();
-        float[] tMat = new float[l * k], fMat = new float[l * k], depth = new float[l];
-        for (int p = 0; p < l; p++) {
-            for (int node : mustTrue.get(p)) tMat[p * k + node] = 1;
-            for (int node : mustFalse.get(p)) fMat[p * k + node] = 1;
-            depth[p] = mustTrue.get(p).length + mustFalse.get(p).length;
-        }
+        // (2) and (3) per tree, so each matrix spans one tree's nodes and leaves only
         Expr c = MathConverters.cast(n, cond, DType.FLOAT32);
         Expr notC = n.call("subtract", OnnxNode.constant(NDArray.scalar(1f)), c);
-        Expr matches = n.call("add", n.call("nn.dense", c, f32(new int[] {l, k}, tMat)), n.call("nn.dense", notC, f32(new int[] {l, k}, fMat)));
-        Expr reached = MathConverters.cast(n, n.call("equal", matches, f32(new int[] {l}, depth)), dt);
-
-        // (3) weights per target
-        double[] w = new double[targets * l];
-        for (int p = 0; p < l; p++) {
-            int leaf = leafOf.get(p);
-            w[(int) leafTargets[leaf] * l + p] += weights.getDouble(leaf) / (aggregate == 0 ? roots.length : 1);
+        Expr y = null;
+        for (long root : roots) {
+            if (root < 0 || root >= k) throw n.unsupported("tree_roots has node " + root + " outside the " + k + " nodes");
+            List<int[]> mustTrue = new ArrayList<>(), mustFalse = new ArrayList<>();
+            List<Integer> leafOf = new ArrayList<>();
+            paths(n, (int) root, trueIds, falseIds, trueLeafs, falseLeafs, leafTargets.length, mustTrue, mustFalse, leafOf);
+            java.util.TreeMap<Integer, Integer> local = new java.util.TreeMap<>(); // the tree's nodes, in order
+            for (List<int[]> side : List.of(mustTrue, mustFalse)) for (int[] path : side) for (int node : path) local.putIfAbsent(node, 0);
+            int kt = 0;
+            for (var e : local.entrySet()) e.setValue(kt++);
+            int l = leafOf.size();
+            float[] tMat = new float[Math.multiplyExact(l, kt)], fMat = new float[l * kt], depth = new float[l];
+            for (int p = 0; p < l; p++) {
+                for (int node : mustTrue.get(p)) tMat[p * kt + local.get(node)] = 1;
+                for (int node : mustFalse.get(p)) fMat[p * kt + local.get(node)] = 1;
+                depth[p] = mustTrue.get(p).length + mustFalse.get(p).length;
+            }
+            Expr nodes = ints(local.keySet().stream().mapToLong(Integer::longValue).toArray());
+            Expr matches = n.call("add", n.call("nn.dense", n.call("take", List.of(c, nodes), "axis", 1L), f32(new int[] {l, kt}, tMat)),
+                    n.call("nn.dense", n.call("take", List.of(notC, nodes), "axis", 1L), f32(new int[] {l, kt}, fMat)));
+            Expr reached = MathConverters.cast(n, n.call("equal", matches, f32(new int[] {l}, depth)), dt);
+            double[] w = new double[Math.multiplyExact(targets, l)];
+            for (int p = 0; p < l; p++) {
+                int leaf = leafOf.get(p);
+                w[(int) leafTargets[leaf] * l + p] += weights.getDouble(leaf) / (aggregate == 0 ? roots.length : 1);
+            }
+            Expr tree = n.call("nn.dense", reached, OnnxNode.constant(NDArray.fromDoubles(dt, new int[] {targets, l}, w)));
+            y = y == null ? tree : n.call("add", y, tree);
         }
-        Expr y = n.call("nn.dense", reached, OnnxNode.constant(NDArray.fromDoubles(dt, new int[] {targets, l}, w)));
+        if (y == null) throw n.unsupported("tree_roots is empty");
         return List.of(switch (post) {
             case 1 -> n.call("nn.softmax", List.of(y), "axis", 1L);
             case 2 -> n.call("sigmoid", y);
@@ -206,12 +213,12 @@ final class MlConverters {
         });
     }
 
-    /** Set membership for MEMBER nodes as [N, K] (false elsewhere): their sets are membership_values split at NaNs, in node order. */
+    /** Set membership for MEMBER nodes as [N, K] (meaningless elsewhere): their sets are membership_values split at NaNs, in node order. */
     private static Expr membership(OnnxNode n, Expr x, DType dt, long[] features, List<Integer> memberNodes, NDArray values, int k) {
         if (values == null) throw n.unsupported("BRANCH_MEMBER nodes need membership_values");
         List<Long> pairFeature = new ArrayList<>();
         List<Double> pairValue = new ArrayList<>();
-        List<Integer> pairNode = new ArrayList<>();
+        List<Integer> pairSet = new ArrayList<>();
         int set = 0;
         for (int i = 0; i < values.elementCount() && set < memberNodes.size(); i++) {
             double v = values.getDouble(i);
@@ -222,18 +229,22 @@ final class MlConverters {
             int node = memberNodes.get(set);
             pairFeature.add(features[node]);
             pairValue.add(v);
-            pairNode.add(node);
+            pairSet.add(set);
         }
-        if (set < memberNodes.size() - 1 || pairNode.isEmpty()) {
+        if (set < memberNodes.size() - 1 || pairSet.isEmpty()) {
             throw n.unsupported("membership_values holds " + (set + 1) + " NaN-separated sets for " + memberNodes.size() + " BRANCH_MEMBER nodes");
         }
-        int p = pairNode.size();
+        int p = pairSet.size(), m = memberNodes.size();
         Expr xs = n.call("take", List.of(x, ints(pairFeature.stream().mapToLong(Long::longValue).toArray())), "axis", 1L);
         Expr eq = MathConverters.cast(n, n.call("equal", xs, OnnxNode.constant(NDArray.fromDoubles(dt, new int[] {p},
                 pairValue.stream().mapToDouble(Double::doubleValue).toArray()))), DType.FLOAT32);
-        float[] a = new float[k * p];
-        for (int i = 0; i < p; i++) a[pairNode.get(i) * p + i] = 1;
-        return n.call("greater", n.call("nn.dense", eq, f32(new int[] {k, p}, a)), OnnxNode.constant(NDArray.scalar(0f)));
+        // matches summed per MEMBER node ([N, m]), then spread to the K node columns (non-members read column 0, masked by the caller)
+        float[] a = new float[Math.multiplyExact(m, p)];
+        for (int i = 0; i < p; i++) a[pairSet.get(i) * p + i] = 1;
+        Expr member = n.call("greater", n.call("nn.dense", eq, f32(new int[] {m, p}, a)), OnnxNode.constant(NDArray.scalar(0f)));
+        long[] column = new long[k];
+        for (int j = 0; j < m; j++) column[memberNodes.get(j)] = j;
+        return n.call("take", List.of(member, ints(column)), "axis", 1L);
     }
 
     /** Every root-to-leaf path of one tree (iterative, a DAG's shared nodes walked once per path). */

@@ -192,6 +192,13 @@ public final class OnnxNode {
         return a == null ? null : a.getIntsList().stream().mapToLong(Long::longValue).toArray();
     }
 
+    /** An INTS attribute the operator cannot do without; absent, an error naming it. */
+    public long[] requiredInts(String name) {
+        long[] v = attrInts(name);
+        if (v == null) throw unsupported("attribute '" + name + "' is required");
+        return v;
+    }
+
     /** A STRINGS attribute (each UTF-8), or null when absent. */
     public List<String> attrStrings(String name) {
         AttributeProto a = attr(name, AttributeProto.AttributeType.STRINGS);

@@ -65,7 +65,7 @@ final class TextConverters {
         int c = Math.toIntExact(xt.shape().get(rank - 1).value());
         int minN = (int) n.attrInt("min_gram_length", 0), maxN = (int) n.attrInt("max_gram_length", 0), maxSkip = (int) n.attrInt("max_skip_count", 0);
         String mode = n.attrString("mode", "");
-        long[] counts = n.attrInts("ngram_counts"), indexes = n.attrInts("ngram_indexes"), pool = n.attrInts("pool_int64s");
+        long[] counts = n.requiredInts("ngram_counts"), indexes = n.requiredInts("ngram_indexes"), pool = n.requiredInts("pool_int64s");
         float[] weights = n.hasAttr("weights") ? n.attrFloats("weights") : null;
         if (minN < 1 || maxN < minN) throw n.unsupported("need 1 <= min_gram_length <= max_gram_length, got " + minN + ".." + maxN);
         if (maxSkip < 0) throw n.unsupported("max_skip_count must be >= 0, got " + maxSkip);
@@ -80,6 +80,7 @@ final class TextConverters {
             }
             for (long p = start; p < end; p += len) grams.add(java.util.Arrays.copyOfRange(pool, (int) p, (int) p + len));
         }
+        if (grams.isEmpty()) throw n.unsupported("pool_int64s holds no n-grams");
         if (indexes.length != grams.size()) throw n.unsupported("ngram_indexes has " + indexes.length + " entries for " + grams.size() + " pool n-grams");
         if (weights != null && weights.length != grams.size()) throw n.unsupported("weights has " + weights.length + " entries for " + grams.size() + " pool n-grams");
         int outSize = 0;
@@ -110,8 +111,10 @@ final class TextConverters {
                     total = total == null ? found : n.call("add", total, found);
                 }
             }
-            if (total == null) total = n.call("multiply", n.call("sum", List.of(MathConverters.cast(n, x, DType.FLOAT32)), "axis", new long[] {1}, "keepdims", true),
-                    OnnxNode.constant(NDArray.scalar(0f)));
+            if (total == null) { // a length outside [minN, maxN] or longer than the sequence: a zero column
+                Expr first = n.call("strided_slice", List.of(x), "begin", new long[] {0}, "end", new long[] {1}, "axes", new long[] {1});
+                total = n.call("zeros_like", MathConverters.cast(n, first, DType.FLOAT32));
+            }
             columns.add(total);
         }
         Expr tf = columns.size() == 1 ? columns.get(0) : n.call("concatenate", List.of(new dev.relayfarm.ir.Tuple(columns)), "axis", 1L);

@@ -43,8 +43,12 @@ public record OpDef<A>(
     public boolean solve(List<Type> types, A attrs, TypeReporter reporter) {
         if (!acceptsStrings()) {
             for (int i = 0; i < types.size() - 1; i++) {
-                if (types.get(i) instanceof dev.relayfarm.ir.TensorType t && t.dtype().isString()) {
-                    throw new dev.relayfarm.ops.RelationException(name + ": does not accept string tensors (input " + i + " is " + t.dtype() + ")");
+                // a tuple argument (concatenate, stack) counts by its fields
+                List<Type> fields = types.get(i) instanceof dev.relayfarm.ir.TupleType tt ? tt.fields() : List.of(types.get(i));
+                for (Type f : fields) {
+                    if (f instanceof dev.relayfarm.ir.TensorType t && t.dtype().isString()) {
+                        throw new dev.relayfarm.ops.RelationException(name + ": does not accept string tensors (input " + i + " is " + types.get(i) + ")");
+                    }
                 }
             }
         }

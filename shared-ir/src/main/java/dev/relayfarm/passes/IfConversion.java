@@ -57,6 +57,12 @@ public final class IfConversion extends FunctionPass {
     /** Integer division and remainder: trap on a zero divisor in C, so never run speculatively. */
     private static final Set<String> DIVISIONS = Set.of("divide", "floor_divide", "trunc_divide", "mod", "floor_mod", "trunc_mod", "fmod");
 
+    /**
+     * Injective operators that index by data: an index the untaken branch never meant to use (ONNX's
+     * "if i < len then Gather(x, i)") is an error in the interpreter, so they must not run speculatively.
+     */
+    private static final Set<String> DATA_INDEXED = Set.of("gather", "gather_nd", "take");
+
     /** At most {@code maxOps} operator calls in each branch. */
     public record Options(int maxOps) {
         public static final Options DEFAULT = new Options(16);
@@ -146,6 +152,7 @@ public final class IfConversion extends FunctionPass {
         if (def.isEmpty()) return false;
         OpPattern p = def.get().pattern();
         if (p != OpPattern.ELEMWISE && p != OpPattern.BROADCAST && p != OpPattern.INJECTIVE) return false;
+        if (DATA_INDEXED.contains(op.name())) return false;
         if (DIVISIONS.contains(op.name())) {
             // a float division is total (inf/NaN); an integer one, or one of unknown dtype, is not
             Type t = types.get(call);

@@ -7,8 +7,10 @@ import java.util.Set;
 
 /**
  * The standard optimization pipeline, in the order the passes must run; each pass's own opt level
- * decides whether {@code -O<n>} runs it (-O0 nothing, -O1 fusion, -O2 + constant folding, -O3 the
- * rest). The order follows TVM's build pipeline: simplify and fold first, layout next, fusion last.
+ * decides whether {@code -O<n>} runs it (-O0 nothing; -O1 what the graph executor needs: loops of
+ * static trip count unrolled, cheap ifs converted to selects, empty tensors folded, fusion; -O2 +
+ * constant folding; -O3 the rest). The order follows TVM's build pipeline: control flow to dataflow
+ * and simplification first, layout next, fusion last.
  */
 public final class OptPipeline {
     /** Pass names in pipeline order. */

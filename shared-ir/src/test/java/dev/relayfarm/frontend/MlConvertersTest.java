@@ -75,5 +75,9 @@ class MlConvertersTest {
         RuntimeException node = assertThrows(RuntimeException.class, () -> run(bad, ROWS));
         assertTrue(node.getMessage().contains("node 3 points to node 9 outside the 4 nodes"), node.getMessage());
         assertTrue(node.getMessage().contains("TreeEnsemble"), "the error names the node: " + node.getMessage());
+        List<AttributeProto> rootless = twoTrees(1);
+        rootless.removeIf(a -> a.getName().equals("tree_roots"));
+        RuntimeException roots = assertThrows(RuntimeException.class, () -> run(rootless, ROWS));
+        assertTrue(roots.getMessage().contains("attribute 'tree_roots' is required"), roots.getMessage());
     }
 }

@@ -44,13 +44,15 @@ class IfConversionTest {
 
     @Test
     void costlyEffectfulOrTrappingBranchesStay() {
-        // a reduction, an opaque operator, an integer division, a closure call, a dynamic shape
+        // a reduction, an opaque operator, an integer division, an index by data (ONNX's guarded Gather),
+        // a closure call, a dynamic shape
         assertUnchanged(PASS, """
                 def @main(%c: bool, %x: Tensor[(4, 4), float32], %i: Tensor[(4), int32], %d: Tensor[(?), float32]) {
                   let %f = fn (%v: Tensor[(4, 4), float32]) { exp(%v) };
                   (if (%c) { sum(%x, axis=[1]) } else { %x.0 },
                    if (%c) { nn.softmax(%x) } else { %x },
                    if (%c) { divide(%i, %i) } else { %i },
+                   if (%c) { take(%x, %i, axis=0) } else { %x },
                    if (%c) { %f(%x) } else { %x },
                    if (%c) { exp(%d) } else { %d })
                 }

@@ -113,6 +113,10 @@ class StringTensorTest {
             RuntimeException e = assertThrows(RuntimeException.class, () -> Stages.inferTypes(IRModule.fromMain(new Function(List.of(x), c))));
             assertTrue(e.getMessage().contains(op + ": does not accept string tensors"), e.getMessage());
         }
+        // strings inside a tuple argument too (ONNX Concat of strings)
+        Call cat = new Call(Op.get("concatenate"), List.of(new dev.relayfarm.ir.Tuple(List.of(x, x))), dev.relayfarm.ir.Attrs.of("axis", dev.relayfarm.ir.AttrValue.of(0L)));
+        RuntimeException e = assertThrows(RuntimeException.class, () -> Stages.inferTypes(IRModule.fromMain(new Function(List.of(x), cat))));
+        assertTrue(e.getMessage().contains("concatenate: does not accept string tensors"), e.getMessage());
     }
 
     @Test
