@@ -42,8 +42,8 @@ public final class UnrollLoops implements Pass {
             "unrolls loops (recursive local functions) with a static trip count into dataflow; all or nothing per global");
 
     /**
-     * Bounds: a loop runs at most {@code maxIterations} times at compile time, and an unrolled global has
-     * at most {@code maxNodes} expression nodes; past either, the global is left as it was.
+     * Bounds: a loop runs at most {@code maxIterations} times at compile time, and unrolling adds at
+     * most {@code maxNodes} expression nodes to a global; past either, the global is left as it was.
      */
     public record Options(int maxIterations, int maxNodes) {
         public static final Options DEFAULT = new Options(64, 50_000);
@@ -83,7 +83,9 @@ public final class UnrollLoops implements Pass {
                 // E.g. an operator kernel rejecting a folded call: leave this global to the later passes.
                 continue;
             }
-            if (residual == f || hasLoopOrCall(module, residual.body()) || ExprTraversal.countNodes(residual) > options.maxNodes()) continue;
+            // the bound is on what unrolling adds, so a large model with one small loop still unrolls it
+            if (residual == f || hasLoopOrCall(module, residual.body())
+                    || ExprTraversal.countNodes(residual) - ExprTraversal.countNodes(f) > options.maxNodes()) continue;
             if (StructuralEquality.equal(residual, f)) continue;
             unrolled.put(e.getKey(), residual);
         }

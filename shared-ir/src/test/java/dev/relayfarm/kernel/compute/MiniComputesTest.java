@@ -30,7 +30,8 @@ class MiniComputesTest {
             for (String to : new String[] {"float32", "float64", "float16", "bfloat16", "bool"}) cast(m, 256, to, "", MiniComputesTest::everyCode);
             cast(m, 256, "int32", "", finiteCodes());
             for (String from : new String[] {"float32", "float64"}) {
-                for (String attrs : attrVariants(m)) cast(from, 4096, m, attrs, MiniComputesTest::grid);
+                // room for every format's codes, midpoints and nudges (about 10,400 values) before the random fill
+                for (String attrs : attrVariants(m)) cast(from, 12288, m, attrs, MiniComputesTest::grid);
             }
             for (String attrs : attrVariants(m)) cast("float16", 65536, m, attrs, MiniComputesTest::everyHalf);
             cast("int32", 256, m, "", OpKernelCases.ints(-600, 600));
@@ -129,7 +130,7 @@ class MiniComputesTest {
         for (double s : specials) d[i++] = s;
         for (MiniFloats.Format f : MiniFloats.Format.values()) {
             int c = f == MiniFloats.Format.E2M1FN ? 16 : 256;
-            for (int code = 0; code + 1 < c && i + 8 < n; code++) {
+            for (int code = 0; code + 1 < c; code++) {
                 double a = MiniFloats.decode(f, code), b = MiniFloats.decode(f, code + 1);
                 if (!Double.isFinite(a) || !Double.isFinite(b) || (code & (c / 2 - 1)) == c / 2 - 1) continue;
                 double mid = (a + b) / 2, nudge = Math.abs(b - a) * 0x1p-12;
@@ -139,6 +140,7 @@ class MiniComputesTest {
                 }
             }
         }
+        if (i + 256 > n) throw new IllegalArgumentException("grid needs more than " + n + " values to cover every format");
         while (i < n) d[i++] = t.bits() == 32 ? Float.intBitsToFloat(rnd.nextInt()) : rnd.nextGaussian() * Math.scalb(1.0, rnd.nextInt(40) - 20);
         return NDArray.fromDoubles(t, shape, d);
     }
