@@ -48,7 +48,7 @@ import java.util.List;
  */
 public final class FoldEmptyTensors extends FunctionPass {
     private static final PassInfo INFO = new PassInfo("fold-empty", 1,
-            "replaces tensors with no elements by constants, drops them from concatenate, evaluates calls over empty constants");
+            "replaces tensors with no elements by constants, drops them from concatenate, evaluates calls over empty constants and what was computed from them");
 
     public FoldEmptyTensors() {
         super(INFO);
@@ -58,12 +58,16 @@ public final class FoldEmptyTensors extends FunctionPass {
     protected Function transform(GlobalVar global, Function function, IRModule module, PassContext context) {
         ExprTypes types = new ExprTypes(context.types());
         Purity purity = Purity.local();
+        // constants this pass made (empty tensors and what was computed from them): a call over nothing
+        // else reads no run-time data, so it is computed too (the log-sum-exp of an empty set: max is
+        // -inf from the empty x alone, then log(sum(exp(x - max))) + max is constant as well)
+        java.util.Set<Expr> derived = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         return function.withBody(new ExprRewriter() {
             @Override
             protected Expr rewrite(Expr pre, Expr post) {
                 types.stands(post, pre);
                 purity.isPure(post);
-                Expr out = fold(post, types.of(pre), purity, types);
+                Expr out = fold(post, types.of(pre), purity, types, derived);
                 if (out != post) {
                     types.stands(out, pre);
                     purity.isPure(out);
@@ -73,11 +77,13 @@ public final class FoldEmptyTensors extends FunctionPass {
         }.rewrite(function.body()));
     }
 
-    private static Expr fold(Expr e, Type type, Purity purity, ExprTypes types) {
+    private static Expr fold(Expr e, Type type, Purity purity, ExprTypes types, java.util.Set<Expr> derived) {
         if (e instanceof Constant || e instanceof Function) return e;
         if (isEmpty(type) && purity.isPure(e)) {
             TensorType t = (TensorType) type;
-            return new Constant(NDArray.zeros(t.dtype(), t.staticShape()), e.span());
+            Constant empty = new Constant(NDArray.zeros(t.dtype(), t.staticShape()), e.span());
+            derived.add(empty);
+            return empty;
         }
         if (!(e instanceof Call c) || !(c.callee() instanceof Op op)) return e;
         if (op.name().equals("concatenate") && c.args().getFirst() instanceof Tuple tuple) {
@@ -92,12 +98,15 @@ public final class FoldEmptyTensors extends FunctionPass {
         boolean readsEmpty = false;
         for (Expr a : c.args()) {
             if (!FoldConstant.isConstant(a)) return e;
-            readsEmpty |= a instanceof Constant k && k.data().elementCount() == 0;
+            readsEmpty |= a instanceof Constant k && k.data().elementCount() == 0 || derived.contains(a);
         }
         if (!readsEmpty || FoldConstant.elements(type) < 0 || FoldConstant.elements(type) > FoldConstant.Options.DEFAULT.maxElements()) return e;
         try {
             Value v = new Interpreter(IRModule.EMPTY, FoldConstant.budget(FoldConstant.Options.DEFAULT)).evaluate(c);
-            return v instanceof TensorValue t ? new Constant(t.data(), c.span()) : e;
+            if (!(v instanceof TensorValue t)) return e;
+            Constant computed = new Constant(t.data(), c.span());
+            derived.add(computed);
+            return computed;
         } catch (InterpreterException ex) {
             if (ex.budget() == dev.relayfarm.interp.InterpreterOptions.Budget.INTERRUPTED) throw ex;
             return e; // fails at run time as it would have
