@@ -43,12 +43,12 @@ class FailedJobsTest {
         assertTrue(Files.isRegularFile(mlp), "the repository's examples/mlp.relay");
         String good1 = farm.submit(mlp, "");
         String malformed = farm.submit("broken.onnx", "this is not a protobuf model \u0000\u0001\u0002".getBytes(StandardCharsets.UTF_8));
-        String unsupported = farm.submit("col2im.onnx", unsupportedOpModel().toByteArray());
+        String unsupported = farm.submit("bernoulli.onnx", unsupportedOpModel().toByteArray());
         String badTypes = farm.submit("bad_types.relay", BAD_TYPES.getBytes(StandardCharsets.UTF_8));
         String good2 = farm.submit(mlp, "");
 
         assertFailed(farm, malformed, "import", "broken.onnx");
-        assertFailed(farm, unsupported, "import", "Col2Im");
+        assertFailed(farm, unsupported, "import", "Bernoulli");
         assertFailed(farm, badTypes, "infer", "add");
         for (String good : new String[] {good1, good2}) {
             JsonNode job = farm.await(good);
@@ -79,19 +79,19 @@ class FailedJobsTest {
         assertEquals(1, farm.count("SELECT count(*) FROM job_events WHERE job_id = ? AND kind = 'FAILED'", id));
     }
 
-    /** x[1,1,4,4] -> Col2Im (opset 18), an ONNX operator the importer does not convert. */
+    /**
+     * x[1,4] -> Bernoulli (opset 15), an ONNX operator the importer does not convert (its random draws come from a
+     * generator ONNX leaves unspecified, so no output could be checked against a reference).
+     */
     static ModelProto unsupportedOpModel() {
         TensorShapeProto.Builder shape = TensorShapeProto.newBuilder();
-        for (long d : new long[] {1, 4, 4}) shape.addDim(TensorShapeProto.Dimension.newBuilder().setDimValue(d));
+        for (long d : new long[] {1, 4}) shape.addDim(TensorShapeProto.Dimension.newBuilder().setDimValue(d));
         TypeProto f = TypeProto.newBuilder().setTensorType(TypeProto.Tensor.newBuilder().setElemType(TensorProto.DataType.FLOAT_VALUE).setShape(shape)).build();
-        TensorProto imageShape = TensorProto.newBuilder().setName("image_shape").setDataType(TensorProto.DataType.INT64_VALUE).addDims(2).addInt64Data(3).addInt64Data(3).build();
-        TensorProto blockShape = TensorProto.newBuilder().setName("block_shape").setDataType(TensorProto.DataType.INT64_VALUE).addDims(2).addInt64Data(2).addInt64Data(2).build();
         GraphProto g = GraphProto.newBuilder().setName("unsupported")
                 .addInput(ValueInfoProto.newBuilder().setName("x").setType(f))
-                .addInitializer(imageShape).addInitializer(blockShape)
-                .addNode(NodeProto.newBuilder().setOpType("Col2Im").setName("col2im_0").addInput("x").addInput("image_shape").addInput("block_shape").addOutput("y"))
-                .addOutput(ValueInfoProto.newBuilder().setName("y").setType(TypeProto.newBuilder().setTensorType(TypeProto.Tensor.newBuilder().setElemType(TensorProto.DataType.FLOAT_VALUE))))
+                .addNode(NodeProto.newBuilder().setOpType("Bernoulli").setName("bernoulli_0").addInput("x").addOutput("y"))
+                .addOutput(ValueInfoProto.newBuilder().setName("y").setType(f))
                 .build();
-        return ModelProto.newBuilder().setIrVersion(8).addOpsetImport(OperatorSetIdProto.newBuilder().setVersion(18)).setGraph(g).build();
+        return ModelProto.newBuilder().setIrVersion(8).addOpsetImport(OperatorSetIdProto.newBuilder().setVersion(15)).setGraph(g).build();
     }
 }
