@@ -8,8 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Operators of the {@code ai.onnx.ml} domain: Binarizer, ArrayFeatureExtractor, TreeEnsemble over numeric tensors,
- * each static dataflow of existing Relay operators, so it compiles like the rest; and LabelEncoder, one
+ * Operators of the {@code ai.onnx.ml} domain: Binarizer, ArrayFeatureExtractor, TreeEnsemble, Scaler, Normalizer,
+ * Imputer and OneHotEncoder over numeric tensors, each static dataflow of existing Relay operators, so it compiles
+ * like the rest (OneHotEncoder also over strings, in the interpreter); and LabelEncoder, one
  * {@code label_encoder} call with constant tables (interpreter only when strings are involved).
  */
 final class MlConverters {
@@ -31,6 +32,10 @@ final class MlConverters {
         });
         b.add(ML + "TreeEnsemble", MlConverters::treeEnsemble);
         b.add(ML + "LabelEncoder", MlConverters::labelEncoder);
+        b.add(ML + "Scaler", MlConverters::scaler);
+        b.add(ML + "Normalizer", MlConverters::normalizer);
+        b.add(ML + "Imputer", MlConverters::imputer);
+        b.add(ML + "OneHotEncoder", MlConverters::oneHotEncoder);
     }
 
     /**
@@ -307,5 +312,80 @@ final class MlConverters {
         double[] v = new double[(int) a.elementCount()];
         for (int i = 0; i < v.length; i++) v[i] = a.getDouble(i);
         return NDArray.fromDoubles(dt, a.shape(), v);
+    }
+
+    /** Scaler: (x - offset) * scale in float32, offset and scale one value or one per feature (the last axis). */
+    private static List<Expr> scaler(OnnxNode n) {
+        float[] offset = n.attrFloats("offset"), scale = n.attrFloats("scale");
+        if (offset == null || scale == null) throw n.unsupported("attributes 'offset' and 'scale' are required");
+        Expr x = MathConverters.cast(n, n.input(0), DType.FLOAT32);
+        return List.of(n.call("multiply", n.call("subtract", x, perFeature(n, offset)), perFeature(n, scale)));
+    }
+
+    /**
+     * Normalizer: each row (the last axis) divided by its MAX (largest magnitude), L1 or L2 norm, in
+     * float32; a zero norm divides by 1e-30 as ONNX's reference does, so a zero row stays zero.
+     */
+    private static List<Expr> normalizer(OnnxNode n) {
+        String norm = n.attrString("norm", "MAX");
+        Expr x = MathConverters.cast(n, n.input(0), DType.FLOAT32);
+        long[] last = {-1};
+        Expr div = switch (norm) {
+            case "MAX" -> n.call("max", List.of(n.call("abs", x)), "axis", last, "keepdims", true);
+            case "L1" -> n.call("sum", List.of(n.call("abs", x)), "axis", last, "keepdims", true);
+            case "L2" -> n.call("sqrt", n.call("sum", List.of(n.call("multiply", x, x)), "axis", last, "keepdims", true));
+            default -> throw n.unsupported("norm must be MAX, L1 or L2, got '" + norm + "'");
+        };
+        return List.of(n.call("divide", x, n.call("maximum", div, OnnxNode.constant(NDArray.scalar(1e-30f)))));
+    }
+
+    /** Imputer: elements equal to replaced_value_* (NaN matches NaN) become the imputed value of their feature. */
+    private static List<Expr> imputer(OnnxNode n) {
+        Expr x = n.input(0);
+        DType dt = n.inputType(0).dtype();
+        float[] floats = n.attrFloats("imputed_value_floats");
+        long[] ints = n.attrInts("imputed_value_int64s");
+        Expr mask, imputed;
+        if (dt.isFloat()) {
+            if (floats == null) throw n.unsupported("a float input needs imputed_value_floats");
+            float replaced = n.attrFloat("replaced_value_float", 0f); // the spec's default; NaN is the usual choice
+            mask = Float.isNaN(replaced) ? n.call("isnan", x) : n.call("equal", x, MathConverters.scalar(n, x, replaced));
+            imputed = MathConverters.cast(n, perFeature(n, floats), dt);
+        } else if (dt.isInteger()) {
+            if (ints == null) throw n.unsupported("an integer input needs imputed_value_int64s");
+            long replaced = n.attrInt("replaced_value_int64", 0);
+            mask = n.call("equal", x, OnnxNode.constant(NDArray.fromLongs(dt, new int[0], new long[] {replaced})));
+            imputed = OnnxNode.constant(NDArray.fromLongs(dt, new int[] {ints.length}, ints));
+        } else {
+            throw n.unsupported("input must be a float or integer tensor, got " + dt);
+        }
+        return List.of(n.call("where", mask, imputed, x));
+    }
+
+    /**
+     * OneHotEncoder: a new last axis with one float 1 at the position of each element's category
+     * (cats_int64s or cats_strings), all zeros for a category not listed; zeros=0, which makes an
+     * unlisted category a run-time error, is refused.
+     */
+    private static List<Expr> oneHotEncoder(OnnxNode n) {
+        if (n.attrInt("zeros", 1) == 0) throw n.unsupported("zeros=0 (an unlisted category as a run-time error) is not supported; zeros=1 is");
+        long[] ints = n.attrInts("cats_int64s");
+        List<String> strings = n.attrStrings("cats_strings");
+        DType dt = n.inputType(0).dtype();
+        NDArray cats;
+        if (strings != null && dt.isString()) {
+            cats = NDArray.ofStrings(new int[] {strings.size()}, strings.toArray(String[]::new));
+        } else if (ints != null && (dt.isInteger() || dt.isFloat())) {
+            cats = NDArray.fromLongs(dt, new int[] {ints.length}, ints);
+        } else {
+            throw n.unsupported("needs cats_strings for a string input or cats_int64s for a numeric one (input " + dt + ")");
+        }
+        Expr x = n.call("expand_dims", List.of(n.input(0)), "axis", (long) n.inputRank(0), "num_newaxis", 1L);
+        return List.of(MathConverters.cast(n, n.call("equal", x, OnnxNode.constant(cats)), DType.FLOAT32));
+    }
+
+    /** One float, or one per feature (broadcast along the last axis). */
+    private static Expr perFeature(OnnxNode n, float[] v) {
+        return OnnxNode.constant(v.length == 1 ? NDArray.scalar(v[0]) : NDArray.wrap(DType.FLOAT32, new int[] {v.length}, v.clone()));
     }
 }

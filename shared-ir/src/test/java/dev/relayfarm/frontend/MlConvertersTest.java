@@ -80,4 +80,58 @@ class MlConvertersTest {
         RuntimeException roots = assertThrows(RuntimeException.class, () -> run(rootless, ROWS));
         assertTrue(roots.getMessage().contains("attribute 'tree_roots' is required"), roots.getMessage());
     }
+
+    /** One ai.onnx.ml node over x (float [2, 3] unless given) in the interpreter. */
+    private static NDArray runMl(String op, NDArray x, int elemType, AttributeProto... attrs) {
+        NodeProto node = NodeProto.newBuilder().setOpType(op).setDomain("ai.onnx.ml").setName("ml")
+                .addInput("x").addOutput("y").addAllAttribute(List.of(attrs)).build();
+        Object[] dims = java.util.Arrays.stream(x.shape()).boxed().toArray();
+        GraphProto.Builder g = GraphProto.newBuilder().addInput(tensor("x", elemType, dims)).addNode(node)
+                .addOutput(tensor("y", TensorProto.DataType.FLOAT_VALUE));
+        ModelProto m = ModelProto.newBuilder().setIrVersion(10).setGraph(g)
+                .addOpsetImport(OperatorSetIdProto.newBuilder().setVersion(21))
+                .addOpsetImport(OperatorSetIdProto.newBuilder().setDomain("ai.onnx.ml").setVersion(3)).build();
+        return ((TensorValue) Interpreter.runMain(OnnxImporter.importModel(m, "ml.onnx", null, ImportOptions.DEFAULT), x)).data();
+    }
+
+    private static AttributeProto floats(String name, float... v) {
+        AttributeProto.Builder b = AttributeProto.newBuilder().setName(name).setType(AttributeProto.AttributeType.FLOATS);
+        for (float f : v) b.addFloats(f);
+        return b.build();
+    }
+
+    private static final int F = TensorProto.DataType.FLOAT_VALUE;
+    private static final NDArray X = NDArray.fromDoubles(DType.FLOAT32, new int[] {2, 3}, new double[] {1, -4, 2, 0, 0, 0});
+
+    @Test
+    void scalerAndNormalizerWorkPerFeatureAndPerRow() {
+        assertArrayEquals(new float[] {0, -10, 2, -2, 0, -2}, runMl("Scaler", X, F, floats("offset", 1, 0, 1), floats("scale", 2, 2.5f, 2)).floatData());
+        assertArrayEquals(new float[] {0.25f, -1, 0.5f, 0, 0, 0}, runMl("Normalizer", X, F, OnnxImporterTest.str("norm", "MAX")).floatData(), 1e-7f);
+        assertArrayEquals(new float[] {1 / 7f, -4 / 7f, 2 / 7f, 0, 0, 0}, runMl("Normalizer", X, F, OnnxImporterTest.str("norm", "L1")).floatData(), 1e-7f);
+        float l2 = (float) Math.sqrt(21);
+        assertArrayEquals(new float[] {1 / l2, -4 / l2, 2 / l2, 0, 0, 0}, runMl("Normalizer", X, F, OnnxImporterTest.str("norm", "L2")).floatData(), 1e-7f);
+        RuntimeException e = assertThrows(RuntimeException.class, () -> runMl("Normalizer", X, F, OnnxImporterTest.str("norm", "L3")));
+        assertTrue(e.getMessage().contains("norm must be MAX, L1 or L2, got 'L3'"), e.getMessage());
+    }
+
+    @Test
+    void imputerReplacesNanOrAGivenValuePerFeature() {
+        NDArray holes = NDArray.fromDoubles(DType.FLOAT32, new int[] {2, 3}, new double[] {Double.NaN, 5, 0, 7, Double.NaN, 0});
+        AttributeProto imputed = floats("imputed_value_floats", 10, 20, 30);
+        assertArrayEquals(new float[] {10, 5, 0, 7, 20, 0}, runMl("Imputer", holes, F, imputed, floats("replaced_value_float", Float.NaN).toBuilder()
+                .setType(AttributeProto.AttributeType.FLOAT).clearFloats().setF(Float.NaN).build()).floatData());
+        // the spec's default replaced value is 0: the zeros are imputed, the NaNs stay
+        assertArrayEquals(new float[] {Float.NaN, 5, 30, 7, Float.NaN, 30}, runMl("Imputer", holes, F, imputed).floatData());
+    }
+
+    @Test
+    void oneHotEncoderAddsACategoryAxis() {
+        NDArray ids = NDArray.fromLongs(DType.INT64, new int[] {3}, new long[] {7, 3, 9});
+        NDArray y = runMl("OneHotEncoder", ids, TensorProto.DataType.INT64_VALUE, ints("cats_int64s", 3, 7));
+        assertArrayEquals(new int[] {3, 2}, y.shape());
+        assertArrayEquals(new float[] {0, 1, 1, 0, 0, 0}, y.floatData(), "9 is no listed category: a zero row");
+        RuntimeException e = assertThrows(RuntimeException.class, () -> runMl("OneHotEncoder", ids, TensorProto.DataType.INT64_VALUE,
+                ints("cats_int64s", 3, 7), intAttr("zeros", 0)));
+        assertTrue(e.getMessage().contains("zeros=0"), e.getMessage());
+    }
 }
