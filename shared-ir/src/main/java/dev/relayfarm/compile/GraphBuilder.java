@@ -63,8 +63,6 @@ public final class GraphBuilder {
     private final List<TensorSpec> temps = new ArrayList<>();
     private final List<TensorSpec> paramSpecs = new ArrayList<>();
     private final List<NDArray> params = new ArrayList<>();
-    /** Indices of params computed at build time from empty tensors ({@link #dataFreeResults}), as opposed to weights. */
-    private final java.util.Set<Integer> fromEmpty = new java.util.HashSet<>();
     private final List<GraphPlan.Kernel> kernels = new ArrayList<>();
     private final Map<Function, Integer> kernelOfFunction = new IdentityHashMap<>();
     private final Map<Integer, List<Integer>> kernelsByHash = new HashMap<>();
@@ -202,8 +200,8 @@ public final class GraphBuilder {
         List<TensorSpec> outs = flattenTypes(t, "the result of kernel " + baseName(f));
         List<TensorSpec> argSpecs = new ArrayList<>();
         for (Expr a : c.args()) argSpecs.addAll(flattenTypes(types.typeOf(a), "an argument of kernel " + baseName(f)));
-        if (!outs.isEmpty() && (outs.stream().allMatch(o -> o.elementCount() == 0) || dataFree(args, argSpecs))) {
-            List<Slot> computed = dataFreeResults(f, args, argSpecs, outs);
+        if (!outs.isEmpty() && (outs.stream().allMatch(o -> o.elementCount() == 0) || (!argSpecs.isEmpty() && argSpecs.stream().allMatch(a -> a.elementCount() == 0)))) {
+            List<Slot> computed = dataFreeResults(f, argSpecs, outs);
             return t instanceof TupleType ? regroup(t, computed, new int[1]) : new Leaf(computed.getFirst());
         }
         int alias = sameBytesParam(f);
@@ -220,23 +218,20 @@ public final class GraphBuilder {
     }
 
     /**
-     * The results of a call that reads no data: every result is empty, or every argument is empty or
-     * was computed here from empty ones ({@link #dataFree}; a sum over an empty axis is still a tensor of
-     * zeros). They do not depend on the run's inputs, so they
+     * The results of a call that reads no data: every result is empty, or every argument is (a sum
+     * over an empty axis is still a tensor of zeros). They do not depend on the run's inputs, so they
      * are computed now (the interpreter runs the fused function on empty arrays) and become
-     * parameters; kernels, whose buffers have positive extents, never see an empty tensor.
+     * parameters; kernels, whose buffers have positive extents, never see an empty tensor. Values
+     * computed further from such results (log-sum-exp adding back the max of an empty set) are
+     * constants before fusion: the fold-empty pass computes them.
      */
-    private List<Slot> dataFreeResults(Function f, List<Slot> argSlots, List<TensorSpec> args, List<TensorSpec> outs) {
+    private List<Slot> dataFreeResults(Function f, List<TensorSpec> args, List<TensorSpec> outs) {
         List<NDArray> values = new ArrayList<>();
         if (outs.stream().allMatch(o -> o.elementCount() == 0)) {
             for (TensorSpec o : outs) values.add(NDArray.zeros(o.dtype(), o.shapeArray()));
         } else {
-            NDArray[] known = new NDArray[args.size()];
-            for (int i = 0; i < known.length; i++) {
-                TensorSpec a = args.get(i);
-                known[i] = a.elementCount() == 0 ? NDArray.zeros(a.dtype(), a.shapeArray()) : params.get(((Slot.Param) argSlots.get(i)).index());
-            }
-            dev.relayfarm.interp.Value v = dev.relayfarm.interp.Interpreter.runMain(IRModule.fromMain(f), known);
+            NDArray[] empty = args.stream().map(a -> NDArray.zeros(a.dtype(), a.shapeArray())).toArray(NDArray[]::new);
+            dev.relayfarm.interp.Value v = dev.relayfarm.interp.Interpreter.runMain(IRModule.fromMain(f), empty);
             flattenValue(v, values);
         }
         if (values.size() != outs.size()) throw new IllegalStateException("a fused call made " + values.size() + " values for " + outs.size() + " results");
@@ -245,24 +240,9 @@ public final class GraphBuilder {
             TensorSpec o = outs.get(i);
             paramSpecs.add(new TensorSpec("p" + params.size(), o.shape(), o.dtype()));
             params.add(values.get(i));
-            fromEmpty.add(params.size() - 1);
             slots.add(new Slot.Param(params.size() - 1));
         }
         return slots;
-    }
-
-    /**
-     * Whether a call reads no run-time data: every argument is empty or was itself computed here from
-     * empty tensors (e.g. the max of an empty set, -inf, which log-sum-exp then adds back). Weights are
-     * not counted as known: only values derived from empty tensors are.
-     */
-    private boolean dataFree(List<Slot> args, List<TensorSpec> specs) {
-        if (args.isEmpty() || args.size() != specs.size()) return false;
-        for (int i = 0; i < args.size(); i++) {
-            if (specs.get(i).elementCount() == 0) continue;
-            if (!(args.get(i) instanceof Slot.Param p) || !fromEmpty.contains(p.index())) return false;
-        }
-        return true;
     }
 
     private static void flattenValue(dev.relayfarm.interp.Value v, List<NDArray> out) {
