@@ -136,9 +136,6 @@ final class ControlFlowConverters {
 
     private static List<Expr> loop(OnnxNode n) {
         GraphProto body = n.attrGraph("body");
-        // Used inside the loop function: bound first, so the function body refers to a variable.
-        Expr maxTrips = n.hasInput(0) ? outside(n, scalarInt64(n, n.input(0), "M (the trip count)"), "trip_count") : null;
-        Expr condInit = n.hasInput(1) ? scalarCondition(n, n.input(1), "cond") : null;
         List<Expr> initial = new ArrayList<>();
         for (int i = 2; i < n.inputCount(); i++) initial.add(n.input(i));
         int carried = initial.size();
@@ -150,6 +147,9 @@ final class ControlFlowConverters {
         List<Type> carriedTypes = new ArrayList<>();
         for (Expr e : initial) carriedTypes.add(n.typeOf(e));
         if (carriedTypes.stream().anyMatch(t -> t instanceof TupleType)) return unrolledLoop(n, body, initial, scans);
+        // Used inside the loop function: bound first, so the function body refers to a variable.
+        Expr maxTrips = n.hasInput(0) ? outside(n, scalarInt64(n, n.input(0), "M (the trip count)"), "trip_count") : null;
+        Expr condInit = n.hasInput(1) ? scalarCondition(n, n.input(1), "cond") : null;
         TensorType i64 = TensorType.scalar(DType.INT64);
         TensorType bool = TensorType.scalar(DType.BOOL);
         for (int round = 0; ; round++) {
