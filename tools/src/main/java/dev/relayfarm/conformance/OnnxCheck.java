@@ -90,10 +90,7 @@ public final class OnnxCheck {
             return new Result(name, Status.ERROR, "load: " + e.getMessage(), "load", 0, 0);
         }
         long t0 = System.nanoTime();
-        // Graph inputs fed by the data sets, in data-file order (initializers listed as inputs are not fed).
-        java.util.Set<String> initializers = new java.util.HashSet<>();
-        tc.model().getGraph().getInitializerList().forEach(t -> initializers.add(t.getName()));
-        List<String> fed = tc.model().getGraph().getInputList().stream().map(v -> v.getName()).filter(v -> !initializers.contains(v)).toList();
+        List<String> fed = tc.fedInputs().stream().map(v -> v.getName()).toList();
         List<String> frozen = new ArrayList<>();
         IRModule module;
         try {
@@ -212,10 +209,7 @@ public final class OnnxCheck {
      */
     static Options bindDynamicInputs(OnnxTestCase tc, Options options) {
         if (!options.importOptions().inputShapes().isEmpty() || tc.dataSets().isEmpty()) return options;
-        java.util.Set<String> initializers = new java.util.HashSet<>();
-        tc.model().getGraph().getInitializerList().forEach(t -> initializers.add(t.getName()));
-        List<dev.relayfarm.frontend.proto.Onnx.ValueInfoProto> fed = tc.model().getGraph().getInputList().stream()
-                .filter(v -> !initializers.contains(v.getName())).toList();
+        List<dev.relayfarm.frontend.proto.Onnx.ValueInfoProto> fed = tc.fedInputs();
         java.util.Map<String, List<Long>> bound = new java.util.HashMap<>();
         for (int i = 0; i < fed.size(); i++) {
             var tt = fed.get(i).getType().getTensorType();
@@ -278,10 +272,7 @@ public final class OnnxCheck {
      */
     static Options bindStructuredInputs(OnnxTestCase tc, Path dir, Options options) {
         if (tc.dataSets().isEmpty()) return options;
-        java.util.Set<String> initializers = new java.util.HashSet<>();
-        tc.model().getGraph().getInitializerList().forEach(t -> initializers.add(t.getName()));
-        List<dev.relayfarm.frontend.proto.Onnx.ValueInfoProto> fed = tc.model().getGraph().getInputList().stream()
-                .filter(v -> !initializers.contains(v.getName())).toList();
+        List<dev.relayfarm.frontend.proto.Onnx.ValueInfoProto> fed = tc.fedInputs();
         java.util.Map<String, ValueLayout> layouts = new java.util.HashMap<>(options.importOptions().valueLayouts());
         for (int i = 0; i < fed.size(); i++) {
             if (fed.get(i).getType().hasTensorType() || layouts.containsKey(fed.get(i).getName())) continue;

@@ -33,13 +33,22 @@ public record OnnxTestCase(Path dir, ModelProto model, List<DataSet> dataSets) {
         return dir.getFileName().toString();
     }
 
+    /** The graph inputs the data sets feed, in data-file order. */
+    public List<ValueInfoProto> fedInputs() {
+        return fedInputs(model);
+    }
+
+    /** Graph inputs that are initializers are not fed by test data (old-style models list both). */
+    private static List<ValueInfoProto> fedInputs(ModelProto model) {
+        Set<String> initializers = new HashSet<>();
+        model.getGraph().getInitializerList().forEach(t -> initializers.add(t.getName()));
+        return model.getGraph().getInputList().stream().filter(v -> !initializers.contains(v.getName())).toList();
+    }
+
     public static OnnxTestCase load(Path dir) {
         Path modelFile = dir.resolve("model.onnx");
         ModelProto model = OnnxModels.read(modelFile);
-        // Graph inputs that are initializers are not fed by test data (old-style models list both).
-        Set<String> initializers = new HashSet<>();
-        model.getGraph().getInitializerList().forEach(t -> initializers.add(t.getName()));
-        List<ValueInfoProto> fed = model.getGraph().getInputList().stream().filter(v -> !initializers.contains(v.getName())).toList();
+        List<ValueInfoProto> fed = fedInputs(model);
         List<DataSet> sets = new ArrayList<>();
         try (Stream<Path> children = Files.list(dir)) {
             for (Path set : children.filter(p -> p.getFileName().toString().startsWith("test_data_set_")).sorted().toList()) {
