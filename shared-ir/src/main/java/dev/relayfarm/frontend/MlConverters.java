@@ -155,7 +155,7 @@ final class MlConverters {
         // (1) conditions [N, K]
         Expr x = n.input(0);
         Expr gathered = n.call("take", List.of(x, ints(features)), "axis", 1L);
-        Expr split = OnnxNode.constant(splits.dtype().equals(dt) ? splits : cast(splits, dt));
+        Expr split = splits.dtype().equals(dt) ? OnnxNode.constant(splits) : MathConverters.cast(n, OnnxNode.constant(splits), dt);
         Expr cond = null;
         List<Integer> memberNodes = new ArrayList<>();
         for (int i = 0; i < k; i++) {
@@ -306,12 +306,6 @@ final class MlConverters {
 
     private static Expr f32(int[] shape, float[] v) {
         return OnnxNode.constant(NDArray.wrap(DType.FLOAT32, shape, v));
-    }
-
-    private static NDArray cast(NDArray a, DType dt) {
-        double[] v = new double[(int) a.elementCount()];
-        for (int i = 0; i < v.length; i++) v[i] = a.getDouble(i);
-        return NDArray.fromDoubles(dt, a.shape(), v);
     }
 
     /** Scaler: (x - offset) * scale in float32, offset and scale one value or one per feature (the last axis). */
