@@ -28,9 +28,10 @@ import java.util.List;
  *   <li>any pure expression of such a type (an operator call, a projection, a use of a parameter or a
  *       let-bound variable) becomes that constant;
  *   <li>{@code concatenate} drops the empty fields of its tuple (keeping one, if all are empty);
- *   <li>an operator call whose arguments are all constants, one of them empty (a reduction over an
- *       empty axis, a pad of an empty tensor) is evaluated with the reference interpreter, as
- *       {@code fold-constant} would, but at every opt level that compiles.
+ *   <li>an operator call whose arguments are all constants, one of them empty or computed here from
+ *       empty ones (a reduction over an empty axis, a pad of an empty tensor, log-sum-exp adding back
+ *       the max of an empty set) is evaluated with the reference interpreter, as {@code fold-constant}
+ *       would, but at every opt level that compiles. Weights are never treated as known.
  * </ul>
  *
  * <pre>
