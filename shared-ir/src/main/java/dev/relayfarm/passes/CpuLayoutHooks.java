@@ -14,7 +14,7 @@ import java.util.Optional;
 
 /**
  * The CPU target's layout hooks for {@link AlterOpLayout}, after TVM's x86 {@code conv2d_alter_layout}:
- * an {@code nn.conv2d} with one group and static shapes becomes {@code nn.contrib_conv2d_NCHWc}
+ * an {@code nn.conv2d} with static shapes becomes {@code nn.contrib_conv2d_NCHWc}
  * with input channels in blocks of {@code ic} and output channels in blocks of {@code oc}, each the
  * first of the preferred block sizes that divides the channel count (the block is the vector lane
  * the kernel will use: the target's {@link Target#channelBlocks()}); a convolution no block size
@@ -24,8 +24,12 @@ import java.util.Optional;
  *   ==> nn.contrib_conv2d_NCHWc(%x as NCHW16c, %w as OIHW16i16o, data_layout="NCHW16c",
  *                               kernel_layout="OIHW16i16o", out_layout="NCHW16c")
  * </pre>
- * Choosing blocks by channel count alone means a convolution's output blocks are the next one's
- * input blocks whenever the channel counts agree, so no transform is needed between them.
+ * A depthwise convolution's weight {@code [C, 1, KH, KW]} is blocked {@code OIHW1i[c]o}, its data and output
+ * {@code NCHW[c]c}, so it sits between pointwise convolutions without a transform. Other grouped convolutions
+ * are blocked by what divides the channels of one group (also half a vector: 4), so a group holds whole
+ * blocks; one whose groups no block divides keeps its layout. Choosing blocks by channel count alone
+ * means a convolution's output blocks are the next one's input blocks whenever the channel counts
+ * agree, so no transform is needed between them.
  */
 public final class CpuLayoutHooks {
     private CpuLayoutHooks() {}
@@ -44,7 +48,7 @@ public final class CpuLayoutHooks {
 
     static Optional<LayoutChange> conv2dNCHWc(Call call, List<Type> argTypes, List<Integer> blocks) {
         Attrs attrs = call.attrs();
-        if (LayoutRewriter.intAttr(attrs, "groups", 1) != 1) return Optional.empty();
+        long groups = LayoutRewriter.intAttr(attrs, "groups", 1);
         Layout data = LayoutRewriter.layoutAttr(attrs, "data_layout", "NCHW");
         Layout kernel = LayoutRewriter.layoutAttr(attrs, "kernel_layout", "OIHW");
         if (data == null || kernel == null) return Optional.empty();
@@ -55,16 +59,36 @@ public final class CpuLayoutHooks {
         // NCHWc conv2d has only a template, which accumulates in the output dtype: a float16/bfloat16 conv stays
         // NCHW, whose compute accumulates in float32 (OpComputes) and rounds once
         if (dev.relayfarm.ir.HalfFloats.isNarrow(x.dtype()) || dev.relayfarm.ir.HalfFloats.isNarrow(w.dtype())) return Optional.empty();
-        int ic = block(data.extent(x.shape(), 'C'), blocks);
-        int oc = block(kernel.extent(w.shape(), 'O'), blocks);
+        Dim channels = data.extent(x.shape(), 'C');
+        boolean depthwise = groups > 1 && channels.value() == groups && kernel.extent(w.shape(), 'O').value() == groups
+                && kernel.extent(w.shape(), 'I').value() == 1;
+        int ic, oc;
+        if (depthwise) {
+            ic = oc = block(channels, blocks);
+        } else {
+            // a group must hold whole blocks: blocked by what divides its channels, down to half a vector
+            List<Integer> bs = groups == 1 ? blocks : groupBlocks(blocks);
+            ic = block(kernel.extent(w.shape(), 'I'), bs);
+            oc = block(Dim.of(kernel.extent(w.shape(), 'O').value() / groups), bs);
+        }
         if (ic == 0 || oc == 0) return Optional.empty();
         Layout dataNew = Layout.parse("NCHW" + ic + "c");
-        Layout kernelNew = Layout.parse("OIHW" + ic + "i" + oc + "o");
+        // a depthwise filter reads one input channel: its weight blocks only the output channels, the block's lanes
+        Layout kernelNew = Layout.parse(depthwise ? "OIHW1i" + oc + "o" : "OIHW" + ic + "i" + oc + "o");
         Layout outNew = Layout.parse("NCHW" + oc + "c");
         Attrs newAttrs = attrs.with("data_layout", AttrValue.of(dataNew.name())).with("kernel_layout", AttrValue.of(kernelNew.name()))
                 .with("out_layout", AttrValue.of(outNew.name()));
         return Optional.of(new LayoutChange(List.of(data, kernel), List.of(dataNew, kernelNew), out, outNew,
                 args -> new Call(Op.get("nn.contrib_conv2d_NCHWc"), args, newAttrs, List.of(), call.span())));
+    }
+
+    /** The blocks, then half the smallest: a group of 28 or 68 channels is computed in 4-lane vectors rather than not blocked. */
+    private static List<Integer> groupBlocks(List<Integer> blocks) {
+        int half = blocks.getLast() / 2;
+        if (half < 2) return blocks;
+        List<Integer> out = new java.util.ArrayList<>(blocks);
+        out.add(half);
+        return out;
     }
 
     private static int block(Dim channels, List<Integer> blocks) {

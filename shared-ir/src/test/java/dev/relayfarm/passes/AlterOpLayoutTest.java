@@ -188,9 +188,13 @@ class AlterOpLayoutTest {
         assertUnchanged(P, """
                 def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(16, 3, 3, 3), float32]) { nn.relu(nn.conv2d(%x, %w)) }
                 """);
-        // grouped
+        // grouped, 2 channels a group: no block fits inside a group
         assertUnchanged(P, """
-                def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(16, 8, 3, 3), float32]) { nn.conv2d(%x, %w, groups=2) }
+                def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(16, 2, 3, 3), float32]) { nn.conv2d(%x, %w, groups=8) }
+                """);
+        // depthwise with a channel multiplier (two filters per input channel): a lane would read another channel than its own
+        assertUnchanged(P, """
+                def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(32, 1, 3, 3), float32]) { nn.conv2d(%x, %w, groups=16) }
                 """);
         // dynamic batch
         assertUnchanged(P, """
@@ -201,6 +205,33 @@ class AlterOpLayoutTest {
         PassResult r = new Sequential("t", List.of(new AlterOpLayout(new AlterOpLayout.Options(AlterLayoutHooks.none()))))
                 .run(in, new PassContext(PassOptions.level(3)));
         assertTrue(!r.changed() && r.module() == in);
+    }
+
+    private static final String DEPTHWISE_THEN_GROUPED = """
+            def @main(%x: Tensor[(1, 32, 8, 8), float32], %dw: Tensor[(32, 1, 3, 3), float32], %gw: Tensor[(48, 8, 1, 1), float32]) {
+              %0 = nn.conv2d(%x, %dw, strides=[2, 2], padding=[1, 1], groups=32);
+              %1 = nn.relu(%0);
+              nn.conv2d(%1, %gw, groups=4)
+            }
+            """;
+
+    @Test
+    void depthwiseAndGroupedConvolutionsAreBlocked() {
+        // depthwise: the channels are the lanes, the weight blocks output channels only (one input channel a filter); grouped:
+        // blocked by what divides a group (8 input, 12 output channels: 8 and 4), each group whole chunks
+        assertRewrites(P, DEPTHWISE_THEN_GROUPED, """
+                def @main(%x: Tensor[(1, 32, 8, 8), float32], %dw: Tensor[(32, 1, 3, 3), float32], %gw: Tensor[(48, 8, 1, 1), float32]) {
+                  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW16c");
+                  %1 = layout_transform(%dw, src_layout="OIHW", dst_layout="OIHW1i16o");
+                  %2 = nn.contrib_conv2d_NCHWc(%0, %1, strides=[2, 2], padding=[1, 1], groups=32, data_layout="NCHW16c", kernel_layout="OIHW1i16o", out_layout="NCHW16c");
+                  %3 = nn.relu(%2);
+                  %4 = layout_transform(%3, src_layout="NCHW16c", dst_layout="NCHW8c");
+                  %5 = layout_transform(%gw, src_layout="OIHW", dst_layout="OIHW8i4o");
+                  %6 = nn.contrib_conv2d_NCHWc(%4, %5, groups=4, data_layout="NCHW8c", kernel_layout="OIHW8i4o", out_layout="NCHW4c");
+                  layout_transform(%6, src_layout="NCHW4c", dst_layout="NCHW")
+                }
+                """);
+        assertSameResults(P, DEPTHWISE_THEN_GROUPED);
     }
 
     @Test

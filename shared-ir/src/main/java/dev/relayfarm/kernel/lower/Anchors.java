@@ -8,6 +8,7 @@ import dev.relayfarm.kernel.template.Conv2dNCHWOcVecTemplate;
 import dev.relayfarm.kernel.template.Conv2dNCHWTemplate;
 import dev.relayfarm.kernel.template.Conv2dNCHWcTemplate;
 import dev.relayfarm.kernel.template.DenseNoPackTemplate;
+import dev.relayfarm.kernel.template.DepthwiseConv2dNCHWcTemplate;
 import dev.relayfarm.kernel.template.DensePackTemplate;
 import dev.relayfarm.kernel.template.InvalidConfigException;
 import dev.relayfarm.kernel.template.ScheduleConfig;
@@ -21,8 +22,10 @@ import java.util.Optional;
  * Anchor operators with a dedicated schedule template: the template builds the compute (its stage
  * and axis names are the ones its schedule addresses) for the call's shapes and attributes. An op
  * without one here (or with attributes its template does not cover, such as NHWC) is computed
- * like any other op and, when it reduces, scheduled by the generic reduction template. Grouped and
- * depthwise NCHW convolutions use the NCHW template (alter-op-layout keeps them in NCHW).
+ * like any other op and, when it reduces, scheduled by the generic reduction template. Depthwise
+ * convolutions in a blocked layout have their own template; grouped ones whose groups split whole
+ * channel blocks share the blocked template; the rest stay NCHW (alter-op-layout keeps them there)
+ * and use the NCHW template.
  */
 final class Anchors {
     private Anchors() {}
@@ -61,11 +64,16 @@ final class Anchors {
             case "nn.contrib_conv2d_NCHWc" -> {
                 Conv2DNCHWc.Conv2DNCHWcAttrs a = (Conv2DNCHWc.Conv2DNCHWcAttrs) OpRegistry.get(op).parseAttrs(attrs);
                 int ic = in.get(0).shape().get(4), oc = in.get(1).shape().get(5);
-                boolean blocked = a.groups() == 1 && in.get(0).rank() == 5 && in.get(1).rank() == 6
+                boolean depthwise = in.get(0).rank() == 5 && in.get(1).rank() == 6
+                        && DepthwiseConv2dNCHWcTemplate.applies(in.get(0).shape(), in.get(1).shape(), a.groups())
+                        && a.dataLayout().name().equals("NCHW" + ic + "c") && a.kernelLayout().name().equals("OIHW1i" + ic + "o")
+                        && a.outLayout().name().equals("NCHW" + ic + "c") && (a.outDtype() == null || a.outDtype().equals(in.get(0).dtype()));
+                if (depthwise) yield Optional.of(DepthwiseConv2dNCHWcTemplate.create(in.get(0), in.get(1), params(a.strides(), a.padding(), a.dilation()), name));
+                boolean blocked = Conv2dNCHWcTemplate.applies(in.get(0).shape(), in.get(1).shape(), a.groups())
                         && a.dataLayout().name().equals("NCHW" + ic + "c") && a.kernelLayout().name().equals("OIHW" + ic + "i" + oc + "o")
                         && a.outLayout().name().equals("NCHW" + oc + "c") && (a.outDtype() == null || a.outDtype().equals(in.get(0).dtype()));
                 if (!blocked) yield Optional.empty();
-                yield Optional.of(Conv2dNCHWcTemplate.create(in.get(0), in.get(1), params(a.strides(), a.padding(), a.dilation()), name));
+                yield Optional.of(Conv2dNCHWcTemplate.create(in.get(0), in.get(1), params(a.strides(), a.padding(), a.dilation()), a.groups(), name));
             }
             case "nn.dense" -> {
                 if (in.get(0).rank() != 2 || in.get(1).rank() != 2) yield Optional.empty();

@@ -82,20 +82,28 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
      * {@code [N, IC/ic, H, W, ic]} and weight {@code [OC/oc, IC/ic, KH, KW, ic, oc]}.
      */
     public static Conv2dNCHWcTemplate create(Tensor data, Tensor weight, Conv2d.Params p, String name) {
+        return create(data, weight, p, 1, name);
+    }
+
+    /**
+     * The same for a grouped convolution whose groups split whole channel blocks: weight
+     * {@code [O/oc, C/groups/ic, KH, KW, ic, oc]}; an output chunk of group {@code g} reads the input chunks
+     * of that group only ({@code g * C/groups/ic + ic_chunk}).
+     */
+    public static Conv2dNCHWcTemplate create(Tensor data, Tensor weight, Conv2d.Params p, int groups, String name) {
         List<Integer> ds = data.shape(), ws = weight.shape();
-        if (ds.size() != 5 || ws.size() != 6) {
-            throw new IllegalArgumentException("conv2d_NCHWc needs data [N, C/ic, H, W, ic] and weight [O/oc, C/ic, KH, KW, ic, oc], got " + ds + " and " + ws);
+        if (!applies(ds, ws, groups)) {
+            throw new IllegalArgumentException("conv2d_NCHWc needs data [N, C/ic, H, W, ic] and weight [O/oc, C/groups/ic, KH, KW, ic, oc] with groups splitting whole blocks, got "
+                    + ds + " and " + ws + " with groups=" + groups);
         }
-        int n = ds.get(0), icChunks = ds.get(1), h = ds.get(2), w = ds.get(3), ic = ds.get(4);
-        int ocChunks = ws.get(0), kh = ws.get(2), kw = ws.get(3), oc = ws.get(5);
-        if (!ws.get(1).equals(icChunks) || !ws.get(4).equals(ic)) {
-            throw new IllegalArgumentException("conv2d_NCHWc: weight " + ws + " does not match data " + ds + " (input channel chunks and block must agree)");
-        }
+        int n = ds.get(0), h = ds.get(2), w = ds.get(3), ic = ds.get(4);
+        int ocChunks = ws.get(0), icChunks = ws.get(1), kh = ws.get(2), kw = ws.get(3), oc = ws.get(5);
+        int ocChunksPerGroup = ocChunks / groups;
         int ph = h + p.padTop() + p.padBottom(), pw = w + p.padLeft() + p.padRight();
         int oh = (ph - (kh - 1) * p.dilationH() - 1) / p.strideH() + 1, ow = (pw - (kw - 1) * p.dilationW() - 1) / p.strideW() + 1;
         if (oh <= 0 || ow <= 0) throw new IllegalArgumentException("conv2d_NCHWc: kernel " + kh + "x" + kw + " does not fit the padded input " + ph + "x" + pw);
         boolean padded = p.padTop() + p.padBottom() + p.padLeft() + p.padRight() > 0;
-        Compute pad = !padded ? null : Te.compute(name + "_pad", List.of(n, icChunks, ph, pw, ic), List.of("pn", "pc", "ph", "pw", "pb"), ix -> {
+        Compute pad = !padded ? null : Te.compute(name + "_pad", List.of(n, ds.get(1), ph, pw, ic), List.of("pn", "pc", "ph", "pw", "pb"), ix -> {
             PrimExpr y = ix.get(2).sub(p.padTop()), x = ix.get(3).sub(p.padLeft());
             PrimExpr inside = y.ge(0).and(y.lt(PrimExpr.of(h))).and(x.ge(0)).and(x.lt(PrimExpr.of(w)));
             return new Select(inside, data.at(ix.get(0), ix.get(1), y, x, ix.get(4)), Te.zero(data.dtype()));
@@ -103,13 +111,22 @@ public final class Conv2dNCHWcTemplate implements ScheduleTemplate {
         Tensor src = padded ? pad : data;
         IterVar rco = Te.reduceAxis("ic_chunk", icChunks), ry = Te.reduceAxis("kh", kh), rx = Te.reduceAxis("kw", kw), rci = Te.reduceAxis("ic_block", ic);
         Compute out = Te.compute(name, List.of(n, ocChunks, oh, ow, oc), List.of("n", "oc_chunk", "oh", "ow", "oc_block"), ix -> Te.sum(
-                src.at(ix.get(0), rco.var(), ix.get(2).mul(p.strideH()).add(ry.var().mul(p.dilationH())),
+                src.at(ix.get(0), groups == 1 ? rco.var() : ix.get(1).div(ocChunksPerGroup).mul(icChunks).add(rco.var()), ix.get(2).mul(p.strideH()).add(ry.var().mul(p.dilationH())),
                                 ix.get(3).mul(p.strideW()).add(rx.var().mul(p.dilationW())), rci.var())
                         .mul(weight.at(ix.get(1), rco.var(), ry.var(), rx.var(), rci.var(), ix.get(4))),
                 rco, ry, rx, rci));
         String wl = "nn.contrib_conv2d_NCHWc(data" + ds + ", weight" + ws + ", strides=" + p.strideH() + "x" + p.strideW() + ", padding="
-                + p.padTop() + "," + p.padLeft() + "," + p.padBottom() + "," + p.padRight() + ", dilation=" + p.dilationH() + "x" + p.dilationW() + ")";
+                + p.padTop() + "," + p.padLeft() + "," + p.padBottom() + "," + p.padRight() + ", dilation=" + p.dilationH() + "x" + p.dilationW() + (groups == 1 ? "" : ", groups=" + groups) + ")";
         return new Conv2dNCHWcTemplate(pad, out, ic, oc, kw, wl.replace(" ", ""));
+    }
+
+    /**
+     * Whether data {@code [N, C/ic, H, W, ic]} and weight {@code [O/oc, C/groups/ic, KH, KW, ic, oc]} are a
+     * convolution this template computes: the blocks agree and each group has whole input and output chunks.
+     */
+    public static boolean applies(List<Integer> data, List<Integer> weight, int groups) {
+        return data.size() == 5 && weight.size() == 6 && groups >= 1 && weight.get(4).equals(data.get(4))
+                && (long) weight.get(1) * groups == data.get(1) && weight.get(0) % groups == 0;
     }
 
     @Override

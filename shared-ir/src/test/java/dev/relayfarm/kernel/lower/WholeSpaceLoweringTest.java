@@ -61,6 +61,25 @@ class WholeSpaceLoweringTest {
                 fn (%x: Tensor[(1, 2, 9, 9, 8), float32], %w: Tensor[(1, 2, 3, 3, 8, 8), float32], Primitive=1) {
                   nn.contrib_conv2d_NCHWc(%x, %w, strides=[2, 2], channels=8, kernel_size=[3, 3], data_layout="NCHW8c", kernel_layout="OIHW8i8o", out_layout="NCHW8c")
                 }""");
+        // a depthwise 3x3, stride 2, padded, 16-channel blocks (two vectors per column) with bias and ReLU: mobilenet's downsampling form
+        GROUPS.put("depthwise_3x3_stride2_bias_relu", """
+                fn (%x: Tensor[(1, 2, 9, 12, 16), float32], %w: Tensor[(2, 1, 3, 3, 1, 16), float32], %b: Tensor[(1, 2, 1, 1, 16), float32], Primitive=1) {
+                  %0 = nn.contrib_conv2d_NCHWc(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], groups=32, channels=32, kernel_size=[3, 3], data_layout="NCHW16c", kernel_layout="OIHW1i16o", out_layout="NCHW16c");
+                  %1 = add(%0, %b);
+                  nn.relu(%1)
+                }""");
+        // a depthwise 5x5 (ppocr's), stride 1, padding 2 on a prime 7-wide map, 8-channel blocks, the anchor alone
+        GROUPS.put("depthwise_5x5_pad_prime_alone", """
+                fn (%x: Tensor[(1, 3, 6, 7, 8), float32], %w: Tensor[(3, 1, 5, 5, 1, 8), float32], Primitive=1) {
+                  nn.contrib_conv2d_NCHWc(%x, %w, padding=[2, 2, 2, 2], groups=24, channels=24, kernel_size=[5, 5], data_layout="NCHW8c", kernel_layout="OIHW1i8o", out_layout="NCHW8c")
+                }""");
+        // a grouped 1x1 (shufflenet's: 4 groups of 8 channels in 4-lane blocks, two chunks a group) with bias and ReLU
+        GROUPS.put("grouped_1x1_bias_relu", """
+                fn (%x: Tensor[(1, 8, 2, 3, 4), float32], %w: Tensor[(8, 2, 1, 1, 4, 4), float32], %b: Tensor[(1, 8, 1, 1, 4), float32], Primitive=1) {
+                  %0 = nn.contrib_conv2d_NCHWc(%x, %w, groups=4, channels=32, kernel_size=[1, 1], data_layout="NCHW4c", kernel_layout="OIHW4i4o", out_layout="NCHW4c");
+                  %1 = add(%0, %b);
+                  nn.relu(%1)
+                }""");
         // a batched dense (dense_pack: batch above 4) with a bias epilogue and a column count no packing block divides
         GROUPS.put("dense_pack_bias", """
                 fn (%x: Tensor[(8, 32), float32], %w: Tensor[(20, 32), float32], %b: Tensor[(20), float32], Primitive=1) {
@@ -111,6 +130,11 @@ class WholeSpaceLoweringTest {
         assertEquals(4 * 1 * 2 * 2 * 3 * 2 * 2, SPACES.get("nchwc_1x1_bias_relu").size());
         assertEquals(2 * 2 * 2 * 2 * 2 * 2 * 2, SPACES.get("nchwc_3x3_pad_prime").size());
         assertEquals(3 * 1 * 2 * 2 * 3 * 2 * 2, SPACES.get("nchwc_3x3_stride2_alone").size());
+        // grouped conv2d_NCHWc: reg_n {1,3} x oc_vec {4} x unroll_kw x order x reg_h {1,2} x tile_order x unroll_ic
+        assertEquals(2 * 1 * 2 * 2 * 2 * 2 * 2, SPACES.get("grouped_1x1_bias_relu").size());
+        // depthwise: reg_n (divisors of the output width 6, then 7) x unroll_kw x unroll_kh
+        assertEquals(4 * 2 * 2, SPACES.get("depthwise_3x3_stride2_bias_relu").size());
+        assertEquals(2 * 2 * 2, SPACES.get("depthwise_5x5_pad_prime_alone").size());
         // dense_pack: tile_y {1,2,4,8} x tile_x {8,16} (20 columns) x tile_k {1,2,4,8,16}, then the optional tile_order {rows, cols}
         assertEquals(4 * 2 * 5 * 2, SPACES.get("dense_pack_bias").size());
         // refused: 5 rows x 5 columns x 2 vectors (oc_vec 16) on the prime map, past the register file (with any unroll_kw,

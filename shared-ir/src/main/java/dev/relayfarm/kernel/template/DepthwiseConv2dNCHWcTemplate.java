@@ -1,0 +1,161 @@
+package dev.relayfarm.kernel.template;
+
+import dev.relayfarm.kernel.compute.Conv2d;
+import dev.relayfarm.kernel.expr.IterVar;
+import dev.relayfarm.kernel.expr.PrimExpr;
+import dev.relayfarm.kernel.expr.Select;
+import dev.relayfarm.kernel.schedule.Primitive;
+import dev.relayfarm.kernel.schedule.Schedule;
+import dev.relayfarm.kernel.te.Compute;
+import dev.relayfarm.kernel.te.Te;
+import dev.relayfarm.kernel.te.Tensor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A depthwise {@code nn.contrib_conv2d_NCHWc} (groups = channels, one filter per channel; TVM's x86
+ * {@code depthwise_conv2d_NCHWc}) on channel-blocked tensors: data {@code NCHW[c]c}, weight
+ * {@code OIHW1i[c]o} ({@code [C/c, 1, KH, KW, 1, c]}, packed at compile time), output {@code NCHW[c]c}:
+ * <pre>
+ * out[n, chunk, oh, ow, block] = sum_{kh, kw} pad[n, chunk, oh*sh + kh*dh, ow*sw + kw*dw, block] * w[chunk, 0, kh, kw, 0, block]
+ * </pre>
+ * The channel block is the SIMD lane, so every output pixel is {@code KH x KW} vector FMAs whatever the
+ * stride (in NCHW the lanes would be output columns, which a stride-2 convolution reads with gaps).
+ * Schedule: a tile of {@code reg_n} output columns (x {@code c} channels) accumulated in registers at each
+ * {@code (n, chunk, oh, ow_outer)} point, the kernel window outside the tile, columns unrolled;
+ * {@code (n, chunk, oh)} fused and spread across threads.
+ *
+ * <p>Knobs: {@code block} (fixed by the layouts), {@code reg_n} (columns per tile, a divisor of the output
+ * width), {@code unroll_kw} (unroll the kernel-width loop), {@code unroll_kh} (unroll the kernel-height loop too).
+ */
+public final class DepthwiseConv2dNCHWcTemplate implements ScheduleTemplate {
+    public static final String NAME = "depthwise_conv2d_NCHWc.x86";
+    /** SIMD lanes of a float32 vector and the accumulator vectors a tile may hold (AVX2: 16 registers). */
+    private static final int LANES = 8, MAX_ACCUMULATORS = 12;
+
+    private final Compute pad;
+    private final Compute out;
+    private final int block, outWidth, kernelHeight, kernelWidth;
+    private final String workload;
+
+    private DepthwiseConv2dNCHWcTemplate(Compute pad, Compute out, int block, int kernelHeight, int kernelWidth, String workload) {
+        this.pad = pad;
+        this.out = out;
+        this.block = block;
+        this.outWidth = out.shape().get(3);
+        this.kernelHeight = kernelHeight;
+        this.kernelWidth = kernelWidth;
+        this.workload = workload;
+    }
+
+    /**
+     * Whether data {@code [N, C/c, H, W, c]} and weight {@code [C/c, 1, KH, KW, 1, c]} with {@code groups}
+     * form a depthwise convolution this template computes (one filter per channel, same block both sides).
+     */
+    public static boolean applies(List<Integer> data, List<Integer> weight, int groups) {
+        return data.size() == 5 && weight.size() == 6 && groups == data.get(1) * data.get(4)
+                && weight.get(0).equals(data.get(1)) && weight.get(1) == 1 && weight.get(4) == 1 && weight.get(5).equals(data.get(4));
+    }
+
+    /** The compute (padding stage when padded, then the convolution named {@code name}). */
+    public static DepthwiseConv2dNCHWcTemplate create(Tensor data, Tensor weight, Conv2d.Params p, String name) {
+        List<Integer> ds = data.shape(), ws = weight.shape();
+        if (!applies(ds, ws, ds.size() == 5 ? ds.get(1) * ds.get(4) : -1)) {
+            throw new IllegalArgumentException("depthwise conv2d_NCHWc needs data [N, C/c, H, W, c] and weight [C/c, 1, KH, KW, 1, c], got " + ds + " and " + ws);
+        }
+        int n = ds.get(0), chunks = ds.get(1), h = ds.get(2), w = ds.get(3), c = ds.get(4);
+        int kh = ws.get(2), kw = ws.get(3);
+        int ph = h + p.padTop() + p.padBottom(), pw = w + p.padLeft() + p.padRight();
+        int oh = (ph - (kh - 1) * p.dilationH() - 1) / p.strideH() + 1, ow = (pw - (kw - 1) * p.dilationW() - 1) / p.strideW() + 1;
+        if (oh <= 0 || ow <= 0) throw new IllegalArgumentException("depthwise conv2d_NCHWc: kernel " + kh + "x" + kw + " does not fit the padded input " + ph + "x" + pw);
+        boolean padded = p.padTop() + p.padBottom() + p.padLeft() + p.padRight() > 0;
+        Compute pad = !padded ? null : Te.compute(name + "_pad", List.of(n, chunks, ph, pw, c), List.of("pn", "pc", "ph", "pw", "pb"), ix -> {
+            PrimExpr y = ix.get(2).sub(p.padTop()), x = ix.get(3).sub(p.padLeft());
+            PrimExpr inside = y.ge(0).and(y.lt(PrimExpr.of(h))).and(x.ge(0)).and(x.lt(PrimExpr.of(w)));
+            return new Select(inside, data.at(ix.get(0), ix.get(1), y, x, ix.get(4)), Te.zero(data.dtype()));
+        });
+        Tensor src = padded ? pad : data;
+        IterVar ry = Te.reduceAxis("kh", kh), rx = Te.reduceAxis("kw", kw);
+        PrimExpr zero = PrimExpr.of(0);
+        Compute out = Te.compute(name, List.of(n, chunks, oh, ow, c), List.of("n", "chunk", "oh", "ow", "block"), ix -> Te.sum(
+                src.at(ix.get(0), ix.get(1), ix.get(2).mul(p.strideH()).add(ry.var().mul(p.dilationH())),
+                                ix.get(3).mul(p.strideW()).add(rx.var().mul(p.dilationW())), ix.get(4))
+                        .mul(weight.at(ix.get(1), zero, ry.var(), rx.var(), zero, ix.get(4))),
+                ry, rx));
+        String wl = "nn.contrib_conv2d_NCHWc(data" + ds + ", weight" + ws + ", strides=" + p.strideH() + "x" + p.strideW() + ", padding="
+                + p.padTop() + "," + p.padLeft() + "," + p.padBottom() + "," + p.padRight() + ", dilation=" + p.dilationH() + "x" + p.dilationW()
+                + ", groups=" + chunks * c + ")";
+        return new DepthwiseConv2dNCHWcTemplate(pad, out, c, kh, kw, wl.replace(" ", ""));
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String workload() {
+        return workload;
+    }
+
+    @Override
+    public Compute anchor() {
+        return out;
+    }
+
+    @Override
+    public List<Compute> stages() {
+        return pad == null ? List.of(out) : List.of(pad, out);
+    }
+
+    @Override
+    public ConfigSpace space() {
+        return new ConfigSpace(NAME, List.of(
+                Knob.ints("block", List.of(block), "channel block (the SIMD lanes), fixed by the layout NCHW" + block + "c"),
+                Knob.ints("reg_n", ScheduleTemplate.divisors(outWidth, 32), "output columns per register tile, a divisor of the output width " + outWidth),
+                Knob.ints("unroll_kw", List.of(0, 1), "1 = unroll the kernel-width loop"),
+                Knob.ints("unroll_kh", List.of(0, 1), "1 = unroll the kernel-height loop")));
+    }
+
+    /** The widest divisor of the row whose tile fits the accumulators (a whole short row when that is few columns). */
+    @Override
+    public ScheduleConfig defaultConfig() {
+        int vectors = Math.max(1, block / LANES), regN = 1;
+        for (int d : ScheduleTemplate.divisors(outWidth, 32)) if (d * vectors <= MAX_ACCUMULATORS) regN = d;
+        return new ScheduleConfig(NAME, Map.of("block", block, "reg_n", regN, "unroll_kw", kernelWidth <= 5 ? 1 : 0, "unroll_kh", 0));
+    }
+
+    @Override
+    public void validate(ScheduleConfig c) {
+        ConfigSpace.requireTemplate(c, NAME);
+        if (c.knobs().get("block") instanceof Integer b && b != block) {
+            throw new InvalidConfigException(NAME + ": block=" + b + " but the layouts of " + workload + " block channels by " + block);
+        }
+        ConfigSpace.requireDivisor(c, "reg_n", "the output width ", outWidth, workload);
+        space().check(c);
+    }
+
+    @Override
+    public Schedule schedule(ScheduleConfig c, Compute o) {
+        validate(c);
+        List<Primitive> ps = new ArrayList<>();
+        if (pad != null) {
+            Tiles.parallelFused(ps, pad.name(), List.of("pn", "pc", "ph"));
+            ps.add(new Primitive.Vectorize(pad.name(), "pb"));
+        }
+        String local = Tiles.cacheOrAttach(ps, out, o);
+        List<String> ax = Tiles.axisNames(o);
+        String ow = ax.get(3);
+        ps.add(new Primitive.Split(o.name(), ow, c.getInt("reg_n")));
+        Tiles.parallelFused(ps, o.name(), List.of(ax.get(0), ax.get(1), ax.get(2)));
+        ps.add(new Primitive.Vectorize(o.name(), ax.get(4)));
+        ps.add(new Primitive.ComputeAt(local, o.name(), ow + "_o"));
+        ps.add(new Primitive.Reorder(local, List.of("n", "chunk", "oh", "kh", "kw", "ow", "block")));
+        ps.add(new Primitive.Unroll(local, "ow"));
+        ps.add(new Primitive.Vectorize(local, "block"));
+        if (c.getInt("unroll_kw") == 1) ps.add(new Primitive.Unroll(local, "kw"));
+        if (c.getInt("unroll_kh") == 1) ps.add(new Primitive.Unroll(local, "kh"));
+        return new Schedule(ps);
+    }
+}
