@@ -157,7 +157,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    private static Path tempDir() {
+    static Path tempDir() {
         try {
             return Files.createTempDirectory("relayc-bench-");
         } catch (IOException e) {
