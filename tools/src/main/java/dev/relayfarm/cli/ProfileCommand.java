@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
                 "with its first data set) is compiled as relayc bench compiles ours, then run with the graph executor timing every",
                 "kernel call and copy (relayfarm_profile). Prints the kernels sorted by time: calls per run, median ms per run over",
                 "the runs (all calls summed), share of the kernels' total, GFLOP/s of the convolutions and matrix products",
-                "(2 FLOPs per multiply-accumulate, from the typed shapes) and that as % of the peak, the kernel's template, fused ops",
+                "(2 FLOPs per multiply-accumulate, from the typed shapes) and that as %% of the peak, the kernel's template, fused ops",
                 "and workload key; then the totals (kernels, the executor's copies, the whole call). The clock read around each step",
                 "costs a little: use relayc bench for latency. Measure on an idle machine."})
 public final class ProfileCommand implements Callable<Integer> {
