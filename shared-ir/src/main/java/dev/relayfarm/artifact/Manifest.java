@@ -46,10 +46,15 @@ public record Manifest(String format, Compiler compiler, String target, @JsonPro
     @JsonPropertyOrder({"relayfarm", "cc", "flags"})
     public record Compiler(String relayfarm, String cc, List<String> flags) {}
 
-    /** The C entry points of lib.so ({@code relayfarm_create}, ...): the artifact runs from any language. */
-    @JsonPropertyOrder({"create", "run", "set_num_threads", "destroy", "last_error"})
+    /**
+     * The C entry points of lib.so ({@code relayfarm_create}, ...): the artifact runs from any language.
+     *
+     * @param profile {@code relayfarm_profile}, the timed run (with {@code relayfarm_num_kernels} and {@code relayfarm_kernel_name});
+     *                null in manifests written before it existed, and then absent from the JSON, so their bytes and content hash stay
+     */
+    @JsonPropertyOrder({"create", "run", "set_num_threads", "destroy", "last_error", "profile"})
     public record Entry(String create, String run, @JsonProperty("set_num_threads") String setNumThreads, String destroy,
-                        @JsonProperty("last_error") String lastError) {}
+                        @JsonProperty("last_error") String lastError, @JsonInclude(JsonInclude.Include.NON_NULL) String profile) {}
 
     /** A graph input or output as the manifest lists it. */
     @JsonPropertyOrder({"name", "shape", "dtype"})

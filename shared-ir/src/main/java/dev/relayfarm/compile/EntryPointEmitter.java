@@ -13,6 +13,10 @@ import java.util.List;
  * void        relayfarm_destroy(void* model);
  * const char* relayfarm_last_error(void);                    // message of the last failure on this thread
  * int         relayfarm_num_inputs(void), relayfarm_num_outputs(void);
+ * // relayfarm_run, timed: adds each kernel call's seconds to kernel_seconds[kernel] and each copy's to *copy_seconds
+ * int         relayfarm_profile(void* model, void* const* inputs, void* const* outputs, double* kernel_seconds, double* copy_seconds);
+ * int         relayfarm_num_kernels(void);                   // kernel_seconds' length
+ * const char* relayfarm_kernel_name(int i);                  // kernel i's symbol (manifest "kernels" order); NULL out of range
  * </pre>
  *
  * Buffers are dense row-major arrays of the manifest's shapes and dtypes, 64-byte aligned, inputs not
@@ -20,7 +24,8 @@ import java.util.List;
  * intermediates), so two handles may run concurrently; one handle runs one call at a time.
  * The steps are data, not code: a table of kernel calls and copies in plan order, each naming its
  * arguments (a caller's buffer, a parameter offset or an arena offset), walked by one loop in
- * {@code relayfarm_run}. Straight-line code with a block per step made {@code relayfarm_run} one function
+ * {@code rf_exec}, which both {@code relayfarm_run} and {@code relayfarm_profile} call (always inlined: the
+ * untimed copy reads no clock). Straight-line code with a block per step made {@code relayfarm_run} one function
  * of the model's size, which gcc optimizes in superlinear time (a 10,000-step chain: 17 s, 100,000 steps:
  * over 7 minutes); a constant table compiles in time linear in its length, and the loop costs nothing
  * next to a kernel call.
@@ -40,6 +45,7 @@ public final class EntryPointEmitter {
                 #include <stdio.h>
                 #include <stdlib.h>
                 #include <string.h>
+                #include <time.h>
 
                 void rf_set_num_threads(int n);
                 """);
@@ -47,6 +53,7 @@ public final class EntryPointEmitter {
         c.append('\n');
         c.append("#define RF_NUM_INPUTS ").append(g.inputs().size()).append('\n');
         c.append("#define RF_NUM_OUTPUTS ").append(g.outputs().size()).append('\n');
+        c.append("#define RF_NUM_KERNELS ").append(g.kernels().size()).append('\n');
         c.append("#define RF_NUM_PARAMS ").append(g.params().size()).append("ULL\n");
         c.append("#define RF_PARAMS_BYTES ").append(params.dataBytes()).append("ULL\n");
         c.append("#define RF_ARENA_BYTES ").append(mem.arenaBytes()).append("ULL\n");
@@ -173,23 +180,54 @@ public final class EntryPointEmitter {
                     }
                 }
 
-                int relayfarm_run(void* model, void* const* inputs, void* const* outputs) {
+                static double rf_seconds(const struct timespec* t0, const struct timespec* t1) {
+                    return (double) (t1->tv_sec - t0->tv_sec) + (double) (t1->tv_nsec - t0->tv_nsec) * 1e-9;
+                }
+
+                /* The one step loop. kernel_seconds == NULL: no clock is read (relayfarm_run); otherwise each kernel call's
+                   time is added to kernel_seconds[kernel] and each copy's to *copy_seconds (relayfarm_profile). Always
+                   inlined, so relayfarm_run's copy is specialized for NULL and its loop has no timing branch left. */
+                static inline __attribute__((always_inline)) int rf_exec(const char* who, void* model, void* const* inputs, void* const* outputs,
+                                                                          double* kernel_seconds, double* copy_seconds) {
                     rf_model* m = (rf_model*) model;
-                    if (!m) return rf_fail(2, "relayfarm_run: model is NULL");
+                    if (!m) return rf_fail(2, "%s: model is NULL", who);
                     void* a[RF_MAX_ARGS];
+                    struct timespec t0, t1;
                     rf_set_num_threads(m->threads);
                     for (unsigned long long s = 0; s < RF_NUM_STEPS; s++) {
                         const rf_step* st = &rf_steps[s];
                         for (uint32_t i = 0; i < st->count; i++) a[i] = rf_at(&rf_refs[st->first + i], m->params, m->arena, inputs, outputs);
+                        if (kernel_seconds) clock_gettime(CLOCK_MONOTONIC, &t0);
                         if (st->kernel < 0) {
                             memcpy(a[0], a[1], st->bytes);
+                            if (kernel_seconds) {
+                                clock_gettime(CLOCK_MONOTONIC, &t1);
+                                *copy_seconds += rf_seconds(&t0, &t1);
+                            }
                             continue;
                         }
                         int32_t rc = rf_kernels[st->kernel](a);
+                        if (kernel_seconds) {
+                            clock_gettime(CLOCK_MONOTONIC, &t1);
+                            kernel_seconds[st->kernel] += rf_seconds(&t0, &t1);
+                        }
                         if (rc != 0) return rf_fail(3, "kernel %s (step %llu) returned %d (out of memory?)", rf_kernel_names[st->kernel], s, (int) rc);
                     }
                     return 0;
                 }
+
+                int relayfarm_run(void* model, void* const* inputs, void* const* outputs) {
+                    return rf_exec("relayfarm_run", model, inputs, outputs, NULL, NULL);
+                }
+
+                int relayfarm_profile(void* model, void* const* inputs, void* const* outputs, double* kernel_seconds, double* copy_seconds) {
+                    if (!kernel_seconds || !copy_seconds) return rf_fail(2, "relayfarm_profile: kernel_seconds and copy_seconds must not be NULL");
+                    return rf_exec("relayfarm_profile", model, inputs, outputs, kernel_seconds, copy_seconds);
+                }
+
+                int relayfarm_num_kernels(void) { return RF_NUM_KERNELS; }
+
+                const char* relayfarm_kernel_name(int i) { return i >= 0 && i < RF_NUM_KERNELS ? rf_kernel_names[i] : NULL; }
                 """);
         return c.toString();
     }

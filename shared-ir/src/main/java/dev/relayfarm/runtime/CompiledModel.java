@@ -17,7 +17,9 @@ import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A compiled artifact loaded with the Foreign Function & Memory API: lib.so's graph executor
@@ -25,7 +27,8 @@ import java.util.List;
  * {@link NDArray}s. Inputs are checked against manifest.json (count, dtype, shape: errors name the
  * input), copied into 64-byte aligned native buffers, the graph runs, outputs come back as fresh
  * arrays. One model runs one call at a time ({@code run} is synchronized); load the artifact twice
- * for concurrent runs. {@link #close()} frees the native model and unloads the library.
+ * for concurrent runs. {@link #profile} is a run timed per kernel by the executor ({@code relayfarm_profile}).
+ * {@link #close()} frees the native model and unloads the library.
  */
 public final class CompiledModel implements AutoCloseable {
     private static final Linker LINKER = Linker.nativeLinker();
@@ -39,6 +42,10 @@ public final class CompiledModel implements AutoCloseable {
     private final MethodHandle setThreads;
     private final MethodHandle destroy;
     private final MethodHandle lastError;
+    /** {@code relayfarm_profile}; null for artifacts compiled before it existed. */
+    private final MethodHandle profile;
+    /** Kernel symbols in lib.so's kernel-table order ({@code relayfarm_kernel_name}); empty with {@link #profile} null. */
+    private final List<String> kernelNames;
     private MemorySegment model;
 
     private CompiledModel(Path dir, List<TensorSpec> inputs, List<TensorSpec> outputs, String contentHash, Arena arena, SymbolLookup lib) {
@@ -51,6 +58,22 @@ public final class CompiledModel implements AutoCloseable {
         this.setThreads = handle(lib, "relayfarm_set_num_threads", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
         this.destroy = handle(lib, "relayfarm_destroy", FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
         this.lastError = handle(lib, "relayfarm_last_error", FunctionDescriptor.of(ValueLayout.ADDRESS));
+        this.profile = lib.find("relayfarm_profile").map(fn -> LINKER.downcallHandle(fn, FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS))).orElse(null);
+        this.kernelNames = profile == null ? List.of() : kernelNames(lib);
+    }
+
+    private List<String> kernelNames(SymbolLookup lib) {
+        MethodHandle count = handle(lib, "relayfarm_num_kernels", FunctionDescriptor.of(ValueLayout.JAVA_INT));
+        MethodHandle name = handle(lib, "relayfarm_kernel_name", FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+        try {
+            int n = (int) count.invokeExact();
+            List<String> names = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) names.add(((MemorySegment) name.invokeExact(i)).reinterpret(4096).getString(0));
+            return List.copyOf(names);
+        } catch (Throwable t) {
+            throw new ArtifactException(dir.resolve("lib.so") + ": cannot read its kernel names: " + t, t);
+        }
     }
 
     private MethodHandle handle(SymbolLookup lib, String name, FunctionDescriptor fd) {
@@ -114,6 +137,46 @@ public final class CompiledModel implements AutoCloseable {
 
     /** Runs the model; inputs in manifest order. */
     public synchronized List<NDArray> run(List<NDArray> args) {
+        return call(args, false).outputs();
+    }
+
+    /**
+     * One run, timed by the executor ({@code relayfarm_profile}): each kernel's seconds summed over its calls in this run,
+     * by symbol in lib.so's kernel order (the manifest's "kernels" order), the executor's copies, and the wall time of the
+     * whole native call. Reading the clock around every step costs a little, so time {@link #run} for latency.
+     *
+     * @param outputs        what the run returned, as {@link #run} would
+     * @param kernelSeconds  per kernel symbol, every kernel listed (0 for one this run did not call)
+     * @param copySeconds    the executor's copies between buffers
+     * @param totalSeconds   the native call from entry to return (at least the sum of the others)
+     */
+    public record KernelProfile(List<NDArray> outputs, Map<String, Double> kernelSeconds, double copySeconds, double totalSeconds) {
+        public KernelProfile {
+            outputs = List.copyOf(outputs);
+            kernelSeconds = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(kernelSeconds));
+        }
+
+        /** The kernels' seconds summed. */
+        public double kernelSecondsTotal() {
+            return kernelSeconds.values().stream().mapToDouble(Double::doubleValue).sum();
+        }
+    }
+
+    /** Whether lib.so has {@code relayfarm_profile} (artifacts compiled before it existed do not). */
+    public boolean canProfile() {
+        return profile != null;
+    }
+
+    /** Runs the model once with each step timed (see {@link KernelProfile}); inputs in manifest order. */
+    public synchronized KernelProfile profile(List<NDArray> args) {
+        if (profile == null) {
+            throw new ArtifactException(dir.resolve("lib.so") + " has no relayfarm_profile: the artifact was compiled before profiling existed; compile it again");
+        }
+        return call(args, true);
+    }
+
+    /** One native call: {@code relayfarm_run}, or {@code relayfarm_profile} when {@code timed} (zeroed buffers for it to add into). */
+    private KernelProfile call(List<NDArray> args, boolean timed) {
         HostBuffers.checkInputs("model " + dir, "", inputs, args);
         MemorySegment m = live();
         try (Arena call = Arena.ofConfined()) {
@@ -126,16 +189,25 @@ public final class CompiledModel implements AutoCloseable {
                 outSegs.add(seg);
                 out.setAtIndex(ValueLayout.ADDRESS, i, seg);
             }
+            // Arena.allocate zeroes what it returns: the executor adds into these
+            MemorySegment kernels = timed ? call.allocate(ValueLayout.JAVA_DOUBLE, Math.max(1, kernelNames.size())) : null;
+            MemorySegment copies = timed ? call.allocate(ValueLayout.JAVA_DOUBLE) : null;
             int rc;
+            long start, end;
             try {
-                rc = (int) run.invokeExact(m, in, out);
+                start = System.nanoTime();
+                rc = kernels == null ? (int) run.invokeExact(m, in, out) : (int) profile.invokeExact(m, in, out, kernels, copies);
+                end = System.nanoTime();
             } catch (Throwable t) {
-                throw new IllegalStateException("relayfarm_run failed for " + dir, t);
+                throw new IllegalStateException((kernels == null ? "relayfarm_run" : "relayfarm_profile") + " failed for " + dir, t);
             }
             if (rc != 0) throw new IllegalStateException("model " + dir + " failed (code " + rc + "): " + lastError());
             List<NDArray> results = new ArrayList<>();
             for (int i = 0; i < outputs.size(); i++) results.add(HostBuffers.copyOut(outSegs.get(i), outputs.get(i)));
-            return results;
+            if (kernels == null) return new KernelProfile(results, Map.of(), 0, (end - start) / 1e9);
+            Map<String, Double> byName = new LinkedHashMap<>();
+            for (int k = 0; k < kernelNames.size(); k++) byName.merge(kernelNames.get(k), kernels.getAtIndex(ValueLayout.JAVA_DOUBLE, k), Double::sum);
+            return new KernelProfile(results, byName, copies.get(ValueLayout.JAVA_DOUBLE, 0), (end - start) / 1e9);
         }
     }
 

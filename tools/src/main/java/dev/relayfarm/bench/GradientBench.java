@@ -111,21 +111,12 @@ public final class GradientBench {
             double[] med = new double[runners.size()];
             for (int k = 0; k < med.length; k++) sum += med[k] = SideBySide.percentile(t[k], 0.5);
             List<KernelTime> out = new ArrayList<>();
-            for (int k = 0; k < med.length; k++) out.add(new KernelTime(kernels.get(k).name(), ops(kernels.get(k).primitive()), med[k], med[k] / sum));
+            for (int k = 0; k < med.length; k++) out.add(new KernelTime(kernels.get(k).name(), KernelProfiler.ops(kernels.get(k).primitive()), med[k], med[k] / sum));
             out.sort(java.util.Comparator.comparingDouble(KernelTime::medianMs).reversed());
             return out;
         } finally {
             runners.forEach(CompiledRunner::close);
         }
-    }
-
-    /** The operators a fused kernel calls, in order, joined by '+'. */
-    private static String ops(Function prim) {
-        List<String> ops = new ArrayList<>();
-        for (dev.relayfarm.ir.Expr e : dev.relayfarm.ir.ExprTraversal.postOrder(prim.body())) {
-            if (e instanceof dev.relayfarm.ir.Call c && c.callee() instanceof dev.relayfarm.ir.Op op) ops.add(op.name());
-        }
-        return String.join("+", ops);
     }
 
     /** Seeded uniform [-1, 1) values of every parameter's type, one seed per parameter (the program is the same for any values). */

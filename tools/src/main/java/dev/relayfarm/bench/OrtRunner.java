@@ -6,6 +6,7 @@ import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OnnxValue;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtLoggingLevel;
 import ai.onnxruntime.OrtSession;
 import ai.onnxruntime.TensorInfo;
 import dev.relayfarm.ir.DType;
@@ -29,7 +30,15 @@ import java.util.Map;
  * plus copying the outputs out, as it is for our runtime.
  */
 public final class OrtRunner implements ModelRunner {
-    private final OrtEnvironment env = OrtEnvironment.getEnvironment();
+    /**
+     * Errors only: ORT warns at WARNING about what its graph optimizer does to the model (hundreds of "Removing initializer
+     * ... not used by any node" and "Initializer ... appears in graph inputs" lines for some models), which is its business, not
+     * the benchmark's. The environment is a process-wide singleton, so each session's options say it again in case another
+     * caller created the environment first.
+     */
+    private static final OrtLoggingLevel LOG_LEVEL = OrtLoggingLevel.ORT_LOGGING_LEVEL_ERROR;
+
+    private final OrtEnvironment env = environment();
     private final OrtSession session;
     private final List<String> inputNames;
     private final Map<List<NDArray>, Map<String, OnnxTensor>> converted = new IdentityHashMap<>();
@@ -43,12 +52,17 @@ public final class OrtRunner implements ModelRunner {
     public static OrtRunner open(Path model, int threads) {
         try {
             OrtSession.SessionOptions options = new OrtSession.SessionOptions();
+            options.setSessionLogLevel(LOG_LEVEL);
             if (threads > 0) options.setIntraOpNumThreads(threads);
             options.setInterOpNumThreads(1);
-            return new OrtRunner(OrtEnvironment.getEnvironment().createSession(model.toString(), options));
+            return new OrtRunner(environment().createSession(model.toString(), options));
         } catch (OrtException e) {
             throw new IllegalArgumentException(model + ": ONNX Runtime cannot load the model: " + e.getMessage(), e);
         }
+    }
+
+    private static OrtEnvironment environment() {
+        return OrtEnvironment.getEnvironment(LOG_LEVEL, "relayfarm-bench");
     }
 
     @Override

@@ -44,7 +44,10 @@ import picocli.CommandLine.Spec;
                 "and times the second run (each engine in its own steady state). MODEL is an .onnx file (seeded random inputs",
                 "of its declared shapes) or an ONNX test folder (its first data set). Prints median and p90 latency of each,",
                 "the ratio ours/ORT (below 1: we are faster) and the largest absolute output difference; with several models",
-                "also the geometric mean of the ratios. Exit 2 on a model that cannot be loaded or run."})
+                "also the geometric mean of the ratios. Exit 2 on a model that cannot be loaded or run.",
+                "Measure on an idle machine (no build or test running): ONNX Runtime's spinning worker threads suffer more from",
+                "contention than ours, which flatters us. Use --iterations 30 or more for numbers worth comparing.",
+                "relayc profile MODEL shows where our time goes, kernel by kernel."})
 public final class BenchCommand implements Callable<Integer> {
     @Parameters(paramLabel = "MODEL", arity = "1..*", description = ".onnx files or ONNX test folders")
     List<Path> models;
@@ -157,7 +160,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    private static Path tempDir() {
+    static Path tempDir() {
         try {
             return Files.createTempDirectory("relayc-bench-");
         } catch (IOException e) {

@@ -24,6 +24,7 @@ import picocli.CommandLine;
             TuneCommand.class,
             OptCommand.class,
             BenchCommand.class,
+            ProfileCommand.class,
             ConformanceCommand.class,
             OpsCommand.class,
             ParseCommand.class,

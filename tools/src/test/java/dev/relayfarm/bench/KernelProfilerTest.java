@@ -1,0 +1,59 @@
+package dev.relayfarm.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.relayfarm.ir.Function;
+import dev.relayfarm.text.RelayParser;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** FLOPs of fused primitives counted on their anchors, from typed shapes; the clock read from /proc/cpuinfo. */
+class KernelProfilerTest {
+    private static Function main(String body) {
+        return RelayParser.parseModule("#[version = \"0.0.5\"]\n" + body, "t").main().orElseThrow();
+    }
+
+    @Test
+    void groupedAndBlockedConvolutionsCountMacsPerOutput() {
+        // 16 -> 32 channels in 4 groups, 3x3, 8x8 out: each output reads 16/4 * 3 * 3 inputs
+        Function grouped = main("""
+                def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(32, 4, 3, 3), float32]) {
+                  nn.relu(nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=4))
+                }
+                """);
+        assertEquals(OptionalLong.of(2L * 32 * 8 * 8 * 4 * 3 * 3), KernelProfiler.flops(grouped));
+        // the same count for the blocked layout: 16 -> 8 channels, 1x1, data NCHW8c, weight OIHW8i4o
+        Function blocked = main("""
+                def @main(%x: Tensor[(1, 2, 6, 6, 8), float32], %w: Tensor[(2, 2, 1, 1, 8, 4), float32]) {
+                  nn.contrib_conv2d_NCHWc(%x, %w, channels=8, kernel_size=[1, 1], data_layout="NCHW8c", kernel_layout="OIHW8i4o", out_layout="NCHW4c")
+                }
+                """);
+        assertEquals(OptionalLong.of(2L * 8 * 6 * 6 * 16), KernelProfiler.flops(blocked));
+    }
+
+    @Test
+    void matrixProductsCountTheReducedDimension() {
+        assertEquals(OptionalLong.of(2L * 2 * 4 * 8), KernelProfiler.flops(main("""
+                def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(4, 8), float32]) { add(nn.dense(%x, %w), 1f) }
+                """)));
+        assertEquals(OptionalLong.of(2L * 3 * 5 * 6 * 7), KernelProfiler.flops(main("""
+                def @main(%x: Tensor[(3, 5, 7), float32], %y: Tensor[(3, 6, 7), float32]) { nn.batch_matmul(%x, %y) }
+                """)));
+        assertEquals(OptionalLong.empty(), KernelProfiler.flops(main("""
+                def @main(%x: Tensor[(2, 8), float32]) { exp(%x) }
+                """)));
+    }
+
+    @Test
+    void cpuMhzIsTheHighestClockListed(@TempDir Path tmp) throws Exception {
+        Path info = tmp.resolve("cpuinfo");
+        Files.writeString(info, "processor\t: 0\ncpu MHz\t\t: 2100.000\n\nprocessor\t: 1\ncpu MHz\t\t: 2900.500\n");
+        assertEquals(OptionalDouble.of(2900.5), KernelProfiler.cpuMhz(info));
+        assertTrue(KernelProfiler.cpuMhz(tmp.resolve("none")).isEmpty());
+    }
+}
