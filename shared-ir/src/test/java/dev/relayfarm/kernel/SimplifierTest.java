@@ -78,6 +78,18 @@ class SimplifierTest {
     }
 
     @Test
+    void mixedRadixDigitsSplitAtATermsCoefficient() {
+        // a channel shuffle's index: j*32 + i (j < 8, i < 16 < 32) over 128 = 4 * 32 is j / 4; the rest of j's digit
+        // and the low part stay a remainder
+        assertEquals("(j / 4)", s(j.mul(32).add(i).div(128)));
+        assertEquals("(((j % 4) * 32) + i)", s(j.mul(32).add(i).mod(128)));
+        // the low part must stay below the coefficient: i < 16 is not below 8, so nothing splits at 8
+        assertEquals("(((j * 8) + i) / 32)", s(j.mul(8).add(i).div(32)));
+        // a constant's share moves with its digit: (j*16 + 20) / 32 = (j + 1) / 2 (20 = 1*16 + 4)
+        assertEquals("((j + 1) / 2)", s(j.mul(16).add(ii).add(20).div(32)));
+    }
+
+    @Test
     void decidesComparisonsAndMinMaxFromBounds() {
         assertEquals("true", s(i.lt(PrimExpr.of(16))));
         assertEquals("(i < 15)", s(i.lt(PrimExpr.of(15))));

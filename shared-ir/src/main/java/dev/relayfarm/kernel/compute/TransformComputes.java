@@ -301,8 +301,11 @@ final class TransformComputes {
     }
 
     /**
-     * Each primal coordinate is rebuilt from the output index ({@code outer * block + inner} where the
-     * destination blocks the axis) and split again the way the source lays it out.
+     * Each source coordinate from the output index. Where the two layouts block a primal axis by sizes
+     * that divide one another (NCHW16c to NCHW4c and back, or the same block), the source chunk and lane
+     * come from the destination's chunk and lane without dividing the lane index, so the innermost loop
+     * reads contiguous runs and vectorizes; otherwise the primal coordinate ({@code outer * block + inner}
+     * where the destination blocks the axis) is rebuilt and split again the way the source lays it out.
      */
     private static List<Compute> layoutTransform(OpCall c) {
         Tensor x = c.in(0);
@@ -310,23 +313,26 @@ final class TransformComputes {
         List<LayoutAxis> src = layout(c, a.srcLayout()), dst = layout(c, a.dstLayout());
         if (src.size() != x.rank()) throw c.fail("layout " + a.srcLayout() + " does not match rank " + x.rank());
         return List.of(Te.compute(c.name(), c.outShape(), ix -> {
-            Map<Character, PrimExpr> primal = new LinkedHashMap<>();
-            for (int d = 0; d < dst.size(); d++) {
-                LayoutAxis ax = dst.get(d);
-                if (ax.factor() > 0) continue;
-                int f = blockOf(dst, ax.primal());
-                PrimExpr v = ix.get(d);
-                if (f > 0) {
-                    for (int e = 0; e < dst.size(); e++) if (dst.get(e).primal() == ax.primal() && dst.get(e).factor() > 0) v = v.mul(f).add(ix.get(e));
-                }
-                primal.put(ax.primal(), v);
-            }
+            Map<Character, PrimExpr> outer = new LinkedHashMap<>(), inner = new LinkedHashMap<>();
+            for (int d = 0; d < dst.size(); d++) (dst.get(d).factor() > 0 ? inner : outer).put(dst.get(d).primal(), ix.get(d));
             List<PrimExpr> idx = new ArrayList<>();
             for (LayoutAxis ax : src) {
-                int g = blockOf(src, ax.primal());
-                PrimExpr p = primal.get(ax.primal());
-                if (g == 0) idx.add(p);
-                else idx.add(ax.factor() > 0 ? p.mod(g) : p.div(g));
+                char p = ax.primal();
+                int f = blockOf(dst, p), g = blockOf(src, p);
+                PrimExpr o = outer.get(p), i = inner.get(p);
+                boolean lane = ax.factor() > 0;
+                if (f == g) {
+                    idx.add(lane ? i : o);
+                } else if (f > 0 && g > 0 && g % f == 0) {
+                    // a source lane block holds g/f destination blocks
+                    idx.add(lane ? o.mod(g / f).mul(f).add(i) : o.div(g / f));
+                } else if (f > 0 && g > 0 && f % g == 0) {
+                    // a destination block spans f/g source chunks
+                    idx.add(lane ? i.mod(g) : o.mul(f / g).add(i.div(g)));
+                } else {
+                    PrimExpr primal = f > 0 ? o.mul(f).add(i) : o;
+                    idx.add(g == 0 ? primal : lane ? primal.mod(g) : primal.div(g));
+                }
             }
             return x.at(idx);
         }));

@@ -171,6 +171,10 @@ public final class Simplifier {
             return null;
         }
         boolean restSmall = rb.max() < c;
+        if (!restSmall) {
+            PrimExpr split2 = divModAtFactor(b, lin, c);
+            if (split2 != null) return split2;
+        }
         if (b.op() == BinaryOp.DIV) {
             if (restSmall) return q;
             if (quotient.terms.isEmpty() && quotient.constant == 0) return sameOr(b, r, BinaryOp.DIV, c);
@@ -178,6 +182,34 @@ public final class Simplifier {
         }
         if (restSmall) return r;
         return sameOr(b, r, BinaryOp.MOD, c);
+    }
+
+    /**
+     * {@code (a*k + low) / c -> a / (c/k)} and {@code (a*k + low) % c -> (a % (c/k))*k + low} when {@code k}
+     * divides {@code c}, {@code a} is what the terms with coefficients divisible by {@code k} give divided
+     * by {@code k}, and {@code 0 <= low < k}: the digits of a mixed-radix index (reshape, transpose and
+     * blocked layouts compose such expressions, e.g. {@code (m*784 + y*28 + x) / 3136 = m / 4}). The largest
+     * such {@code k} wins; null when none does.
+     */
+    private PrimExpr divModAtFactor(Binary b, Linear lin, long c) {
+        java.util.TreeSet<Long> factors = new java.util.TreeSet<>(java.util.Comparator.reverseOrder());
+        for (long k : lin.terms.values()) if (k > 1 && k < c && c % k == 0) factors.add(k);
+        for (long k : factors) {
+            Linear high = new Linear(), low = new Linear();
+            lin.terms.forEach((t, v) -> {
+                if (v % k == 0) high.terms.put(t, v / k);
+                else low.terms.put(t, v);
+            });
+            high.constant = Math.floorDiv(lin.constant, k);
+            low.constant = Math.floorMod(lin.constant, k);
+            PrimExpr hi = high.build(b.dtype()), lo = low.build(b.dtype());
+            Interval hb = Bounds.of(hi, ranges), lb = Bounds.of(lo, ranges);
+            if (hb.min() < 0 || lb.min() < 0 || lb.max() >= k) continue;
+            IntImm outer = new IntImm(c / k, b.dtype());
+            if (b.op() == BinaryOp.DIV) return PrimExprs.map(new Binary(BinaryOp.DIV, hi, outer), this::rewrite);
+            return PrimExprs.map(new Binary(BinaryOp.MOD, hi, outer).mul(k).add(lo), this::rewrite);
+        }
+        return null;
     }
 
     private static PrimExpr sameOr(Binary b, PrimExpr r, BinaryOp op, long c) {
@@ -310,9 +342,22 @@ public final class Simplifier {
                 PrimExpr div = new Binary(BinaryOp.DIV, mod.a(), c);
                 Long km = terms.get(t), kd = terms.get(div);
                 if (km == null || kd == null || km == 0 || kd != km * c.value()) continue;
-                terms.remove(t);
-                terms.remove(div);
-                add(mod.a(), km);
+                // x's terms take the place of the first of the two, so the expression keeps its order
+                Linear x = new Linear();
+                x.add(mod.a(), km);
+                Map<PrimExpr, Long> rebuilt = new LinkedHashMap<>();
+                boolean placed = false;
+                for (Map.Entry<PrimExpr, Long> e : terms.entrySet()) {
+                    if (e.getKey().equals(t) || e.getKey().equals(div)) {
+                        if (!placed) x.terms.forEach((k, v) -> rebuilt.merge(k, v, Long::sum));
+                        placed = true;
+                    } else {
+                        rebuilt.merge(e.getKey(), e.getValue(), Long::sum);
+                    }
+                }
+                terms.clear();
+                terms.putAll(rebuilt);
+                constant += x.constant;
             }
         }
 

@@ -61,7 +61,8 @@ public final class InjectiveTemplate implements ScheduleTemplate {
     @Override
     public ScheduleConfig defaultConfig() {
         int inner = out.axes().isEmpty() ? 1 : out.axes().getLast().extent();
-        boolean innerForm = out.axes().size() >= 2 && inner >= 8 && inner <= 1024;
+        // a 4-lane block (NCHW4c) is still better as the vector than fused axes that divide per element
+        boolean innerForm = out.axes().size() >= 2 && inner >= 4 && inner <= 1024;
         return new ScheduleConfig(NAME, Map.of("form", innerForm ? "inner" : "flat", "chunk", 64, "parallel", size() >= 16384 ? 1 : 0));
     }
 
