@@ -10,6 +10,12 @@ public interface ModelRunner extends AutoCloseable {
 
     List<NDArray> run(List<NDArray> inputs);
 
+    /**
+     * Called after a block of timed runs, before another engine's: stop what would go on running in the background and
+     * slow the other engine down (ONNX Runtime's spinning workers). The next {@link #run} starts it again, untimed.
+     */
+    default void pause() {}
+
     @Override
     default void close() {}
 }

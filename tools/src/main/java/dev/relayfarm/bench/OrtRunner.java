@@ -39,11 +39,16 @@ public final class OrtRunner implements ModelRunner {
     private static final OrtLoggingLevel LOG_LEVEL = OrtLoggingLevel.ORT_LOGGING_LEVEL_ERROR;
 
     private final OrtEnvironment env = environment();
-    private final OrtSession session;
+    private final Path model;
+    private final int threads;
+    /** Open, or null between {@link #pause} and the next run. */
+    private OrtSession session;
     private final List<String> inputNames;
     private final Map<List<NDArray>, Map<String, OnnxTensor>> converted = new IdentityHashMap<>();
 
-    private OrtRunner(OrtSession session) throws OrtException {
+    private OrtRunner(Path model, int threads, OrtSession session) throws OrtException {
+        this.model = model;
+        this.threads = threads;
         this.session = session;
         this.inputNames = new ArrayList<>(session.getInputNames());
     }
@@ -51,14 +56,40 @@ public final class OrtRunner implements ModelRunner {
     /** Opens {@code model} with {@code threads} intra-op threads (0 = ORT's default). */
     public static OrtRunner open(Path model, int threads) {
         try {
-            OrtSession.SessionOptions options = new OrtSession.SessionOptions();
-            options.setSessionLogLevel(LOG_LEVEL);
-            if (threads > 0) options.setIntraOpNumThreads(threads);
-            options.setInterOpNumThreads(1);
-            return new OrtRunner(environment().createSession(model.toString(), options));
+            return new OrtRunner(model, threads, session(model, threads));
         } catch (OrtException e) {
             throw new IllegalArgumentException(model + ": ONNX Runtime cannot load the model: " + e.getMessage(), e);
         }
+    }
+
+    /** A session with ORT's defaults (graph optimizations, spinning workers) but our thread count and log level. */
+    private static OrtSession session(Path model, int threads) throws OrtException {
+        OrtSession.SessionOptions options = new OrtSession.SessionOptions();
+        options.setSessionLogLevel(LOG_LEVEL);
+        if (threads > 0) options.setIntraOpNumThreads(threads);
+        options.setInterOpNumThreads(1);
+        return environment().createSession(model.toString(), options);
+    }
+
+    private OrtSession live() throws OrtException {
+        if (session == null) session = session(model, threads);
+        return session;
+    }
+
+    /**
+     * Closes the session, and with it its intra-op thread pool: ORT's workers keep spinning after a run (its default,
+     * which serves back-to-back runs well) and would take the cores from whatever runs next in this process. The next
+     * {@link #run} opens the session again.
+     */
+    @Override
+    public void pause() {
+        if (session == null) return;
+        try {
+            session.close();
+        } catch (OrtException e) {
+            throw new IllegalStateException("onnxruntime: " + e.getMessage(), e);
+        }
+        session = null;
     }
 
     private static OrtEnvironment environment() {
@@ -87,7 +118,7 @@ public final class OrtRunner implements ModelRunner {
                 for (int i = 0; i < inputs.size(); i++) feed.put(inputNames.get(i), toOrt(inputs.get(i), inputNames.get(i)));
                 converted.put(inputs, feed);
             }
-            try (OrtSession.Result result = session.run(feed)) {
+            try (OrtSession.Result result = live().run(feed)) {
                 List<NDArray> out = new ArrayList<>();
                 for (Map.Entry<String, OnnxValue> e : result) {
                     if (!(e.getValue() instanceof OnnxTensor t)) throw new IllegalStateException("onnxruntime: output " + e.getKey() + " is not a tensor");
@@ -164,7 +195,7 @@ public final class OrtRunner implements ModelRunner {
     /** The declared input infos, for building inputs when no test data comes with the model. */
     public Map<String, NodeInfo> inputInfo() {
         try {
-            return session.getInputInfo();
+            return live().getInputInfo();
         } catch (OrtException e) {
             throw new IllegalStateException("onnxruntime: " + e.getMessage(), e);
         }
@@ -173,10 +204,6 @@ public final class OrtRunner implements ModelRunner {
     @Override
     public void close() {
         for (Map<String, OnnxTensor> feed : converted.values()) feed.values().forEach(OnnxTensor::close);
-        try {
-            session.close();
-        } catch (OrtException e) {
-            throw new IllegalStateException("onnxruntime: " + e.getMessage(), e);
-        }
+        pause();
     }
 }

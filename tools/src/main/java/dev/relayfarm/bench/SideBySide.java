@@ -9,7 +9,7 @@ import java.util.Random;
 import java.util.stream.IntStream;
 
 /**
- * Times engines on the same inputs in one process, in turns ({@link #alternate}), after warm-up, so
+ * Times engines on the same inputs in one process, in rounds of blocks ({@link #alternate}), after warm-up, so
  * frequency changes and background load hit each alike; {@link #measure} reports median and p90 latency
  * of ours and a reference, their ratio, and how far the outputs differ.
  */
@@ -42,29 +42,40 @@ public final class SideBySide {
                 percentile(t[0], 0.5), percentile(t[0], 0.9), percentile(t[1], 0.5), percentile(t[1], 0.9), diff);
     }
 
+    /** Blocks of timed runs per engine: enough to spread drift over both engines, few enough to keep each block long. */
+    static final int BLOCKS = 5;
+
     /**
-     * Runs {@code runners} on the same inputs ({@code warmup} untimed rounds, then {@code iterations} timed ones), so
-     * load and clock changes hit each alike; per runner its latencies in milliseconds. In a round each runner, in a
-     * shuffled (seeded) order, runs twice back to back and the second run is timed: each engine is timed in its own
-     * steady state (its thread pool awake, its data in cache), as a server running inferences back to back sees it,
-     * not in the wake of the engine before it (ONNX Runtime's workers spin for a while after a run, taking the cores
-     * from whatever runs next; ours sleep after 20 µs). For a model faster than that spin (under a millisecond) the
-     * untimed run does not fully shield the timed one.
+     * Runs {@code runners} on the same inputs and returns, per runner, its {@code iterations} latencies in milliseconds.
+     * The runs come in up to {@link #BLOCKS} rounds; in each round every runner, in a shuffled (seeded) order, runs
+     * {@code warmup} untimed runs, then its share of the timed runs back to back, then {@link ModelRunner#pause pauses}.
+     * So each engine is timed in its own steady state (its thread pool awake, its data in cache), as a server running
+     * inferences back to back sees it, and never beside the other engine's background threads: ONNX Runtime's workers
+     * keep spinning after a run, and on this 2-core machine they took up to half of the cores from an engine run right
+     * after it (msra_teams_seg, ours: 1.81 ms alone, 3.15 ms interleaved with ONNX Runtime, 2.19 ms with ORT's spinning
+     * switched off), so interleaving engines measured the spin, not the engine. Rounds spread slow drift (frequency, load)
+     * over all engines alike.
      */
     public static double[][] alternate(List<? extends ModelRunner> runners, List<NDArray> inputs, int warmup, int iterations) {
         if (iterations < 1) throw new IllegalArgumentException("iterations must be at least 1, got " + iterations);
-        for (int i = 0; i < warmup; i++) for (ModelRunner r : runners) r.run(inputs);
         double[][] t = new double[runners.size()][iterations];
         List<Integer> order = new ArrayList<>(IntStream.range(0, runners.size()).boxed().toList());
         Random random = new Random(42);
-        for (int i = 0; i < iterations; i++) {
+        int blocks = Math.min(BLOCKS, iterations), done = 0;
+        for (int b = 0; b < blocks; b++) {
+            int runs = (iterations - done) / (blocks - b);
             Collections.shuffle(order, random);
             for (int k : order) {
-                runners.get(k).run(inputs);
-                long s = System.nanoTime();
-                runners.get(k).run(inputs);
-                t[k][i] = (System.nanoTime() - s) / 1e6;
+                ModelRunner r = runners.get(k);
+                for (int i = 0; i < Math.max(1, warmup); i++) r.run(inputs);
+                for (int i = 0; i < runs; i++) {
+                    long s = System.nanoTime();
+                    r.run(inputs);
+                    t[k][done + i] = (System.nanoTime() - s) / 1e6;
+                }
+                r.pause();
             }
+            done += runs;
         }
         return t;
     }

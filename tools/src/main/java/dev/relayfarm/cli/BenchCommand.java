@@ -35,13 +35,15 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code relayc bench MODEL...}: our engine and ONNX Runtime on the same inputs, in turns in one process
+ * {@code relayc bench MODEL...}: our engine and ONNX Runtime on the same inputs, in rounds of blocks in one process
  * ({@link SideBySide#alternate}), after warm-up; a table of median/p90 latency, the ratio ours/ORT and the output difference.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Benchmark models against ONNX Runtime (CPU provider, same intra-op thread count, its default graph",
-                "optimizations), in one process after warm-up: each round runs each engine twice back to back, in a shuffled order,",
-                "and times the second run (each engine in its own steady state). MODEL is an .onnx file (seeded random inputs",
+                "optimizations), in one process: in each of up to 5 rounds each engine, in a shuffled order, runs its warm-up runs",
+                "then a block of timed runs back to back, and then stops its background threads (ONNX Runtime's session is closed:",
+                "its workers keep spinning after a run and took up to half the cores from the engine timed next). Each engine is",
+                "timed in its own steady state, as a server running inferences back to back sees it. MODEL is an .onnx file (seeded random inputs",
                 "of its declared shapes) or an ONNX test folder (its first data set). Prints median and p90 latency of each,",
                 "the ratio ours/ORT (below 1: we are faster) and the largest absolute output difference; with several models",
                 "also the geometric mean of the ratios. Exit 2 on a model that cannot be loaded or run.",
@@ -73,7 +75,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--shape", paramLabel = "NAME=DIMS", description = "bind an input's dynamic dims, e.g. x=1x3x224x224 (repeatable)")
     List<String> shapes = List.of();
 
-    @Option(names = "--warmup", defaultValue = "3", description = "untimed runs of each engine first (default ${DEFAULT-VALUE})")
+    @Option(names = "--warmup", defaultValue = "3", description = "untimed runs of each engine before each of its blocks (default ${DEFAULT-VALUE})")
     int warmup;
 
     @Option(names = "--iterations", defaultValue = "20", description = "timed runs of each engine (default ${DEFAULT-VALUE})")

@@ -38,11 +38,13 @@ class SideBySideTest {
     }
 
     @Test
-    void eachEngineRunsWarmUpThenTwicePerRoundAndItsOwnTimesComeBackInItsRow() {
+    void eachEngineRunsWarmUpThenItsBlockPerRoundAndItsOwnTimesComeBackInItsRow() {
         Sleeper fast = new Sleeper(1), slow = new Sleeper(6), middle = new Sleeper(3);
-        double[][] t = SideBySide.alternate(List.of(fast, slow, middle), List.of(), 2, 5);
-        for (Sleeper s : List.of(fast, slow, middle)) assertEquals(2 + 2 * 5, s.runs, s.name());
+        double[][] t = SideBySide.alternate(List.of(fast, slow, middle), List.of(), 2, 7);
+        // 5 rounds (blocks of 1, 1, 1, 2, 2 timed runs), each after 2 warm-up runs
+        for (Sleeper s : List.of(fast, slow, middle)) assertEquals(5 * 2 + 7, s.runs, s.name());
         assertEquals(3, t.length);
+        for (double[] row : t) assertEquals(7, row.length);
         // rows follow the runners' order whatever the shuffled run order was: each row holds its own engine's times
         assertTrue(SideBySide.percentile(t[0], 0.5) < SideBySide.percentile(t[2], 0.5), "fast row below middle row");
         assertTrue(SideBySide.percentile(t[2], 0.5) < SideBySide.percentile(t[1], 0.5), "middle row below slow row");
@@ -53,12 +55,12 @@ class SideBySideTest {
     void theShuffleIsSeededSoARunIsRepeatable() {
         List<Integer> first = order(), second = order();
         assertEquals(first, second);
-        assertTrue(first.stream().distinct().count() > 1, "runs in more than one order over 20 rounds: " + first);
+        assertTrue(first.stream().distinct().count() > 1, "runs in more than one order over 5 rounds: " + first);
     }
 
-    /** The index of the engine that ran first in each of 20 rounds. */
+    /** The index of the engine that ran first in each of the 5 rounds; checks that each block ends in a pause. */
     private static List<Integer> order() {
-        List<Integer> calls = new ArrayList<>();
+        List<String> calls = new ArrayList<>();
         List<ModelRunner> runners = new ArrayList<>();
         for (int k = 0; k < 3; k++) {
             int id = k;
@@ -70,22 +72,30 @@ class SideBySideTest {
 
                 @Override
                 public List<NDArray> run(List<NDArray> inputs) {
-                    calls.add(id);
+                    calls.add("run" + id);
                     return List.of();
                 }
 
                 @Override
-                public void close() {}
+                public void pause() {
+                    calls.add("pause" + id);
+                }
             });
         }
         SideBySide.alternate(runners, List.of(), 1, 20);
-        // one warm-up round of 3 runs, then rounds of 6: each engine twice back to back
+        // 5 rounds; in each, every engine: 1 warm-up run, its 4 timed runs back to back, then its pause
         List<Integer> firsts = new ArrayList<>();
-        for (int r = 0; r < 20; r++) {
-            int start = 3 + 6 * r;
-            for (int k = 0; k < 6; k += 2) assertEquals(calls.get(start + k), calls.get(start + k + 1), "an engine runs twice back to back");
-            firsts.add(calls.get(start));
+        int at = 0;
+        for (int r = 0; r < 5; r++) {
+            firsts.add(calls.get(at).charAt(3) - '0');
+            for (int e = 0; e < 3; e++) {
+                String id = calls.get(at).substring(3);
+                for (int i = 0; i < 5; i++) assertEquals("run" + id, calls.get(at + i), "round " + r + ": an engine's runs come together");
+                assertEquals("pause" + id, calls.get(at + 5), "round " + r + ": a block ends in a pause");
+                at += 6;
+            }
         }
+        assertEquals(calls.size(), at);
         return firsts;
     }
 
