@@ -52,6 +52,50 @@ class CanonicalizeOpsTest {
     }
 
     @Test
+    void transposedConvolutionWhoseKernelIsItsStrideBecomesAOneByOneConvolutionAndADepthToSpace() {
+        // ppocr's upsampling: 2x2 kernel, stride 2; each output pixel takes one input pixel through one tap
+        String before = """
+                def @main(%x: Tensor[(1, 3, 4, 5), float32], %w: Tensor[(3, 2, 2, 2), float32]) {
+                  nn.conv2d_transpose(%x, %w, strides=[2, 2], channels=2, kernel_size=[2, 2])
+                }
+                """;
+        assertRewrites(PASS, before, """
+                def @main(%x: Tensor[(1, 3, 4, 5), float32], %w: Tensor[(3, 2, 2, 2), float32]) {
+                  %0 = transpose(%w, axes=[1, 2, 3, 0]);
+                  %1 = reshape(%0, newshape=[8, 3, 1, 1]);
+                  %2 = nn.conv2d(%x, %1, channels=8, kernel_size=[1, 1]);
+                  %3 = reshape(%2, newshape=[1, 2, 2, 2, 4, 5]);
+                  %4 = transpose(%3, axes=[0, 1, 4, 2, 5, 3]);
+                  reshape(%4, newshape=[1, 2, 8, 10])
+                }
+                """);
+        assertSameResults(PASS, before);
+        // a 3x3 kernel at stride 3 too; results equal
+        assertSameResults(PASS, """
+                def @main(%x: Tensor[(2, 4, 3, 2), float32], %w: Tensor[(4, 5, 3, 3), float32]) {
+                  nn.conv2d_transpose(%x, %w, strides=[3, 3], channels=5, kernel_size=[3, 3])
+                }
+                """);
+    }
+
+    @Test
+    void transposedConvolutionsOfOtherFormsStay() {
+        // kernel larger than the stride (taps overlap), padding, output padding, groups
+        assertUnchanged(PASS, """
+                def @main(%x: Tensor[(1, 3, 4, 5), float32], %w: Tensor[(3, 2, 3, 3), float32]) { nn.conv2d_transpose(%x, %w, strides=[2, 2]) }
+                """);
+        assertUnchanged(PASS, """
+                def @main(%x: Tensor[(1, 3, 4, 5), float32], %w: Tensor[(3, 2, 2, 2), float32]) { nn.conv2d_transpose(%x, %w, strides=[2, 2], padding=[1, 1]) }
+                """);
+        assertUnchanged(PASS, """
+                def @main(%x: Tensor[(1, 3, 4, 5), float32], %w: Tensor[(3, 2, 2, 2), float32]) { nn.conv2d_transpose(%x, %w, strides=[2, 2], output_padding=[1, 1]) }
+                """);
+        assertUnchanged(PASS, """
+                def @main(%x: Tensor[(1, 4, 4, 5), float32], %w: Tensor[(4, 1, 2, 2), float32]) { nn.conv2d_transpose(%x, %w, strides=[2, 2], groups=2) }
+                """);
+    }
+
+    @Test
     void otherOpsStay() {
         assertUnchanged(PASS, """
                 def @main(%x: Tensor[(2, 5), float32], %b: Tensor[(5), float32]) { add(%x, %b) }
