@@ -27,7 +27,8 @@ import java.util.Optional;
  * A depthwise convolution's weight {@code [C, 1, KH, KW]} is blocked {@code OIHW1i[c]o}, its data and output
  * {@code NCHW[c]c}, so it sits between pointwise convolutions without a transform. Other grouped convolutions
  * are blocked by what divides the channels of one group (also half a vector: 4), so a group holds whole
- * blocks; one whose groups no block divides keeps its layout. Choosing blocks by channel count alone
+ * blocks; one whose groups no block divides keeps its layout. A convolution with fewer input channels than a
+ * vector (an image's 3) takes them all as one input block ({@code NCHW3c}), as TVM's x86 schedules do. Choosing blocks by channel count alone
  * means a convolution's output blocks are the next one's input blocks whenever the channel counts
  * agree, so no transform is needed between them.
  */
@@ -69,6 +70,9 @@ public final class CpuLayoutHooks {
             // a group must hold whole blocks: blocked by what divides its channels, down to half a vector
             List<Integer> bs = groups == 1 ? blocks : groupBlocks(blocks);
             ic = block(kernel.extent(w.shape(), 'I'), bs);
+            // a first layer (3 or 4 input channels, fewer than a vector) takes all its channels as one block: its output
+            // comes out blocked for the next layer, and each input value is one broadcast for a vector of output channels
+            if (ic == 0 && groups == 1 && channels.value() < blocks.getLast()) ic = (int) channels.value();
             oc = block(Dim.of(kernel.extent(w.shape(), 'O').value() / groups), bs);
         }
         if (ic == 0 || oc == 0) return Optional.empty();

@@ -44,8 +44,6 @@ import java.util.OptionalLong;
  * plain runs.
  */
 public final class KernelProfiler {
-    /** AVX2 with two FMA ports: 2 FMA units × 8 float32 lanes × 2 FLOPs (multiply and add) per cycle and core. */
-    public static final int FLOPS_PER_CYCLE = 32;
 
     private KernelProfiler() {}
 
@@ -281,32 +279,5 @@ public final class KernelProfiler {
             case AttrValue.IntValue i -> i.value() != 0;
             default -> dflt;
         }).orElse(dflt);
-    }
-
-    /**
-     * The default peak for {@code cores} cores: cores × GHz × {@value #FLOPS_PER_CYCLE} FLOP/cycle (AVX2: 2 FMA × 8 float32 lanes ×
-     * 2), GHz the highest "cpu MHz" of /proc/cpuinfo (the current clock, so turbo and power saving move it). Empty when that
-     * cannot be read (not Linux).
-     */
-    public static OptionalDouble defaultPeakGflops(int cores) {
-        OptionalDouble mhz = cpuMhz(Path.of("/proc/cpuinfo"));
-        return mhz.isPresent() ? OptionalDouble.of(cores * mhz.getAsDouble() / 1e3 * FLOPS_PER_CYCLE) : OptionalDouble.empty();
-    }
-
-    /** The highest "cpu MHz" in a /proc/cpuinfo-style file; empty when there is none. */
-    static OptionalDouble cpuMhz(Path cpuinfo) {
-        try {
-            if (!Files.isReadable(cpuinfo)) return OptionalDouble.empty();
-            return Files.readAllLines(cpuinfo).stream().filter(l -> l.startsWith("cpu MHz")).map(l -> l.substring(l.indexOf(':') + 1).strip())
-                    .mapToDouble(s -> {
-                        try {
-                            return Double.parseDouble(s);
-                        } catch (NumberFormatException e) {
-                            return Double.NaN;
-                        }
-                    }).filter(d -> d > 0).max();
-        } catch (IOException e) {
-            return OptionalDouble.empty();
-        }
     }
 }
