@@ -19,6 +19,15 @@ class MachinePeakTest {
     }
 
     @Test
+    void measuresAPlausibleMemoryBandwidth() {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: nothing to measure with");
+        OptionalDouble gbps = MachinePeak.bandwidth(1);
+        // one thread streaming 192 MiB: more than a slow disk, less than any memory system of this decade
+        assertTrue(gbps.isPresent() && gbps.getAsDouble() > 0.5 && gbps.getAsDouble() < 2_000, "measured " + gbps);
+        assertThrows(IllegalArgumentException.class, () -> MachinePeak.bandwidth(0));
+    }
+
+    @Test
     void theProgramRunsTwelveIndependentVectorChains() {
         String c = MachinePeak.source();
         assertEquals(MachinePeak.CHAINS, c.lines().filter(l -> l.matches("\\s*a\\d+ = a\\d+ \\* b \\+ c;")).count());
