@@ -2,7 +2,7 @@ package dev.relayfarm.cli;
 
 import dev.relayfarm.bench.BenchInputs;
 import dev.relayfarm.bench.KernelProfiler;
-import dev.relayfarm.bench.MachinePeak;
+import dev.relayfarm.kernel.codegen.MachinePeak;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.ir.IRModule;

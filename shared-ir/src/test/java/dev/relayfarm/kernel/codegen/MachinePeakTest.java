@@ -1,11 +1,10 @@
-package dev.relayfarm.bench;
+package dev.relayfarm.kernel.codegen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.relayfarm.kernel.codegen.CCompiler;
 import java.util.OptionalDouble;
 import org.junit.jupiter.api.Test;
 
