@@ -130,8 +130,7 @@ public final class CanonicalizeOps extends FunctionPass {
         int out = ws[0], inG = ws[1], outG = out / g, in = inG * g;
         if (x.staticShape()[1] != in) return null;
         // what CpuLayoutHooks blocks group by group (its blocks, then half the smallest)
-        List<Integer> groupBlocks = new java.util.ArrayList<>(blocks);
-        if (blocks.getLast() / 2 >= 2) groupBlocks.add(blocks.getLast() / 2);
+        List<Integer> groupBlocks = CpuLayoutHooks.halfBlocks(blocks);
         boolean blockedPerGroup = groupBlocks.stream().anyMatch(b -> inG % b == 0) && groupBlocks.stream().anyMatch(b -> outG % b == 0);
         boolean blockedWhole = blocks.stream().anyMatch(b -> in % b == 0) && blocks.stream().anyMatch(b -> out % b == 0);
         if (blockedPerGroup || !blockedWhole) return null;
