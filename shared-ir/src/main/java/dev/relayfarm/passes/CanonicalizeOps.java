@@ -3,6 +3,8 @@ package dev.relayfarm.passes;
 import dev.relayfarm.ir.AttrValue;
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.Call;
+import dev.relayfarm.ir.Constant;
+import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.ExprRewriter;
 import dev.relayfarm.ir.Function;
@@ -10,8 +12,11 @@ import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.Op;
+import dev.relayfarm.ir.Span;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ops.nn.BiasAdd;
+import dev.relayfarm.ops.nn.Conv2D;
+import dev.relayfarm.ops.nn.Conv2DTranspose;
 import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.List;
 
@@ -27,7 +32,8 @@ import java.util.List;
  *
  * A transposed convolution whose kernel is its stride becomes a 1x1 convolution and a depth-to-space
  * ({@link #pixelShuffle}); a convolution of a few groups no channel block divides becomes one ungrouped
- * convolution with a block-diagonal weight ({@link #ungroup}). Not done: data whose rank is not known (no tensor type) is left alone.
+ * convolution with a block-diagonal weight ({@link #ungroup}). Not done: data whose rank is not known (no
+ * tensor type) is left alone.
  */
 public final class CanonicalizeOps extends FunctionPass {
     private static final PassInfo INFO = new PassInfo("canonicalize-ops", 3,
@@ -82,9 +88,8 @@ public final class CanonicalizeOps extends FunctionPass {
      * Null when the call is not of that form.
      */
     private static Expr pixelShuffle(Call c, ExprTypes types) {
-        dev.relayfarm.ops.nn.Conv2DTranspose.Conv2DTransposeAttrs at =
-                (dev.relayfarm.ops.nn.Conv2DTranspose.Conv2DTransposeAttrs) OpRegistry.get("nn.conv2d_transpose").parseAttrs(c.attrs());
-        dev.relayfarm.ops.nn.Conv2D.Conv2DAttrs a = at.conv();
+        Conv2DTranspose.Conv2DTransposeAttrs at = (Conv2DTranspose.Conv2DTransposeAttrs) OpRegistry.get("nn.conv2d_transpose").parseAttrs(c.attrs());
+        Conv2D.Conv2DAttrs a = at.conv();
         if (!(types.of(c.args().get(0)) instanceof TensorType x) || !(types.of(c.args().get(1)) instanceof TensorType w)) return null;
         if (!x.isStatic() || !w.isStatic() || a.groups() != 1 || a.outDtype() != null && !a.outDtype().equals(x.dtype())) return null;
         if (!a.dataLayout().name().equals("NCHW") || !a.kernelLayout().name().equals("IOHW") || !a.outLayout().name().equals("NCHW")) return null;
@@ -120,11 +125,11 @@ public final class CanonicalizeOps extends FunctionPass {
      * a block divides the groups' channels (alter-op-layout blocks it as it is), or when no block divides the totals.
      */
     private static Expr ungroup(Call c, ExprTypes types, List<Integer> blocks) {
-        dev.relayfarm.ops.nn.Conv2D.Conv2DAttrs a = (dev.relayfarm.ops.nn.Conv2D.Conv2DAttrs) OpRegistry.get("nn.conv2d").parseAttrs(c.attrs());
+        Conv2D.Conv2DAttrs a = (Conv2D.Conv2DAttrs) OpRegistry.get("nn.conv2d").parseAttrs(c.attrs());
         int g = a.groups();
         if (g < 2 || g > MAX_UNGROUPED) return null;
         if (!(types.of(c.args().get(0)) instanceof TensorType x) || !(types.of(c.args().get(1)) instanceof TensorType w)) return null;
-        if (!x.isStatic() || !w.isStatic() || !x.dtype().equals(dev.relayfarm.ir.DType.FLOAT32) || !w.dtype().equals(x.dtype())) return null;
+        if (!x.isStatic() || !w.isStatic() || !x.dtype().equals(DType.FLOAT32) || !w.dtype().equals(x.dtype())) return null;
         if (!a.dataLayout().name().equals("NCHW") || !a.kernelLayout().name().equals("OIHW") || !a.outLayout().name().equals("NCHW")) return null;
         int[] ws = w.staticShape();
         int out = ws[0], inG = ws[1], outG = out / g, in = inG * g;
@@ -136,15 +141,15 @@ public final class CanonicalizeOps extends FunctionPass {
         if (blockedPerGroup || !blockedWhole) return null;
         float[] eye = new float[g * g];
         for (int i = 0; i < g; i++) eye[i * g + i] = 1;
-        Expr mask = new dev.relayfarm.ir.Constant(NDArray.wrap(dev.relayfarm.ir.DType.FLOAT32, new int[] {g, 1, g, 1, 1, 1}, eye));
+        Expr mask = new Constant(NDArray.wrap(DType.FLOAT32, new int[] {g, 1, g, 1, 1, 1}, eye));
         Expr split = call("reshape", c.args().get(1), Attrs.of("newshape", ints(g, outG, 1, inG, ws[2], ws[3])));
-        Expr diagonal = new Call(Op.get("multiply"), List.of(split, mask), Attrs.EMPTY, List.of(), dev.relayfarm.ir.Span.NONE);
+        Expr diagonal = new Call(Op.get("multiply"), List.of(split, mask), Attrs.EMPTY, List.of(), Span.NONE);
         Expr weight = call("reshape", diagonal, Attrs.of("newshape", ints(out, in, ws[2], ws[3])));
         return new Call(c.callee(), List.of(c.args().get(0), weight), c.attrs().with("groups", AttrValue.of(1)), List.of(), c.span());
     }
 
     private static Call call(String op, Expr arg, Attrs attrs) {
-        return new Call(Op.get(op), List.of(arg), attrs, List.of(), dev.relayfarm.ir.Span.NONE);
+        return new Call(Op.get(op), List.of(arg), attrs, List.of(), Span.NONE);
     }
 
     private static AttrValue ints(long... values) {

@@ -9,9 +9,10 @@ import java.util.Locale;
 import java.util.OptionalDouble;
 
 /**
- * This machine's float32 FMA peak and memory bandwidth ({@link #bandwidth}), measured rather than computed from a nominal clock: {@code threads} threads each run
- * {@value #CHAINS} independent chains of 8-lane (256-bit, the width our kernels are scheduled for) fused multiply-adds on
- * registers for about {@value #SECONDS} s, built by the host C compiler with the kernels' flags. /proc/cpuinfo's
+ * This machine's float32 FMA peak and memory bandwidth ({@link #bandwidth}), measured rather than computed from a
+ * nominal clock. For the peak, {@code threads} threads each run {@value #CHAINS} independent chains of 8-lane
+ * (256-bit, the width our kernels are scheduled for) fused multiply-adds on registers for about {@value #SECONDS} s,
+ * built by the host C compiler with the kernels' flags. /proc/cpuinfo's
  * "cpu MHz" is the nominal or momentary clock; under load a core boosts past it (our convolutions measured above a
  * peak computed from 2.6 GHz), so a "% of peak" against it would flatter every kernel.
  */
@@ -37,20 +38,19 @@ public final class MachinePeak {
         cmd.addAll(List.of(args));
         ChildProcess.Result r;
         try {
-            r = ChildProcess.run(cmd,
-                    ChildProcess.Options.DEFAULT.withTimeout(Duration.ofSeconds(30)));
+            r = ChildProcess.run(cmd, ChildProcess.Options.DEFAULT.withTimeout(Duration.ofSeconds(30)));
         } catch (IOException e) {
-            throw new IllegalStateException("peak measurement failed: " + e.getMessage(), e);
+            throw new IllegalStateException("machine measurement failed: " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("peak measurement interrupted", e);
+            throw new IllegalStateException("machine measurement interrupted", e);
         }
         if (r.exitCode() != 0) throw new IllegalStateException("machine measurement failed (exit " + r.exitCode() + "): " + r.log());
         String line = r.output().strip().lines().reduce((a, b) -> b).orElse("");
         try {
             return OptionalDouble.of(Double.parseDouble(line.split("\\s+")[0]));
         } catch (NumberFormatException e) {
-            throw new IllegalStateException("peak measurement printed no number: " + r.log(), e);
+            throw new IllegalStateException("machine measurement printed no number: " + r.log(), e);
         }
     }
 
