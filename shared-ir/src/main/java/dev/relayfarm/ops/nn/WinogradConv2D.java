@@ -50,6 +50,11 @@ public final class WinogradConv2D {
         return new OpDef<>(NAME, 2, WinogradConv2D::parse, WinogradConv2D::relation, OpPattern.OUT_ELEMWISE_FUSABLE, WinogradConv2D::compute);
     }
 
+    /** Whether F(m x m, 3 x 3) has matrices here (m = 2 or 4). */
+    public static boolean tileSizeSupported(int m) {
+        return WinogradMatrices.supports(m);
+    }
+
     private static int tileSize(String op, AttrReader r) {
         int m = r.int32("tile_size", 4);
         if (!WinogradMatrices.supports(m)) throw new RelationException(op + ": tile_size must be 2 or 4, got " + m);
