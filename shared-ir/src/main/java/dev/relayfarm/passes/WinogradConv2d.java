@@ -104,7 +104,7 @@ public final class WinogradConv2d extends FunctionPass {
         int oh = xs[2] + a.padding()[0] + a.padding()[2] - 2, ow = xs[3] + a.padding()[1] + a.padding()[3] - 2;
         if (in < options.minChannels() || outC < options.minChannels() || oh < options.minOutput() || ow < options.minOutput()) return null;
         if (!constant(c.args().get(1))) return null;
-        int m = options.tileSize();
+        int m = Integer.getInteger(PROPERTY + ".tile", options.tileSize());
         Expr u = new Call(Op.get(WinogradConv2D.WEIGHT_TRANSFORM), List.of(c.args().get(1)),
                 Attrs.of("tile_size", AttrValue.of(m)).with("kernel_layout", AttrValue.of(a.kernelLayout().name())), List.of(), c.span());
         Attrs attrs = Attrs.of("tile_size", AttrValue.of(m)).with("padding", AttrValue.ints(a.padding()[0], a.padding()[1], a.padding()[2], a.padding()[3]))
@@ -113,9 +113,12 @@ public final class WinogradConv2d extends FunctionPass {
         return new Call(Op.get(WinogradConv2D.NAME), List.of(c.args().get(0), u), attrs, List.of(), c.span());
     }
 
-    /** A constant, or layout transforms of one: what fold-constant turns into a constant. */
+    /**
+     * Operator calls over constants only (a layout transform of a weight fold-scale-axis scaled): what fold-constant
+     * turns into a constant.
+     */
     private static boolean constant(Expr e) {
-        while (e instanceof Call c && c.callee() instanceof Op op && op.name().equals("layout_transform")) e = c.args().getFirst();
-        return e instanceof Constant;
+        if (e instanceof Constant) return true;
+        return e instanceof Call c && c.callee() instanceof Op && c.args().stream().allMatch(WinogradConv2d::constant);
     }
 }

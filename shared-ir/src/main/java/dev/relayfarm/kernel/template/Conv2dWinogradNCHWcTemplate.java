@@ -262,7 +262,7 @@ public final class Conv2dWinogradNCHWcTemplate implements ScheduleTemplate {
         Tiles.parallelFused(ps, g, List.of("e", "u"));
         ps.add(new Primitive.Vectorize(g, lanes));
         ps.add(new Primitive.ComputeAt(local, g, order.get(order.size() - 3)));
-        ps.add(new Primitive.Reorder(local, List.of("e", "u", "p", "oc_chunk", "ic_chunk", "ic_block", "oc_block")));
+        ps.add(new Primitive.Reorder(local, List.of("e", "u", "oc_chunk", "ic_chunk", "ic_block", "p", "oc_block")));
         ps.add(new Primitive.Unroll(local, "p"));
         ps.add(new Primitive.Vectorize(local, "oc_block"));
         // output transform in the epilogue's loops: m x m output positions unrolled, channel block as lanes
