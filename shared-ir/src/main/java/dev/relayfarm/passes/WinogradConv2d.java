@@ -31,28 +31,39 @@ import java.util.List;
  * for fold-constant (after this pass in the pipeline) to compute once at compile time. It runs after
  * alter-op-layout, whose blocks it keeps.
  *
- * <p>Off by default ({@link Options#DEFAULT}: the template is new and untuned; see the README's measurements):
- * forcing the pass ({@link PassOptions#forced()}) or the JVM property {@code -Drelayfarm.winograd=on} (e.g.
- * {@code RELAYC_JAVA_OPTS=-Drelayfarm.winograd=on ./relayc bench ...}) turns it on, {@code =off} or disabling the
- * pass turns it off. Not done: strided, dilated, grouped or non-3x3 convolutions; weights that are not
+ * <p>On at -O3 ({@link Options#DEFAULT}; measured faster than the direct template on resnet50, vgg19 and mlsd, see the
+ * README): disabling the pass ({@link PassOptions#disabled()}) or the JVM property {@code -Drelayfarm.winograd=off}
+ * (e.g. {@code RELAYC_JAVA_OPTS=-Drelayfarm.winograd=off ./relayc bench ...}, which every command passes to the
+ * pipeline) turns it off; with options whose {@code enabled} is false, forcing the pass or {@code =on} turns it on. Not done: strided, dilated, grouped or non-3x3 convolutions; weights that are not
  * constants (the transform would run every call, with no compute rule); float16.
  */
 public final class WinogradConv2d extends FunctionPass {
     public static final String NAME = "winograd-conv2d";
     private static final PassInfo INFO = new PassInfo(NAME, 3,
-            "blocked 3x3 stride-1 convolutions with constant weights to Winograd F(4x4, 3x3) (off unless forced or -Drelayfarm.winograd=on)");
+            "blocked 3x3 stride-1 convolutions with constant weights to Winograd F(4x4, 3x3) (-Drelayfarm.winograd=off turns it off)");
     /** The JVM property that turns the rewrite on or off whatever the options' default. */
     public static final String PROPERTY = "relayfarm.winograd";
 
     /**
      * {@code enabled}: whether the pass rewrites when neither forced nor set by {@link #PROPERTY}; {@code tileSize}: m (2
-     * or 4); the smallest channel counts (in and out) and output side rewritten.
+     * or 4); the smallest channel count (in and out) and output side rewritten; {@code maxTransformBytes}: the largest
+     * transformed input or GEMM result ({@code alpha^2 x tiles x channels} floats) rewritten.
+     *
+     * <p>The thresholds are measured (README, "Winograd convolutions"; a 2-core AMD EPYC, 32 MiB L3): at 7x7 (resnet50's
+     * 512 channels) the transformed weight, 4x the direct one, makes the kernel memory-bound and no faster; at 224x224
+     * with 64 channels (vgg19's first block) the 29 MiB transformed input and GEMM result spill the cache and the
+     * kernel is 0.7x the direct one, while 112x112 with 128 channels (14 MiB) is 1.7-2x faster.
      */
-    public record Options(boolean enabled, int tileSize, int minChannels, int minOutput) {
-        public static final Options DEFAULT = new Options(false, 4, 32, 7);
+    public record Options(boolean enabled, int tileSize, int minChannels, int minOutput, long maxTransformBytes) {
+        public static final Options DEFAULT = new Options(true, 4, 32, 8, 16L << 20);
 
         public Options {
             if (!WinogradConv2D.tileSizeSupported(tileSize)) throw new IllegalArgumentException("tile size must be 2 or 4, got " + tileSize);
+        }
+
+        /** The defaults, rewriting when {@code on}. */
+        public static Options enabled(boolean on) {
+            return new Options(on, DEFAULT.tileSize(), DEFAULT.minChannels(), DEFAULT.minOutput(), DEFAULT.maxTransformBytes());
         }
     }
 
@@ -105,6 +116,8 @@ public final class WinogradConv2d extends FunctionPass {
         if (in < options.minChannels() || outC < options.minChannels() || oh < options.minOutput() || ow < options.minOutput()) return null;
         if (!constant(c.args().get(1))) return null;
         int m = Integer.getInteger(PROPERTY + ".tile", options.tileSize());
+        long tiles = (long) xs[0] * ((oh + m - 1) / m) * ((ow + m - 1) / m);
+        if ((long) (m + 2) * (m + 2) * tiles * Math.max(in, outC) * 4 > options.maxTransformBytes()) return null;
         Expr u = new Call(Op.get(WinogradConv2D.WEIGHT_TRANSFORM), List.of(c.args().get(1)),
                 Attrs.of("tile_size", AttrValue.of(m)).with("kernel_layout", AttrValue.of(a.kernelLayout().name())), List.of(), c.span());
         Attrs attrs = Attrs.of("tile_size", AttrValue.of(m)).with("padding", AttrValue.ints(a.padding()[0], a.padding()[1], a.padding()[2], a.padding()[3]))

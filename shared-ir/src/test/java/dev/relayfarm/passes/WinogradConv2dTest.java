@@ -80,7 +80,7 @@ class WinogradConv2dTest {
                 IRModule in = TypeInference.infer(RelayParser.parseModule(text, "input")).module();
                 Sequential seq = PassRegistry.sequential("test", java.util.List.of("alter-op-layout", "winograd-conv2d", "fold-constant"));
                 PassOptions options = PassOptions.level(3).withValidate(true);
-                IRModule out = new Sequential("test", java.util.List.of(PassRegistry.get("alter-op-layout"), new WinogradConv2d(new WinogradConv2d.Options(true, m, 32, 7)),
+                IRModule out = new Sequential("test", java.util.List.of(PassRegistry.get("alter-op-layout"), new WinogradConv2d(new WinogradConv2d.Options(true, m, 32, 7, 16L << 20)),
                         PassRegistry.get("fold-constant"))).run(in, new PassContext(options)).module();
                 String printed = RelayPrinter.print(out);
                 assertTrue(printed.contains("nn.contrib_conv2d_winograd_NCHWc") && !printed.contains("weight_transform"), printed);
@@ -90,15 +90,26 @@ class WinogradConv2dTest {
         }
     }
 
-    /** Off by default: the -O3 pipeline leaves direct convolutions unless the pass is forced. */
+    /** On at -O3; off when the pass is disabled, or with options that turn it off unless forced. */
     @Test
-    void offByDefaultOnWhenForced() {
+    void onByDefaultOffWhenDisabled() {
         String text = "#[version = \"0.0.5\"]\n" + conv("(1, 32, 8, 8)", ", padding=[1, 1]", weight(32, 32, 3, 7));
         IRModule in = TypeInference.infer(RelayParser.parseModule(text, "input")).module();
         String plain = RelayPrinter.print(OptPipeline.build().run(in, new PassContext(PassOptions.level(3))).module());
-        assertFalse(plain.contains("winograd"), plain);
-        String forced = RelayPrinter.print(OptPipeline.build().run(in, new PassContext(PassOptions.level(3).withForced(java.util.Set.of(WinogradConv2d.NAME)))).module());
-        assertTrue(forced.contains("nn.contrib_conv2d_winograd_NCHWc"), forced);
-        assertUnchanged("winograd-conv2d", text.substring(text.indexOf('\n') + 1));
+        assertTrue(plain.contains("nn.contrib_conv2d_winograd_NCHWc"), plain);
+        String disabled = RelayPrinter.print(OptPipeline.build().run(in, new PassContext(PassOptions.level(3).withDisabled(java.util.Set.of(WinogradConv2d.NAME)))).module());
+        assertFalse(disabled.contains("winograd"), disabled);
+        IRModule blocked = PassAssert.run("alter-op-layout", text).module();
+        Sequential off = new Sequential("off", java.util.List.of(new WinogradConv2d(WinogradConv2d.Options.enabled(false))));
+        assertFalse(off.run(blocked, new PassContext(PassOptions.level(3))).changed());
+        assertTrue(off.run(blocked, new PassContext(PassOptions.level(3).withForced(java.util.Set.of(WinogradConv2d.NAME)))).changed());
+    }
+
+    /** The transformed input of a large map with few channels would spill the cache: 224x224 with 64 channels stays direct, 112x112 with 128 does not. */
+    @Test
+    void leavesConvolutionsWhoseTransformsSpillTheCache() {
+        assertUnchangedAfterLayout(conv("(1, 64, 224, 224)", ", padding=[1, 1]", weight(64, 64, 3, 8)));
+        IRModule blocked = PassAssert.run("alter-op-layout", conv("(1, 128, 112, 112)", ", padding=[1, 1]", weight(128, 128, 3, 9))).module();
+        assertTrue(PassAssert.run("winograd-conv2d", blocked).changed());
     }
 }
