@@ -33,8 +33,8 @@ import java.util.List;
  *
  * <p>On at -O3 ({@link Options#DEFAULT}; measured faster than the direct template on resnet50, vgg19 and mlsd, see the
  * README): disabling the pass ({@link PassOptions#disabled()}) or the JVM property {@code -Drelayfarm.winograd=off}
- * (e.g. {@code RELAYC_JAVA_OPTS=-Drelayfarm.winograd=off ./relayc bench ...}, which every command passes to the
- * pipeline) turns it off; with options whose {@code enabled} is false, forcing the pass or {@code =on} turns it on. Not done: strided, dilated, grouped or non-3x3 convolutions; weights that are not
+ * ({@code relayc compile|bench|profile|tune --winograd off} sets it; {@code RELAYC_JAVA_OPTS=-Drelayfarm.winograd=off}
+ * for any command) turns it off; with options whose {@code enabled} is false, forcing the pass or {@code =on} turns it on. Not done: strided, dilated, grouped or non-3x3 convolutions; weights that are not
  * constants (the transform would run every call, with no compute rule); float16.
  */
 public final class WinogradConv2d extends FunctionPass {
