@@ -50,6 +50,19 @@ class WinogradConv2dTest {
                 """ + MetaText.of(w));
     }
 
+    /** A weight computed from constants only (fold-scale-axis's scaled weight, before fold-constant) qualifies too. */
+    @Test
+    void rewritesAWeightComputedFromConstants() {
+        NDArray w = weight(32, 32, 3, 11), scale = weight(32, 1, 1, 12);
+        String text = """
+                def @main(%x: Tensor[(1, 32, 8, 8), float32]) {
+                  nn.conv2d(%x, multiply(meta[relay.Constant][0], meta[relay.Constant][1]), padding=[1, 1])
+                }
+                """ + MetaText.of(w, scale);
+        IRModule blocked = PassAssert.run("alter-op-layout", text).module();
+        assertTrue(PassAssert.run("winograd-conv2d", blocked).changed());
+    }
+
     @Test
     void leavesOtherConvolutionsAlone() {
         // stride 2, 16 channels, 1x1, an output under 7x7
