@@ -21,7 +21,7 @@ import java.util.List;
  * Computes the blocked 3x3 convolutions alter-op-layout made with Winograd's minimal filtering F(m x m, 3 x 3)
  * (TVM's x86 {@code conv2d_winograd} strategy): a stride-1, dilation-1, ungrouped float32
  * {@code nn.contrib_conv2d_NCHWc} with a constant 3x3 weight, at least {@code minChannels} input and output
- * channels and an output of at least {@code minOutput} x {@code minOutput}, becomes
+ * channels in blocks of whole 8-lane vectors and an output of at least {@code minOutput} x {@code minOutput}, becomes
  * <pre>
  * nn.contrib_conv2d_NCHWc(%x, W, padding=P, data_layout="NCHW[x]c", kernel_layout="OIHW[x]i[y]o", out_layout="NCHW[y]c")
  *   ==> nn.contrib_conv2d_winograd_NCHWc(%x, nn.contrib_conv2d_winograd_weight_transform(W, tile_size=m, kernel_layout="OIHW[x]i[y]o"),
@@ -110,6 +110,8 @@ public final class WinogradConv2d extends FunctionPass {
         int[] xs = x.staticShape(), ws = w.staticShape();
         int ib = xs[4], ob = ws[5];
         if (ws[2] != 3 || ws[3] != 3 || ws[4] != ib || ws[1] != xs[1]) return null;
+        // blocks of whole 8-lane vectors only: the template's GEMM tile is measured on those (a 4-lane block is half a vector)
+        if (ib % 8 != 0 || ob % 8 != 0) return null;
         if (!a.dataLayout().name().equals("NCHW" + ib + "c") || !a.kernelLayout().name().equals("OIHW" + ib + "i" + ob + "o")
                 || !a.outLayout().name().equals("NCHW" + ob + "c")) return null;
         int in = xs[1] * ib, outC = ws[0] * ob;
