@@ -24,10 +24,12 @@ import java.util.Optional;
  *   ==> nn.contrib_conv2d_NCHWc(%x as NCHW16c, %w as OIHW16i16o, data_layout="NCHW16c",
  *                               kernel_layout="OIHW16i16o", out_layout="NCHW16c")
  * </pre>
- * A depthwise convolution's weight {@code [C, 1, KH, KW]} is blocked {@code OIHW1i[c]o}, its data and output
+ * Channel counts no preferred block divides take half the smallest (4: 28 or 36 channels in 4-lane vectors). A
+ * depthwise convolution's weight {@code [C, 1, KH, KW]} is blocked {@code OIHW1i[c]o}, its data and output
  * {@code NCHW[c]c}, so it sits between pointwise convolutions without a transform. Other grouped convolutions
- * are blocked by what divides the channels of one group (also half a vector: 4), so a group holds whole
- * blocks; one whose groups no block divides keeps its layout. Choosing blocks by channel count alone
+ * are blocked by what divides the channels of one group, so a group holds whole blocks; one whose groups no
+ * block divides keeps its layout. A convolution with fewer input channels than a
+ * vector (an image's 3) takes them all as one input block ({@code NCHW3c}), as TVM's x86 schedules do. Choosing blocks by channel count alone
  * means a convolution's output blocks are the next one's input blocks whenever the channel counts
  * agree, so no transform is needed between them.
  */
@@ -63,12 +65,16 @@ public final class CpuLayoutHooks {
         boolean depthwise = groups > 1 && channels.value() == groups && kernel.extent(w.shape(), 'O').value() == groups
                 && kernel.extent(w.shape(), 'I').value() == 1;
         int ic, oc;
+        // blocked by the first block that divides the channels (of a group), down to half a vector: 4-lane vectors (28, 36
+        // or 68 channels) still beat leaving the convolution in NCHW with its columns as lanes
+        List<Integer> bs = halfBlocks(blocks);
         if (depthwise) {
-            ic = oc = block(channels, blocks);
+            ic = oc = block(channels, bs);
         } else {
-            // a group must hold whole blocks: blocked by what divides its channels, down to half a vector
-            List<Integer> bs = groups == 1 ? blocks : groupBlocks(blocks);
             ic = block(kernel.extent(w.shape(), 'I'), bs);
+            // a first layer (3 or 4 input channels, fewer than a vector) takes all its channels as one block: its output
+            // comes out blocked for the next layer, and each input value is one broadcast for a vector of output channels
+            if (ic == 0 && groups == 1 && channels.value() < blocks.getLast()) ic = (int) channels.value();
             oc = block(Dim.of(kernel.extent(w.shape(), 'O').value() / groups), bs);
         }
         if (ic == 0 || oc == 0) return Optional.empty();
@@ -82,8 +88,8 @@ public final class CpuLayoutHooks {
                 args -> new Call(Op.get("nn.contrib_conv2d_NCHWc"), args, newAttrs, List.of(), call.span())));
     }
 
-    /** The blocks, then half the smallest: a group of 28 or 68 channels is computed in 4-lane vectors rather than not blocked. */
-    private static List<Integer> groupBlocks(List<Integer> blocks) {
+    /** The blocks, then half the smallest: 28 or 68 channels are computed in 4-lane vectors rather than not blocked. */
+    static List<Integer> halfBlocks(List<Integer> blocks) {
         int half = blocks.getLast() / 2;
         if (half < 2) return blocks;
         List<Integer> out = new java.util.ArrayList<>(blocks);

@@ -45,14 +45,22 @@ public final class KernelCodegenBenchmark {
         main(new String[] {System.getProperty("relayfarm.bench.seconds", "2"), System.getProperty("relayfarm.bench.threads", "2")});
     }
 
-    private record Case(String label, LoweredFunc func, double flops) {}
+    /** {@code bytes}: what the kernel reads and writes at least, for those bound by memory; 0 when not reported. */
+    private record Case(String label, LoweredFunc func, double flops, double bytes) {
+        Case(String label, LoweredFunc func, double flops) {
+            this(label, func, flops, 0);
+        }
+    }
 
     /**
      * Fused groups through {@link PrimitiveLowering} with the templates' default configs: NCHWc
      * convolutions (the layout alter-op-layout produces) with their bias+ReLU epilogue fused, the same
      * convolution alone plus the epilogue as a second kernel (unfused: the convolution's output is
-     * written and read back), and dense in place (batch 1) and packed. Peak FP32 of this machine: clock
-     * x 2 FMA units x 8 AVX2 lanes x 2 FLOP per core (2.45 GHz: 78.4 GFLOP/s per core).
+     * written and read back), a first layer blocked NCHW3c, depthwise convolutions, and dense in place (batch 1) and
+     * packed. Each line also gives its median as a percentage of this machine's FP32 peak for the thread count,
+     * measured by {@link dev.relayfarm.kernel.codegen.MachinePeak} (register-only 8-lane FMA chains), and for kernels
+     * that move more than they compute (depthwise), GB/s of the bytes they read and write at least against the
+     * measured memory bandwidth (STREAM triad).
      */
     @org.junit.jupiter.api.Test
     @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "relayfarm.bench", matches = "true")
@@ -77,10 +85,14 @@ public final class KernelCodegenBenchmark {
     }
 
     private static Case group(String label, String name, String text, double flops) {
+        return group(label, name, text, flops, 0);
+    }
+
+    private static Case group(String label, String name, String text, double flops, double bytes) {
         Function fn = (Function) RelayParser.parseExpr(text);
         LoweredKernel k = PrimitiveLowering.lower(fn, name, Target.host(), Optional.empty());
         System.out.printf("  %-34s %s %s%n", label, k.workload(), k.config().toJson());
-        return new Case(label, k.func(), flops);
+        return new Case(label, k.func(), flops, bytes);
     }
 
     public static void groups(double seconds, int threads) {
@@ -102,6 +114,22 @@ public final class KernelCodegenBenchmark {
                 fn (%x: Tensor[(1, 3, 224, 224), float32], %w: Tensor[(64, 3, 7, 7), float32], %b: Tensor[(64, 1, 1), float32], Primitive=1) {
                   %0 = nn.conv2d(%x, %w, strides=[2, 2], padding=[3, 3, 3, 3], channels=64, kernel_size=[7, 7]); %1 = add(%0, %b); nn.relu(%1) }""",
                 2.0 * 64 * 112 * 112 * 3 * 49));
+        cases.add(group("NCHW3c conv 7x7/2 3->64 @224 +bias+relu", "g_conv1_3c", """
+                fn (%x: Tensor[(1, 1, 224, 224, 3), float32], %w: Tensor[(4, 1, 7, 7, 3, 16), float32], %b: Tensor[(1, 4, 1, 1, 16), float32], Primitive=1) {
+                  %0 = nn.contrib_conv2d_NCHWc(%x, %w, strides=[2, 2], padding=[3, 3, 3, 3], channels=64, kernel_size=[7, 7], data_layout="NCHW3c",
+                       kernel_layout="OIHW3i16o", out_layout="NCHW16c"); %1 = add(%0, %b); nn.relu(%1) }""",
+                2.0 * 64 * 112 * 112 * 3 * 49));
+        // depthwise (mobilenet / ppocr shapes): bytes moved = input + weight + bias + output, float32
+        for (int[] g : new int[][] {{96, 80, 3, 1}, {192, 20, 5, 1}, {144, 56, 3, 2}, {272, 14, 3, 1}}) {
+            int c = g[0], hw = g[1], k = g[2], s = g[3], p = k / 2, bn = 16;
+            int oh = (hw + 2 * p - k) / s + 1;
+            String dw = "fn (%x: Tensor[(1, " + c / bn + ", " + hw + ", " + hw + ", " + bn + "), float32], %w: Tensor[(" + c / bn + ", 1, " + k + ", " + k + ", 1, "
+                    + bn + "), float32], %b: Tensor[(1, " + c / bn + ", 1, 1, " + bn + "), float32], Primitive=1) { %0 = nn.contrib_conv2d_NCHWc(%x, %w, strides=[" + s
+                    + ", " + s + "], padding=[" + p + ", " + p + ", " + p + ", " + p + "], groups=" + c + ", channels=" + c + ", kernel_size=[" + k + ", " + k
+                    + "], data_layout=\"NCHW16c\", kernel_layout=\"OIHW1i16o\", out_layout=\"NCHW16c\"); %1 = add(%0, %b); nn.relu(%1) }";
+            cases.add(group("depthwise " + k + "x" + k + "/" + s + " " + c + " @" + hw + " +bias+relu", "g_dw_" + c + "_" + hw + "_" + k + "_" + s, dw,
+                    2.0 * c * oh * oh * k * k, 4.0 * (c * hw * hw + c * k * k + c + c * oh * oh)));
+        }
         for (int[] mkn : new int[][] {{1, 2048, 1000}, {1, 9216, 4096}, {64, 1024, 1024}, {256, 512, 512}}) {
             int m = mkn[0], kk = mkn[1], n = mkn[2];
             cases.add(group("dense " + m + "x" + kk + " * " + n + " +bias+relu", "g_dense_" + m + "_" + kk + "_" + n, "fn (%x: Tensor[(" + m + ", " + kk
@@ -134,6 +162,9 @@ public final class KernelCodegenBenchmark {
         CModule module = new CModule(cases.stream().map(Case::func).toList());
         try (KernelLibrary lib = KernelLibrary.build(module, cc); Arena arena = Arena.ofConfined()) {
             System.out.printf("compiler=%s flags=%s threads=%d build+load %.1f s%n", cc.command(), cc.flags(), threads, (System.nanoTime() - t0) / 1e9);
+            double peak = dev.relayfarm.kernel.codegen.MachinePeak.measure(threads).orElse(Double.NaN);
+            double bandwidth = dev.relayfarm.kernel.codegen.MachinePeak.bandwidth(threads).orElse(Double.NaN);
+            System.out.printf("measured on %d thread(s): FP32 FMA peak %.1f GFLOP/s, memory bandwidth %.1f GB/s%n", threads, peak, bandwidth);
             lib.setNumThreads(threads);
             Random rnd = new Random(1);
             for (Case c : cases) {
@@ -158,8 +189,11 @@ public final class KernelCodegenBenchmark {
                 double cpuSeconds = (cpuNanos() - cpu0) / 1e9;
                 double[] t = Arrays.copyOf(times, runs);
                 Arrays.sort(t);
-                System.out.printf("%-28s %8.3f ms median  %7.2f GFLOP/s median  %7.2f GFLOP/s best  %7.2f GFLOP/cpu-s  (%d runs)%n",
-                        c.label(), t[runs / 2] * 1e3, c.flops() / t[runs / 2] / 1e9, c.flops() / t[0] / 1e9, c.flops() * runs / cpuSeconds / 1e9, runs);
+                double median = c.flops() / t[runs / 2] / 1e9;
+                String bw = c.bytes() > 0 ? String.format(java.util.Locale.ROOT, "  %6.1f GB/s = %3.0f%% of bandwidth", c.bytes() / t[runs / 2] / 1e9,
+                        100 * c.bytes() / t[runs / 2] / 1e9 / bandwidth) : "";
+                System.out.printf(java.util.Locale.ROOT, "%-44s %8.3f ms median  %7.2f GFLOP/s median = %5.1f%% of peak  %7.2f GFLOP/s best  %7.2f GFLOP/cpu-s  (%d runs)%s%n",
+                        c.label(), t[runs / 2] * 1e3, median, 100 * median / peak, c.flops() / t[0] / 1e9, c.flops() * runs / cpuSeconds / 1e9, runs, bw);
             }
         }
     }

@@ -184,9 +184,9 @@ class AlterOpLayoutTest {
 
     @Test
     void convolutionsTheHookDeclinesKeepTheirLayout() {
-        // 3 input channels: no block size divides them
+        // 10 input channels: no block size divides them (not even half a vector), and they are more than one vector's worth
         assertUnchanged(P, """
-                def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(16, 3, 3, 3), float32]) { nn.relu(nn.conv2d(%x, %w)) }
+                def @main(%x: Tensor[(1, 10, 8, 8), float32], %w: Tensor[(16, 10, 3, 3), float32]) { nn.relu(nn.conv2d(%x, %w)) }
                 """);
         // grouped, 2 channels a group: no block fits inside a group
         assertUnchanged(P, """
@@ -232,6 +232,38 @@ class AlterOpLayoutTest {
                 }
                 """);
         assertSameResults(P, DEPTHWISE_THEN_GROUPED);
+    }
+
+    @Test
+    void channelCountsOnlyHalfAVectorDividesAreBlockedByIt() {
+        // blazeface's 28 -> 36 channels: 4-lane blocks on both sides
+        assertRewrites(P, """
+                def @main(%x: Tensor[(1, 28, 8, 8), float32], %w: Tensor[(36, 28, 1, 1), float32]) { nn.conv2d(%x, %w) }
+                """, """
+                def @main(%x: Tensor[(1, 28, 8, 8), float32], %w: Tensor[(36, 28, 1, 1), float32]) {
+                  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW4c");
+                  %1 = layout_transform(%w, src_layout="OIHW", dst_layout="OIHW4i4o");
+                  %2 = nn.contrib_conv2d_NCHWc(%0, %1, data_layout="NCHW4c", kernel_layout="OIHW4i4o", out_layout="NCHW4c");
+                  layout_transform(%2, src_layout="NCHW4c", dst_layout="NCHW")
+                }
+                """);
+    }
+
+    @Test
+    void aFirstLayerTakesAllItsInputChannelsAsOneBlock() {
+        String first = """
+                def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(16, 3, 3, 3), float32]) { nn.relu(nn.conv2d(%x, %w, strides=[2, 2])) }
+                """;
+        assertRewrites(P, first, """
+                def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(16, 3, 3, 3), float32]) {
+                  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW3c");
+                  %1 = layout_transform(%w, src_layout="OIHW", dst_layout="OIHW3i16o");
+                  %2 = nn.contrib_conv2d_NCHWc(%0, %1, strides=[2, 2], data_layout="NCHW3c", kernel_layout="OIHW3i16o", out_layout="NCHW16c");
+                  %3 = nn.relu(%2);
+                  layout_transform(%3, src_layout="NCHW16c", dst_layout="NCHW")
+                }
+                """);
+        assertSameResults(P, first);
     }
 
     @Test

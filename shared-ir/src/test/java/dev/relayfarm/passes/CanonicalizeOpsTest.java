@@ -96,6 +96,43 @@ class CanonicalizeOpsTest {
     }
 
     @Test
+    void fewGroupsNoBlockDividesBecomeOneConvolutionWithABlockDiagonalWeight() {
+        // ShuffleNet's form: 4 groups of 6 input and 4 output channels (no block of 16, 8 or 4 divides 6), 24 and 16 in all
+        String before = """
+                def @main(%x: Tensor[(1, 24, 5, 5), float32], %w: Tensor[(16, 6, 1, 1), float32]) {
+                  nn.conv2d(%x, %w, groups=4, channels=16, kernel_size=[1, 1])
+                }
+                """;
+        IRModule out = assertSameResults(PASS, before);
+        String text = dev.relayfarm.text.RelayPrinter.print(out);
+        assertTrue(text.contains("nn.conv2d(%x, %2, groups=1,"), text);
+        assertTrue(text.contains("reshape(%w, newshape=[4, 4, 1, 6, 1, 1])") && text.contains("newshape=[16, 24, 1, 1]"), text);
+        // a padded, strided 3x3 with 4 groups of 2 input and 4 output channels
+        IRModule padded = assertSameResults(PASS, """
+                def @main(%x: Tensor[(1, 8, 7, 7), float32], %w: Tensor[(16, 2, 3, 3), float32]) {
+                  nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], groups=4)
+                }
+                """);
+        assertTrue(dev.relayfarm.text.RelayPrinter.print(padded).contains("groups=1"));
+    }
+
+    @Test
+    void groupsThatHoldWholeBlocksOrAreManyStayGrouped() {
+        // 8 channels a group: alter-op-layout blocks it group by group
+        assertUnchanged(PASS, """
+                def @main(%x: Tensor[(1, 32, 5, 5), float32], %w: Tensor[(32, 8, 1, 1), float32]) { nn.conv2d(%x, %w, groups=4) }
+                """);
+        // 8 groups: merging them would do 8 times the work
+        assertUnchanged(PASS, """
+                def @main(%x: Tensor[(1, 48, 5, 5), float32], %w: Tensor[(48, 6, 1, 1), float32]) { nn.conv2d(%x, %w, groups=8) }
+                """);
+        // depthwise
+        assertUnchanged(PASS, """
+                def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(3, 1, 3, 3), float32]) { nn.conv2d(%x, %w, groups=3) }
+                """);
+    }
+
+    @Test
     void otherOpsStay() {
         assertUnchanged(PASS, """
                 def @main(%x: Tensor[(2, 5), float32], %b: Tensor[(5), float32]) { add(%x, %b) }

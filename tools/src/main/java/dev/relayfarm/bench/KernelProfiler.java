@@ -40,12 +40,11 @@ import java.util.OptionalLong;
  * <p>Per kernel: its fused Relay ops, template and workload key, calls per run, the median over the runs of its
  * seconds per run (all its calls summed), its share of the kernels' medians summed, and, for a kernel whose
  * primitive holds a convolution or a matrix product, its GFLOP/s ({@link #flops}) and that as a percentage of a
- * peak. Not a latency benchmark: reading the clock around each step costs a little; {@code relayc bench} times
+ * peak; and for every kernel the bytes it moves at least ({@link #bytes}) per second, and that as a percentage of the
+ * machine's memory bandwidth. Not a latency benchmark: reading the clock around each step costs a little; {@code relayc bench} times
  * plain runs.
  */
 public final class KernelProfiler {
-    /** AVX2 with two FMA ports: 2 FMA units × 8 float32 lanes × 2 FLOPs (multiply and add) per cycle and core. */
-    public static final int FLOPS_PER_CYCLE = 32;
 
     private KernelProfiler() {}
 
@@ -53,8 +52,9 @@ public final class KernelProfiler {
      * How to profile.
      *
      * @param peakGflops the machine's peak GFLOP/s for the threads used; NaN for unknown (no % column)
+     * @param peakGbps   the machine's memory bandwidth in GB/s for the threads used; NaN for unknown (no %bw column)
      */
-    public record Options(int threads, int warmup, int runs, double peakGflops) {
+    public record Options(int threads, int warmup, int runs, double peakGflops, double peakGbps) {
         public Options {
             if (threads < 1 || runs < 1 || warmup < 0) {
                 throw new IllegalArgumentException("threads and runs must be at least 1 and warm-up at least 0, got " + threads + ", " + runs + ", " + warmup);
@@ -68,11 +68,18 @@ public final class KernelProfiler {
      * @param flops     floating-point operations per run of its anchors (all calls); -1 when it has no convolution or matrix product
      * @param medianMs  median over the runs of its milliseconds per run, all its calls summed
      * @param share     {@code medianMs} over the kernels' medians summed (0..1)
+     * @param bytes     bytes its calls read and write per run, counted once per argument and result ({@link #bytes}): the
+     *                  least any kernel computing it must move
      */
-    public record Row(String kernel, String ops, String template, String workload, int calls, double medianMs, double share, long flops) {
+    public record Row(String kernel, String ops, String template, String workload, int calls, double medianMs, double share, long flops, long bytes) {
         /** GFLOP/s at the median time; NaN without FLOPs or time. */
         public double gflops() {
             return flops < 0 || medianMs <= 0 ? Double.NaN : flops / (medianMs * 1e6);
+        }
+
+        /** GB/s of {@link #bytes} at the median time; NaN without bytes or time. */
+        public double gbps() {
+            return bytes < 0 || medianMs <= 0 ? Double.NaN : bytes / (medianMs * 1e6);
         }
     }
 
@@ -98,14 +105,16 @@ public final class KernelProfiler {
                 opsWidth = Math.max(opsWidth, r.ops().length());
             }
             String texts = "  %-" + templateWidth + "s  %-" + opsWidth + "s  %s%n";
-            out.printf("%-" + nameWidth + "s %5s %10s %7s %9s %6s" + texts, "kernel", "calls", "median ms", "share", "GFLOP/s", "%peak", "template", "ops",
-                    "workload");
+            out.printf("%-" + nameWidth + "s %5s %10s %7s %9s %6s %7s %5s" + texts, "kernel", "calls", "median ms", "share", "GFLOP/s", "%peak", "GB/s",
+                    "%bw", "template", "ops", "workload");
             for (Row r : shown) {
-                double g = r.gflops();
+                double g = r.gflops(), b = r.gbps();
                 String gf = Double.isNaN(g) ? "" : String.format(Locale.ROOT, "%.1f", g);
                 String pk = Double.isNaN(g) || Double.isNaN(options.peakGflops()) ? "" : String.format(Locale.ROOT, "%.1f", 100 * g / options.peakGflops());
-                out.printf(Locale.ROOT, "%-" + nameWidth + "s %5d %10.4f %6.2f%% %9s %6s" + texts, r.kernel(), r.calls(), r.medianMs(),
-                        100 * r.share(), gf, pk, r.template(), r.ops(), r.workload());
+                String gb = Double.isNaN(b) ? "" : String.format(Locale.ROOT, "%.1f", b);
+                String bw = Double.isNaN(b) || Double.isNaN(options.peakGbps()) ? "" : String.format(Locale.ROOT, "%.0f", 100 * b / options.peakGbps());
+                out.printf(Locale.ROOT, "%-" + nameWidth + "s %5d %10.4f %6.2f%% %9s %6s %7s %5s" + texts, r.kernel(), r.calls(), r.medianMs(),
+                        100 * r.share(), gf, pk, gb, bw, r.template(), r.ops(), r.workload());
             }
             if (shown.size() < rows.size()) {
                 double rest = 0;
@@ -114,9 +123,10 @@ public final class KernelProfiler {
             }
             out.printf(Locale.ROOT, "total: kernels %.4f ms (%d kernels, medians summed), copies %.4f ms, wall %.4f ms (median of the call)%n",
                     kernelsMs, rows.size(), copiesMs, wallMs);
-            out.printf(Locale.ROOT, "%s: %d thread(s), median of %d profiled runs after %d warm-up; peak %s%n", model, options.threads(), options.runs(),
-                    options.warmup(), Double.isNaN(options.peakGflops()) ? "unknown (give --peak-gflops)"
-                            : String.format(Locale.ROOT, "%.1f GFLOP/s", options.peakGflops()));
+            out.printf(Locale.ROOT, "%s: %d thread(s), median of %d profiled runs after %d warm-up; peak %s, memory bandwidth %s%n", model,
+                    options.threads(), options.runs(), options.warmup(), Double.isNaN(options.peakGflops()) ? "unknown (give --peak-gflops)"
+                            : String.format(Locale.ROOT, "%.1f GFLOP/s", options.peakGflops()),
+                    Double.isNaN(options.peakGbps()) ? "unknown (give --peak-gbps)" : String.format(Locale.ROOT, "%.1f GB/s", options.peakGbps()));
         }
 
         /** One JSON object: the settings, every row (FLOPs and GFLOP/s null where there are none) and the totals. */
@@ -128,6 +138,7 @@ public final class KernelProfiler {
             o.put("warmup", options.warmup());
             o.put("runs", options.runs());
             putNumber(o, "peak_gflops", options.peakGflops());
+            putNumber(o, "peak_gbps", options.peakGbps());
             ArrayNode arr = o.putArray("kernels");
             for (Row r : rows) {
                 ObjectNode k = arr.addObject();
@@ -142,6 +153,9 @@ public final class KernelProfiler {
                 else k.putNull("flops");
                 putNumber(k, "gflops", r.gflops());
                 putNumber(k, "peak_fraction", r.gflops() / options.peakGflops());
+                k.put("bytes", r.bytes());
+                putNumber(k, "gbps", r.gbps());
+                putNumber(k, "bandwidth_fraction", r.gbps() / options.peakGbps());
             }
             o.put("kernels_ms", kernelsMs);
             o.put("copies_ms", copiesMs);
@@ -185,7 +199,7 @@ public final class KernelProfiler {
             Function prim = kernels.get(k).primitive();
             OptionalLong perCall = flops(prim);
             rows.add(new Row(mk.name(), ops(prim), ArtifactCompiler.plan(kernels.get(k), target).template(), mk.workload(), mk.calls(), median[k],
-                    sum > 0 ? median[k] / sum : 0, perCall.isPresent() ? perCall.getAsLong() * mk.calls() : -1));
+                    sum > 0 ? median[k] / sum : 0, perCall.isPresent() ? perCall.getAsLong() * mk.calls() : -1, bytes(prim) * mk.calls()));
         }
         rows.sort(Comparator.comparingDouble(Row::medianMs).reversed().thenComparing(Row::kernel));
         return new Profile(model, options, rows, sum, SideBySide.percentile(copies, 0.5), SideBySide.percentile(wall, 0.5));
@@ -221,6 +235,31 @@ public final class KernelProfiler {
             any = true;
         }
         return any ? OptionalLong.of(total) : OptionalLong.empty();
+    }
+
+    /**
+     * Bytes one call of a fused primitive reads and writes, each parameter and the result counted once (a tuple result
+     * by its fields): what it must move at least, so its time over this is a lower bound on the bandwidth it reached.
+     * -1 when a type is not a static tensor.
+     */
+    public static long bytes(Function prim) {
+        InferResult inferred = TypeInference.inferExpr(prim, OpResolver.REGISTRY);
+        Function fn = inferred.module().main().orElseThrow();
+        long total = 0;
+        List<Type> types = new ArrayList<>();
+        for (dev.relayfarm.ir.Var p : fn.params()) types.add(inferred.typeOf(p));
+        types.add(inferred.typeOf(fn.body()));
+        for (int i = 0; i < types.size(); i++) {
+            switch (types.get(i)) {
+                // one byte per element below 8 bits: how we store the narrow types
+                case TensorType t when t.isStatic() -> total += product(shape(t)) * Math.max(1, t.dtype().bits() * t.dtype().lanes() / 8);
+                case dev.relayfarm.ir.TupleType tt -> types.addAll(tt.fields());
+                case null, default -> {
+                    return -1;
+                }
+            }
+        }
+        return total;
     }
 
     private static OptionalLong macs(String op, Call c, InferResult types) {
@@ -287,32 +326,5 @@ public final class KernelProfiler {
             case AttrValue.IntValue i -> i.value() != 0;
             default -> dflt;
         }).orElse(dflt);
-    }
-
-    /**
-     * The default peak for {@code cores} cores: cores × GHz × {@value #FLOPS_PER_CYCLE} FLOP/cycle (AVX2: 2 FMA × 8 float32 lanes ×
-     * 2), GHz the highest "cpu MHz" of /proc/cpuinfo (the current clock, so turbo and power saving move it). Empty when that
-     * cannot be read (not Linux).
-     */
-    public static OptionalDouble defaultPeakGflops(int cores) {
-        OptionalDouble mhz = cpuMhz(Path.of("/proc/cpuinfo"));
-        return mhz.isPresent() ? OptionalDouble.of(cores * mhz.getAsDouble() / 1e3 * FLOPS_PER_CYCLE) : OptionalDouble.empty();
-    }
-
-    /** The highest "cpu MHz" in a /proc/cpuinfo-style file; empty when there is none. */
-    static OptionalDouble cpuMhz(Path cpuinfo) {
-        try {
-            if (!Files.isReadable(cpuinfo)) return OptionalDouble.empty();
-            return Files.readAllLines(cpuinfo).stream().filter(l -> l.startsWith("cpu MHz")).map(l -> l.substring(l.indexOf(':') + 1).strip())
-                    .mapToDouble(s -> {
-                        try {
-                            return Double.parseDouble(s);
-                        } catch (NumberFormatException e) {
-                            return Double.NaN;
-                        }
-                    }).filter(d -> d > 0).max();
-        } catch (IOException e) {
-            return OptionalDouble.empty();
-        }
     }
 }

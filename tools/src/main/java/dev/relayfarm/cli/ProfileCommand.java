@@ -2,6 +2,7 @@ package dev.relayfarm.cli;
 
 import dev.relayfarm.bench.BenchInputs;
 import dev.relayfarm.bench.KernelProfiler;
+import dev.relayfarm.kernel.codegen.MachinePeak;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.ir.IRModule;
@@ -67,10 +68,16 @@ public final class ProfileCommand implements Callable<Integer> {
     int top;
 
     @Option(names = "--peak-gflops", paramLabel = "GFLOPS",
-            description = "peak GFLOP/s for the %% of peak column; default: threads (at most the available cores) × GHz × 32 FLOP/cycle "
-                    + "(AVX2: 2 FMA units × 8 float32 lanes × 2), GHz from the highest \"cpu MHz\" in /proc/cpuinfo (the current clock, "
-                    + "so a rough figure; blank when unreadable)")
+            description = "peak GFLOP/s for the %% of peak column; default: measured before profiling, as many threads (at most the "
+                    + "available cores) running 12 independent chains of 8-lane float32 FMAs on registers for 0.3 s (MachinePeak): "
+                    + "the FMA throughput the kernels could reach at the clock the cores actually run")
     Double peakGflops;
+
+    @Option(names = "--peak-gbps", paramLabel = "GBPS",
+            description = "memory bandwidth in GB/s for the %%bw column (each kernel's bytes read and written at least, per second, "
+                    + "over this); default: measured before profiling, as many threads streaming a[i] = b[i] + s * c[i] over three "
+                    + "64 MiB float arrays (MachinePeak, STREAM's triad)")
+    Double peakGbps;
 
     @Option(names = "--json", description = "print one JSON object instead of the table")
     boolean json;
@@ -97,6 +104,7 @@ public final class ProfileCommand implements Callable<Integer> {
         if (optLevel < 1) return CliErrors.report(spec, "profiling runs the compiled artifact, which needs fusion: use -O1 or higher");
         if (threads < 1 || runs < 1 || warmup < 0) return CliErrors.report(spec, "--threads and --runs must be at least 1 and --warmup at least 0");
         if (peakGflops != null && !(peakGflops > 0)) return CliErrors.report(spec, "--peak-gflops must be positive, got " + peakGflops);
+        if (peakGbps != null && !(peakGbps > 0)) return CliErrors.report(spec, "--peak-gbps must be positive, got " + peakGbps);
         Map<String, List<Long>> bound;
         try {
             bound = InputShapes.of(shapes);
@@ -104,10 +112,12 @@ public final class ProfileCommand implements Callable<Integer> {
             return CliErrors.report(spec, e.getMessage());
         }
         double peak = peakGflops != null ? peakGflops
-                : KernelProfiler.defaultPeakGflops(Math.min(threads, Runtime.getRuntime().availableProcessors())).orElse(Double.NaN);
+                : MachinePeak.measure(Math.min(threads, Runtime.getRuntime().availableProcessors())).orElse(Double.NaN);
+        double bandwidth = peakGbps != null ? peakGbps
+                : MachinePeak.bandwidth(Math.min(threads, Runtime.getRuntime().availableProcessors())).orElse(Double.NaN);
         KernelProfiler.Profile p;
         try {
-            p = profile(bound, peak);
+            p = profile(bound, peak, bandwidth);
         } catch (RuntimeException e) {
             // as relayc bench reports a model it cannot load or run: user errors by message, internal ones named by their class
             String user = CliErrors.userMessage(e);
@@ -118,7 +128,7 @@ public final class ProfileCommand implements Callable<Integer> {
         return 0;
     }
 
-    private KernelProfiler.Profile profile(Map<String, List<Long>> bound, double peak) {
+    private KernelProfiler.Profile profile(Map<String, List<Long>> bound, double peak, double bandwidth) {
         BenchInputs in = BenchInputs.load(model, bound, 42);
         Target t = Target.parse(target);
         IRModule optimized = Stages.optimize(Stages.importModel(ModelFiles.read(in.onnx()), in.shapes()), optLevel, t);
@@ -127,7 +137,7 @@ public final class ProfileCommand implements Callable<Integer> {
         ArtifactCompiler.Artifact artifact = Stages.codegen(optimized, new CompileOptions(t, optLevel, configs), dir);
         try (CompiledModel compiled = CompiledModel.load(dir)) {
             if (keep == null) BenchCommand.deleteOnExit(dir);
-            return KernelProfiler.profile(in.model(), artifact, compiled, in.values(), t, new KernelProfiler.Options(threads, warmup, runs, peak));
+            return KernelProfiler.profile(in.model(), artifact, compiled, in.values(), t, new KernelProfiler.Options(threads, warmup, runs, peak, bandwidth));
         }
     }
 

@@ -38,6 +38,9 @@ class NormComputesTest {
         CASES.add("fn (%x: Tensor[(2, 7, 3, 4), float32]) { nn.lrn(%x, size=4, alpha=0.001f, beta=0.5f, bias=1f) }");
         CASES.add("fn (%x: Tensor[(2, 3, 6), float32]) { nn.lrn(%x, size=3, axis=-1, alpha=0.1f) }");
         CASES.add("fn (%x: Tensor[(1, 9, 2, 2), float64]) { nn.lrn(%x, size=1) }");
+        // float32 with the exponents the roots do not cover (pow) and beta = 1 (none)
+        CASES.add("fn (%x: Tensor[(1, 6, 3, 3), float32]) { nn.lrn(%x, size=3, alpha=0.5f, beta=0.6f, bias=2f) }");
+        CASES.add("fn (%x: Tensor[(1, 6, 3, 3), float32]) { nn.lrn(%x, size=5, alpha=0.5f, beta=1f, bias=1f) }");
         CASES.build();
     }
 
@@ -49,7 +52,7 @@ class NormComputesTest {
     @Test
     void everyKernelMatchesTheInterpreter() {
         CASES.assertAllMatch(3);
-        assertEquals(12, CASES.size());
+        assertEquals(14, CASES.size());
     }
 
     @Test

@@ -80,6 +80,13 @@ class WholeSpaceLoweringTest {
                   %1 = add(%0, %b);
                   nn.relu(%1)
                 }""");
+        // a first layer: its 3 input channels are one block (NCHW3c), 16-channel output blocks, stride 2, padded, bias and ReLU
+        GROUPS.put("nchw3c_first_layer", """
+                fn (%x: Tensor[(1, 1, 4, 10, 3), float32], %w: Tensor[(1, 1, 3, 3, 3, 16), float32], %b: Tensor[(1, 1, 1, 1, 16), float32], Primitive=1) {
+                  %0 = nn.contrib_conv2d_NCHWc(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=16, kernel_size=[3, 3], data_layout="NCHW3c", kernel_layout="OIHW3i16o", out_layout="NCHW16c");
+                  %1 = add(%0, %b);
+                  nn.relu(%1)
+                }""");
         // Winograd F(4x4, 3x3), padded, a 6x7 output (m divides neither side: 2x2 tiles cropped), 8-lane input and
         // 16-lane output blocks, bias and ReLU in the output transform's loops
         GROUPS.put("winograd_f4_pad_bias_relu", """
@@ -145,6 +152,8 @@ class WholeSpaceLoweringTest {
         assertEquals(3 * 1 * 2 * 2 * 3 * 2 * 2, SPACES.get("nchwc_3x3_stride2_alone").size());
         // grouped conv2d_NCHWc: reg_n {1,3} x oc_vec {4} x unroll_kw x order x reg_h {1,2} x tile_order x unroll_ic
         assertEquals(2 * 1 * 2 * 2 * 2 * 2 * 2, SPACES.get("grouped_1x1_bias_relu").size());
+        // the first layer: reg_n {1,5} x oc_vec {8,16} x unroll_kw x order x reg_h {1,2} x tile_order x unroll_ic
+        assertEquals(2 * 2 * 2 * 2 * 2 * 2 * 2, SPACES.get("nchw3c_first_layer").size());
         // depthwise: reg_n (divisors of the output width 6, then 7) x unroll_kw x unroll_kh
         assertEquals(4 * 2 * 2, SPACES.get("depthwise_3x3_stride2_bias_relu").size());
         assertEquals(2 * 2 * 2, SPACES.get("depthwise_5x5_pad_prime_alone").size());

@@ -1,0 +1,36 @@
+package dev.relayfarm.kernel.codegen;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.OptionalDouble;
+import org.junit.jupiter.api.Test;
+
+class MachinePeakTest {
+    @Test
+    void measuresAPlausibleFmaThroughput() {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: nothing to measure with");
+        OptionalDouble one = MachinePeak.measure(1);
+        // one core of anything this runs on: more than a scalar FMA per ns, less than 4 x 16-lane FMAs per cycle at 10 GHz
+        assertTrue(one.isPresent() && one.getAsDouble() > 2 && one.getAsDouble() < 10_000, "measured " + one);
+    }
+
+    @Test
+    void measuresAPlausibleMemoryBandwidth() {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: nothing to measure with");
+        OptionalDouble gbps = MachinePeak.bandwidth(1);
+        // one thread streaming 192 MiB: more than a slow disk, less than any memory system of this decade
+        assertTrue(gbps.isPresent() && gbps.getAsDouble() > 0.5 && gbps.getAsDouble() < 2_000, "measured " + gbps);
+        assertThrows(IllegalArgumentException.class, () -> MachinePeak.bandwidth(0));
+    }
+
+    @Test
+    void theProgramRunsTwelveIndependentVectorChains() {
+        String c = MachinePeak.source();
+        assertEquals(MachinePeak.CHAINS, c.lines().filter(l -> l.matches("\\s*a\\d+ = a\\d+ \\* b \\+ c;")).count());
+        assertTrue(c.contains("vector_size(32)"), "8 float32 lanes, the width the kernels are scheduled for");
+        assertThrows(IllegalArgumentException.class, () -> MachinePeak.measure(0));
+    }
+}
