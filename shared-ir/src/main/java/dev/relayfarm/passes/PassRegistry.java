@@ -22,6 +22,7 @@ public final class PassRegistry {
         add(m, new FoldScaleAxis());
         add(m, new ConvertLayout());
         add(m, new AlterOpLayout());
+        add(m, new WinogradConv2d());
         add(m, new FoldConstant());
         add(m, new FoldEmptyTensors());
         add(m, new EliminateCommonSubexpr());

@@ -60,6 +60,8 @@ class NnKernelCoverageTest {
         m.put("nn.pad", () -> new PadFlattenTest().padKernel());
         m.put("nn.batch_flatten", () -> new PadFlattenTest().batchFlatten());
         m.put("nn.contrib_conv2d_NCHWc", () -> new Conv2DNCHWcTest().kernelMatchesConv2dOnPackedData());
+        m.put("nn.contrib_conv2d_winograd_weight_transform", () -> new WinogradConv2DTest().matchesConv2d());
+        m.put("nn.contrib_conv2d_winograd_NCHWc", () -> new WinogradConv2DTest().matchesConv2d());
         m.put("image.resize2d", () -> {
             new Resize2DTest().nearest();
             new Resize2DTest().linear();

@@ -217,7 +217,8 @@ public final class KernelProfiler {
     /**
      * Floating-point operations of one call of a fused primitive, counted on its anchors only, 2 per multiply-accumulate,
      * from the typed shapes of the calls: {@code nn.conv2d} and {@code nn.contrib_conv2d_NCHWc} (output elements × weight
-     * elements per output channel, which already divides the input channels by the groups), {@code nn.dense},
+     * elements per output channel, which already divides the input channels by the groups), {@code nn.contrib_conv2d_winograd_NCHWc}
+     * (the direct convolution's count, so its rate is the effective one and may pass the peak), {@code nn.dense},
      * {@code nn.matmul} and {@code nn.batch_matmul} (output elements × the reduced dimension). The elementwise ops fused
      * after them are not counted. Empty when the primitive has none of these or a shape is not static.
      */
@@ -277,6 +278,11 @@ public final class KernelProfiler {
                 }
                 if (axis != w.length || outChannels == 0) yield OptionalLong.empty();
                 yield OptionalLong.of(product(out) * (product(w) / outChannels));
+            }
+            case "nn.contrib_conv2d_winograd_NCHWc" -> {
+                // the direct convolution's count (out x input channels x 3 x 3): the effective rate, comparable with the direct kernels'
+                long[] out = shape(types.typeOf(c)), u = shape(types.typeOf(c.args().get(1)));
+                yield out == null || u == null || u.length != 6 ? OptionalLong.empty() : OptionalLong.of(product(out) * u[3] * u[4] * 9);
             }
             case "nn.dense" -> {
                 long[] out = shape(types.typeOf(c)), x = shape(types.typeOf(c.args().get(0)));

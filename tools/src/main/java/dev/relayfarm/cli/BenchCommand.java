@@ -97,8 +97,13 @@ public final class BenchCommand implements Callable<Integer> {
 
     enum Reference { onnxruntime, untuned }
 
+    @Option(names = "--winograd", paramLabel = "on|off", description = CommonOptions.WINOGRAD_HELP)
+    String winograd;
+
     @Override
     public Integer call() {
+        Optional<String> badWinograd = CommonOptions.applyWinograd(winograd);
+        if (badWinograd.isPresent()) return CliErrors.report(spec, badWinograd.get());
         PrintWriter out = spec.commandLine().getOut();
         Optional<String> badLevel = CommonOptions.optLevelError(optLevel);
         if (badLevel.isPresent()) {

@@ -17,6 +17,7 @@ import dev.relayfarm.tuning.TuningTask;
 import dev.relayfarm.tuning.record.ScheduleFile;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -60,8 +61,13 @@ public final class CompileCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Option(names = "--winograd", paramLabel = "on|off", description = CommonOptions.WINOGRAD_HELP)
+    String winograd;
+
     @Override
     public Integer call() {
+        Optional<String> badWinograd = CommonOptions.applyWinograd(winograd);
+        if (badWinograd.isPresent()) return CliErrors.report(spec, badWinograd.get());
         if (!CompileRequest.OPT_LEVELS.contains(optLevel)) {
             return CliErrors.report(spec, "-O must be " + CompileRequest.OPT_LEVELS + " for compile (the graph executor runs fused kernels), got " + optLevel);
         }

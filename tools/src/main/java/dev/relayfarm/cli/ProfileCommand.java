@@ -91,8 +91,13 @@ public final class ProfileCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Option(names = "--winograd", paramLabel = "on|off", description = CommonOptions.WINOGRAD_HELP)
+    String winograd;
+
     @Override
     public Integer call() {
+        Optional<String> badWinograd = CommonOptions.applyWinograd(winograd);
+        if (badWinograd.isPresent()) return CliErrors.report(spec, badWinograd.get());
         PrintWriter out = spec.commandLine().getOut();
         Optional<String> badLevel = CommonOptions.optLevelError(optLevel);
         if (badLevel.isPresent()) return CliErrors.report(spec, badLevel.get());

@@ -21,6 +21,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -94,8 +95,13 @@ public final class TuneCommand implements Callable<Integer> {
         }
     }
 
+    @Option(names = "--winograd", paramLabel = "on|off", description = CommonOptions.WINOGRAD_HELP)
+    String winograd;
+
     @Override
     public Integer call() throws IOException {
+        Optional<String> badWinograd = CommonOptions.applyWinograd(winograd);
+        if (badWinograd.isPresent()) return CliErrors.report(spec, badWinograd.get());
         if (!CompileRequest.OPT_LEVELS.contains(optLevel)) return CliErrors.report(spec, "-O must be " + CompileRequest.OPT_LEVELS + " for tune, got " + optLevel);
         Duration time = budget == null ? null : RunCommand.duration("--budget", budget);
         Tuner.Options options;

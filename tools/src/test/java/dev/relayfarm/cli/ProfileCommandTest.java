@@ -83,5 +83,8 @@ class ProfileCommandTest {
         CliRun noFusion = CliRun.relayc("profile", tmp.resolve("missing.onnx").toString(), "-O", "0");
         assertEquals(1, noFusion.exitCode());
         assertTrue(noFusion.err().contains("-O1 or higher"), noFusion.err());
+        CliRun badWinograd = CliRun.relayc("profile", tmp.resolve("missing.onnx").toString(), "--winograd", "maybe");
+        assertEquals(1, badWinograd.exitCode());
+        assertTrue(badWinograd.err().contains("--winograd must be on or off, got maybe"), badWinograd.err());
     }
 }

@@ -7,6 +7,7 @@ import dev.relayfarm.kernel.te.Tensor;
 import dev.relayfarm.kernel.template.Conv2dNCHWOcVecTemplate;
 import dev.relayfarm.kernel.template.Conv2dNCHWTemplate;
 import dev.relayfarm.kernel.template.Conv2dNCHWcTemplate;
+import dev.relayfarm.kernel.template.Conv2dWinogradNCHWcTemplate;
 import dev.relayfarm.kernel.template.DenseNoPackTemplate;
 import dev.relayfarm.kernel.template.DepthwiseConv2dNCHWcTemplate;
 import dev.relayfarm.kernel.template.DensePackTemplate;
@@ -15,6 +16,7 @@ import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.kernel.template.ScheduleTemplate;
 import dev.relayfarm.ops.nn.Conv2D;
 import dev.relayfarm.ops.nn.Conv2DNCHWc;
+import dev.relayfarm.ops.nn.WinogradConv2D;
 import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.Optional;
 
@@ -25,7 +27,7 @@ import java.util.Optional;
  * like any other op and, when it reduces, scheduled by the generic reduction template. Depthwise
  * convolutions in a blocked layout have their own template; grouped ones whose groups split whole
  * channel blocks share the blocked template; the rest stay NCHW (alter-op-layout keeps them there)
- * and use the NCHW template.
+ * and use the NCHW template. Winograd convolutions ({@code nn.contrib_conv2d_winograd_NCHWc}, blocked) have their own.
  */
 final class Anchors {
     private Anchors() {}
@@ -74,6 +76,14 @@ final class Anchors {
                         && a.outLayout().name().equals("NCHW" + oc + "c") && (a.outDtype() == null || a.outDtype().equals(in.get(0).dtype()));
                 if (!blocked) yield Optional.empty();
                 yield Optional.of(Conv2dNCHWcTemplate.create(in.get(0), in.get(1), params(a.strides(), a.padding(), a.dilation()), a.groups(), name));
+            }
+            case "nn.contrib_conv2d_winograd_NCHWc" -> {
+                WinogradConv2D.WinogradAttrs a = (WinogradConv2D.WinogradAttrs) OpRegistry.get(op).parseAttrs(attrs);
+                if (in.get(0).rank() != 5 || in.get(1).rank() != 6 || !Conv2dWinogradNCHWcTemplate.applies(in.get(0).shape(), in.get(1).shape(), a.tileSize())) yield Optional.empty();
+                int ic = in.get(0).shape().get(4), oc = in.get(1).shape().get(5);
+                boolean blocked = a.dataLayout().name().equals("NCHW" + ic + "c") && a.outLayout().name().equals("NCHW" + oc + "c")
+                        && (a.outDtype() == null || a.outDtype().equals(in.get(0).dtype())) && in.get(0).dtype().isFloat();
+                yield blocked ? Optional.of(Conv2dWinogradNCHWcTemplate.create(in.get(0), in.get(1), a.tileSize(), a.padding(), name)) : Optional.empty();
             }
             case "nn.dense" -> {
                 if (in.get(0).rank() != 2 || in.get(1).rank() != 2) yield Optional.empty();

@@ -43,7 +43,9 @@ public final class NnOps {
                 Dropout.def(),
                 Pad.def(),
                 BatchFlatten.def(),
-                Conv2DNCHWc.def());
+                Conv2DNCHWc.def(),
+                WinogradConv2D.weightTransform(),
+                WinogradConv2D.def());
     }
 
 }

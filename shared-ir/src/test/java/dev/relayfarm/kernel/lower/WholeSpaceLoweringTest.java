@@ -87,6 +87,19 @@ class WholeSpaceLoweringTest {
                   %1 = add(%0, %b);
                   nn.relu(%1)
                 }""");
+        // Winograd F(4x4, 3x3), padded, a 6x7 output (m divides neither side: 2x2 tiles cropped), 8-lane input and
+        // 16-lane output blocks, bias and ReLU in the output transform's loops
+        GROUPS.put("winograd_f4_pad_bias_relu", """
+                fn (%x: Tensor[(1, 2, 6, 7, 8), float32], %u: Tensor[(6, 6, 1, 2, 8, 16), float32], %b: Tensor[(1, 1, 1, 1, 16), float32], Primitive=1) {
+                  %0 = nn.contrib_conv2d_winograd_NCHWc(%x, %u, tile_size=4, padding=[1, 1, 1, 1], channels=16, data_layout="NCHW8c", out_layout="NCHW16c");
+                  %1 = add(%0, %b);
+                  nn.relu(%1)
+                }""");
+        // Winograd F(2x2, 3x3) unpadded on a 7x7 map (a 5x5 output, 3x3 tiles), the anchor alone
+        GROUPS.put("winograd_f2_alone", """
+                fn (%x: Tensor[(1, 1, 7, 7, 8), float32], %u: Tensor[(4, 4, 1, 1, 8, 8), float32], Primitive=1) {
+                  nn.contrib_conv2d_winograd_NCHWc(%x, %u, tile_size=2, channels=8, data_layout="NCHW8c", out_layout="NCHW8c")
+                }""");
         // a batched dense (dense_pack: batch above 4) with a bias epilogue and a column count no packing block divides
         GROUPS.put("dense_pack_bias", """
                 fn (%x: Tensor[(8, 32), float32], %w: Tensor[(20, 32), float32], %b: Tensor[(20), float32], Primitive=1) {
@@ -144,6 +157,9 @@ class WholeSpaceLoweringTest {
         // depthwise: reg_n (divisors of the output width 6, then 7) x unroll_kw x unroll_kh
         assertEquals(4 * 2 * 2, SPACES.get("depthwise_3x3_stride2_bias_relu").size());
         assertEquals(2 * 2 * 2, SPACES.get("depthwise_5x5_pad_prime_alone").size());
+        // winograd: reg_n (divisors of the tile count: 4, then 9) x oc_vec ({8, 16}, then {8}) x gemm_order
+        assertEquals(3 * 2 * 2, SPACES.get("winograd_f4_pad_bias_relu").size());
+        assertEquals(3 * 1 * 2, SPACES.get("winograd_f2_alone").size());
         // dense_pack: tile_y {1,2,4,8} x tile_x {8,16} (20 columns) x tile_k {1,2,4,8,16}, then the optional tile_order {rows, cols}
         assertEquals(4 * 2 * 5 * 2, SPACES.get("dense_pack_bias").size());
         // refused: 5 rows x 5 columns x 2 vectors (oc_vec 16) on the prime map, past the register file (with any unroll_kw,
