@@ -87,11 +87,7 @@ public final class Conv2dWinogradNCHWcTemplate implements ScheduleTemplate {
         int th = (oh + m - 1) / m, tw = (ow + m - 1) / m, p = n * th * tw;
         DType dt = data.dtype();
         double[][] bt = WinogradMatrices.bt(m), at = WinogradMatrices.at(m);
-        Compute pad = Te.compute(name + "_pad", List.of(n, icChunks, th * m + 2, tw * m + 2, ic), List.of("pn", "pc", "ph", "pw", "pb"), ix -> {
-            PrimExpr y = ix.get(2).sub(pt), x = ix.get(3).sub(pl);
-            PrimExpr inside = y.ge(0).and(y.lt(PrimExpr.of(h))).and(x.ge(0)).and(x.lt(PrimExpr.of(w)));
-            return new Select(inside, data.at(ix.get(0), ix.get(1), y, x, ix.get(4)), Te.zero(dt));
-        });
+        Compute pad = Tiles.padBlocked(data, name, th * m + 2, tw * m + 2, pt, pl);
         Compute v = Te.compute(name + "_v", List.of(alpha, alpha, p, icChunks, ic), List.of("e", "u", "p", "c", "cb"), ix -> {
             PrimExpr tile = ix.get(2), b = tile.div(th * tw), y0 = tile.div(tw).mod(th).mul(m), x0 = tile.mod(tw).mul(m);
             return select(ix.get(0), alpha, e -> select(ix.get(1), alpha, nu -> {

@@ -70,11 +70,7 @@ public final class DepthwiseConv2dNCHWcTemplate implements ScheduleTemplate {
         int oh = (ph - (kh - 1) * p.dilationH() - 1) / p.strideH() + 1, ow = (pw - (kw - 1) * p.dilationW() - 1) / p.strideW() + 1;
         if (oh <= 0 || ow <= 0) throw new IllegalArgumentException("depthwise conv2d_NCHWc: kernel " + kh + "x" + kw + " does not fit the padded input " + ph + "x" + pw);
         boolean padded = p.padTop() + p.padBottom() + p.padLeft() + p.padRight() > 0;
-        Compute pad = !padded ? null : Te.compute(name + "_pad", List.of(n, chunks, ph, pw, c), List.of("pn", "pc", "ph", "pw", "pb"), ix -> {
-            PrimExpr y = ix.get(2).sub(p.padTop()), x = ix.get(3).sub(p.padLeft());
-            PrimExpr inside = y.ge(0).and(y.lt(PrimExpr.of(h))).and(x.ge(0)).and(x.lt(PrimExpr.of(w)));
-            return new Select(inside, data.at(ix.get(0), ix.get(1), y, x, ix.get(4)), Te.zero(data.dtype()));
-        });
+        Compute pad = padded ? Tiles.padBlocked(data, name, ph, pw, p.padTop(), p.padLeft()) : null;
         Tensor src = padded ? pad : data;
         IterVar ry = Te.reduceAxis("kh", kh), rx = Te.reduceAxis("kw", kw);
         PrimExpr zero = PrimExpr.of(0);

@@ -1,8 +1,12 @@
 package dev.relayfarm.kernel.template;
 
 import dev.relayfarm.kernel.expr.IterVar;
+import dev.relayfarm.kernel.expr.PrimExpr;
+import dev.relayfarm.kernel.expr.Select;
 import dev.relayfarm.kernel.schedule.Primitive;
 import dev.relayfarm.kernel.te.Compute;
+import dev.relayfarm.kernel.te.Te;
+import dev.relayfarm.kernel.te.Tensor;
 import java.util.List;
 
 /** Helpers the templates share for placing the anchor's accumulation tile and naming its loops. */
@@ -40,6 +44,21 @@ final class Tiles {
         String fused = fuseAll(ps, stage, axes);
         ps.add(new Primitive.Parallel(stage, fused));
         return fused;
+    }
+
+    /**
+     * The padding stage of a convolution on channel-blocked data {@code [N, C/c, H, W, c]}: {@code [N, C/c, height, width, c]}
+     * with the input at ({@code top}, {@code left}) and zeros around it, named {@code name + "_pad"}, axes
+     * {@code pn, pc, ph, pw, pb} (what the templates' schedules address).
+     */
+    static Compute padBlocked(Tensor data, String name, int height, int width, int top, int left) {
+        List<Integer> ds = data.shape();
+        int h = ds.get(2), w = ds.get(3);
+        return Te.compute(name + "_pad", List.of(ds.get(0), ds.get(1), height, width, ds.get(4)), List.of("pn", "pc", "ph", "pw", "pb"), ix -> {
+            PrimExpr y = ix.get(2).sub(top), x = ix.get(3).sub(left);
+            PrimExpr inside = y.ge(0).and(y.lt(PrimExpr.of(h))).and(x.ge(0)).and(x.lt(PrimExpr.of(w)));
+            return new Select(inside, data.at(ix.get(0), ix.get(1), y, x, ix.get(4)), Te.zero(data.dtype()));
+        });
     }
 
     /** The names of {@code c}'s data axes, outermost first: the leaf axes a schedule starts from. */
