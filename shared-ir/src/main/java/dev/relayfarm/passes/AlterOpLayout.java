@@ -30,16 +30,22 @@ public final class AlterOpLayout extends FunctionPass {
     private static final PassInfo INFO = new PassInfo("alter-op-layout", 3,
             "replaces operators by the target's layout-specific versions (CPU: conv2d -> contrib_conv2d_NCHWc)");
 
-    /** The hooks for the target compiled for ({@link PassOptions#target()}). */
-    public record Options(java.util.function.Function<Target, AlterLayoutHooks> hooksFor) {
-        /** These hooks whatever the target. */
+    /** The hooks for the target compiled for ({@link PassOptions#target()}) and the function being rewritten (with its types). */
+    public record Options(HooksFor hooksFor) {
+        /** These hooks whatever the target and function. */
         public Options(AlterLayoutHooks hooks) {
-            this(target -> hooks);
+            this((target, function, types) -> hooks);
         }
 
         public static Options defaults() {
-            return new Options(CpuLayoutHooks::forTarget);
+            return new Options(CpuLayoutHooks::forFunction);
         }
+    }
+
+    /** A target's hooks, which may look at the whole function first (to agree on blocks between convolutions). */
+    @FunctionalInterface
+    public interface HooksFor {
+        AlterLayoutHooks hooks(Target target, Function function, dev.relayfarm.types.InferResult types);
     }
 
     private final Options options;
@@ -55,6 +61,7 @@ public final class AlterOpLayout extends FunctionPass {
 
     @Override
     protected Function transform(GlobalVar global, Function function, IRModule module, PassContext context) {
-        return (Function) new LayoutRewriter(options.hooksFor().apply(context.options().target()).byOp(), context.types()).rewrite(function);
+        AlterLayoutHooks hooks = options.hooksFor().hooks(context.options().target(), function, context.types());
+        return (Function) new LayoutRewriter(hooks.byOp(), context.types()).rewrite(function);
     }
 }

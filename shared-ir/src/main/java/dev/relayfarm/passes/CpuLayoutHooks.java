@@ -3,13 +3,20 @@ package dev.relayfarm.passes;
 import dev.relayfarm.ir.AttrValue;
 import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.Call;
+import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.ExprTraversal;
+import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.ops.OpPattern;
 import dev.relayfarm.ops.layout.Layout;
+import dev.relayfarm.ops.registry.OpRegistry;
+import dev.relayfarm.types.InferResult;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -28,27 +35,77 @@ import java.util.Optional;
  * depthwise convolution's weight {@code [C, 1, KH, KW]} is blocked {@code OIHW1i[c]o}, its data and output
  * {@code NCHW[c]c}, so it sits between pointwise convolutions without a transform. Other grouped convolutions
  * are blocked by what divides the channels of one group, so a group holds whole blocks; one whose groups no
- * block divides keeps its layout. A convolution with fewer input channels than a
- * vector (an image's 3) takes them all as one input block ({@code NCHW3c}), as TVM's x86 schedules do. Choosing blocks by channel count alone
- * means a convolution's output blocks are the next one's input blocks whenever the channel counts
- * agree, so no transform is needed between them.
+ * block divides keeps its layout. A convolution with fewer input channels than a vector (an image's 3)
+ * takes them all as one input block ({@code NCHW3c}), as TVM's x86 schedules do. Choosing blocks by
+ * channel count alone means a convolution's output blocks are the next one's input blocks whenever the
+ * channel counts agree, so no transform is needed between them; a depthwise convolution feeding a grouped
+ * one takes that one's smaller input block ({@link #forFunction}).
  */
 public final class CpuLayoutHooks {
     private CpuLayoutHooks() {}
 
-    /** The hooks for {@code target}: its channel blocks. */
-    public static AlterLayoutHooks forTarget(Target target) {
-        return hooks(target.channelBlocks());
-    }
-
     /** The hooks with these block sizes, most preferred first. */
     public static AlterLayoutHooks hooks(List<Integer> blocks) {
+        return hooks(blocks, Map.of());
+    }
+
+    /**
+     * The hooks for {@code target} in {@code function}: its blocks, and for a depthwise convolution whose result flows
+     * (through element-wise ops) into a grouped convolution, that convolution's input block when it is smaller. A
+     * depthwise convolution is bound by memory, not by its lanes, so next to ShuffleNet's 68-channel groups it takes
+     * 4-lane blocks instead of 16-lane ones and a layout transform on its way out.
+     */
+    public static AlterLayoutHooks forFunction(Target target, Function function, InferResult types) {
+        List<Integer> bs = halfBlocks(target.channelBlocks());
+        Map<Expr, List<Call>> consumers = new java.util.IdentityHashMap<>();
+        List<Call> depthwise = new java.util.ArrayList<>();
+        for (Expr e : ExprTraversal.postOrder(function.body())) {
+            if (!(e instanceof Call c)) continue;
+            for (Expr a : c.args()) consumers.computeIfAbsent(a, k -> new java.util.ArrayList<>()).add(c);
+            if (convGroups(c) > 1 && isDepthwise(c, types)) depthwise.add(c);
+        }
+        Map<Call, Integer> blocksOf = new java.util.IdentityHashMap<>();
+        for (Call dw : depthwise) {
+            Expr at = dw;
+            // follow a single consumer through element-wise ops (bias, batch-norm scale, activation) to the next operator
+            for (int hops = 0; hops < 8; hops++) {
+                List<Call> next = consumers.getOrDefault(at, List.of());
+                if (next.size() != 1) break;
+                Call c = next.getFirst();
+                if (convGroups(c) > 1 && !isDepthwise(c, types) && c.args().getFirst() == at
+                        && types.typeOf(c.args().get(1)) instanceof TensorType w && w.rank() == 4 && w.isStatic()) {
+                    int ic = block(w.shape().get(1), bs);
+                    if (ic > 0) blocksOf.put(dw, ic);
+                    break;
+                }
+                if (!(c.callee() instanceof Op op) || OpRegistry.find(op.name()).map(d -> d.pattern().compareTo(OpPattern.BROADCAST) > 0).orElse(true)) break;
+                at = c;
+            }
+        }
+        return hooks(target.channelBlocks(), blocksOf);
+    }
+
+    private static long convGroups(Call c) {
+        return c.callee() instanceof Op op && op.name().equals("nn.conv2d") && c.args().size() == 2 ? LayoutRewriter.intAttr(c.attrs(), "groups", 1) : 0;
+    }
+
+    private static boolean isDepthwise(Call c, InferResult types) {
+        long groups = convGroups(c);
+        return types.typeOf(c.args().get(0)) instanceof TensorType x && types.typeOf(c.args().get(1)) instanceof TensorType w && x.rank() == 4 && w.rank() == 4
+                && x.isStatic() && w.isStatic() && x.shape().get(1).value() == groups && w.shape().get(0).value() == groups;
+    }
+
+    private static AlterLayoutHooks hooks(List<Integer> blocks, Map<Call, Integer> depthwiseBlocks) {
         if (blocks.isEmpty() || blocks.stream().anyMatch(b -> b < 1)) throw new IllegalArgumentException("block sizes must be positive, got " + blocks);
         List<Integer> bs = List.copyOf(blocks);
-        return AlterLayoutHooks.none().with("nn.conv2d", (call, argTypes, resultType) -> conv2dNCHWc(call, argTypes, bs));
+        return AlterLayoutHooks.none().with("nn.conv2d", (call, argTypes, resultType) -> conv2dNCHWc(call, argTypes, bs, depthwiseBlocks));
     }
 
     static Optional<LayoutChange> conv2dNCHWc(Call call, List<Type> argTypes, List<Integer> blocks) {
+        return conv2dNCHWc(call, argTypes, blocks, Map.of());
+    }
+
+    private static Optional<LayoutChange> conv2dNCHWc(Call call, List<Type> argTypes, List<Integer> blocks, Map<Call, Integer> depthwiseBlocks) {
         Attrs attrs = call.attrs();
         long groups = LayoutRewriter.intAttr(attrs, "groups", 1);
         Layout data = LayoutRewriter.layoutAttr(attrs, "data_layout", "NCHW");
@@ -70,6 +127,8 @@ public final class CpuLayoutHooks {
         List<Integer> bs = halfBlocks(blocks);
         if (depthwise) {
             ic = oc = block(channels, bs);
+            Integer neighbours = depthwiseBlocks.get(call);
+            if (neighbours != null && neighbours < ic) ic = oc = neighbours;
         } else {
             ic = block(kernel.extent(w.shape(), 'I'), bs);
             // a first layer (3 or 4 input channels, fewer than a vector) takes all its channels as one block: its output

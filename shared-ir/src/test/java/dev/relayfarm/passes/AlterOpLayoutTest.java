@@ -218,20 +218,38 @@ class AlterOpLayoutTest {
     @Test
     void depthwiseAndGroupedConvolutionsAreBlocked() {
         // depthwise: the channels are the lanes, the weight blocks output channels only (one input channel a filter); grouped:
-        // blocked by what divides a group (8 input, 12 output channels: 8 and 4), each group whole chunks
+        // blocked by what divides a group (8 input, 12 output channels: 8 and 4), each group whole chunks. The depthwise
+        // convolution takes the grouped one's 8-channel block for its 32 channels (16 on its own): no transform between
         assertRewrites(P, DEPTHWISE_THEN_GROUPED, """
                 def @main(%x: Tensor[(1, 32, 8, 8), float32], %dw: Tensor[(32, 1, 3, 3), float32], %gw: Tensor[(48, 8, 1, 1), float32]) {
-                  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW16c");
-                  %1 = layout_transform(%dw, src_layout="OIHW", dst_layout="OIHW1i16o");
-                  %2 = nn.contrib_conv2d_NCHWc(%0, %1, strides=[2, 2], padding=[1, 1], groups=32, data_layout="NCHW16c", kernel_layout="OIHW1i16o", out_layout="NCHW16c");
+                  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW8c");
+                  %1 = layout_transform(%dw, src_layout="OIHW", dst_layout="OIHW1i8o");
+                  %2 = nn.contrib_conv2d_NCHWc(%0, %1, strides=[2, 2], padding=[1, 1], groups=32, data_layout="NCHW8c", kernel_layout="OIHW1i8o", out_layout="NCHW8c");
                   %3 = nn.relu(%2);
-                  %4 = layout_transform(%3, src_layout="NCHW16c", dst_layout="NCHW8c");
-                  %5 = layout_transform(%gw, src_layout="OIHW", dst_layout="OIHW8i4o");
-                  %6 = nn.contrib_conv2d_NCHWc(%4, %5, groups=4, data_layout="NCHW8c", kernel_layout="OIHW8i4o", out_layout="NCHW4c");
-                  layout_transform(%6, src_layout="NCHW4c", dst_layout="NCHW")
+                  %4 = layout_transform(%gw, src_layout="OIHW", dst_layout="OIHW8i4o");
+                  %5 = nn.contrib_conv2d_NCHWc(%3, %4, groups=4, data_layout="NCHW8c", kernel_layout="OIHW8i4o", out_layout="NCHW4c");
+                  layout_transform(%5, src_layout="NCHW4c", dst_layout="NCHW")
                 }
                 """);
         assertSameResults(P, DEPTHWISE_THEN_GROUPED);
+    }
+
+    @Test
+    void aDepthwiseConvolutionTakesTheBlockOfTheGroupedConvolutionItFeeds() {
+        // ShuffleNet's unit: grouped 1x1 (4 groups of 12 channels: 4-lane blocks), depthwise 3x3 on the same 48 channels
+        // (16 lanes on its own), grouped 1x1 again: the depthwise one takes the next one's 4 lanes, no transform between
+        String unit = """
+                def @main(%x: Tensor[(1, 48, 6, 6), float32], %g1: Tensor[(48, 12, 1, 1), float32], %dw: Tensor[(48, 1, 3, 3), float32],
+                          %g2: Tensor[(48, 12, 1, 1), float32]) {
+                  %0 = nn.conv2d(%x, %g1, groups=4);
+                  %1 = nn.conv2d(%0, %dw, padding=[1, 1], groups=48);
+                  nn.conv2d(%1, %g2, groups=4)
+                }
+                """;
+        IRModule out = assertSameResults(P, unit);
+        String text = dev.relayfarm.text.RelayPrinter.print(out);
+        assertTrue(text.contains("kernel_layout=\"OIHW1i4o\"") && !text.contains("16c"), text);
+        assertEquals(2, text.split("layout_transform\\(").length - 1 - 3, text); // the data in and out, plus three weights
     }
 
     @Test

@@ -289,8 +289,8 @@ public final class OnnxCheck {
         return new Options(options.importOptions().withValueLayouts(layouts), options.tolerance(), options.optimize(), options.backend());
     }
 
-    /** A folder's manifest.json may set "rtol"/"atol". */
-    private static Optional<Tolerance> manifestTolerance(Path dir) {
+    /** A folder's manifest.json may set "rtol"/"atol" (with its reason beside them). */
+    public static Optional<Tolerance> manifestTolerance(Path dir) {
         Path manifest = dir.resolve("manifest.json");
         if (!Files.isRegularFile(manifest)) return Optional.empty();
         try {

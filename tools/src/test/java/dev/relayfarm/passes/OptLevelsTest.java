@@ -17,6 +17,7 @@ import dev.relayfarm.frontend.proto.Onnx.TensorProto;
 import dev.relayfarm.frontend.proto.Onnx.ValueInfoProto;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
+import dev.relayfarm.conformance.OnnxCheck;
 import dev.relayfarm.interp.Tolerance;
 import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
@@ -41,15 +42,16 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * The issue's model check: every model of {@code ../shared/onnx/models} and {@code ../shared/onnx/light}
  * gives, at -O1, -O2 and -O3, the output it gives at -O0 (interpreter, rtol 1e-3, atol 1e-5: folding
- * scales into weights reassociates float32 products). Prints one row per model and level: distinct
- * nodes, fused (Primitive) groups, and pipeline time. By default only the quick models run;
+ * scales into weights reassociates float32 products; a model folder whose manifest sets a looser rtol/atol, with its
+ * reason, is held to that: mlsd_tiny_320 multiplies by a mask of float32 equalities that rounding flips). Prints one row
+ * per model and level: distinct nodes, fused (Primitive) groups, and pipeline time. By default only the quick models run;
  * {@code -Drelayfarm.long=true} (mvn -Plong) runs all of them. Skips when the folders are absent.
  */
 class OptLevelsTest {
     private static final Set<String> FAST = Set.of("mnist8_cntk", "mnist_mlp_onnxmlir", "squeezenet", "super_resolution_10");
     private static final Tolerance TOLERANCE = new Tolerance(1e-3, 1e-5);
 
-    private record ModelInput(String name, IRModule module, List<NDArray> inputs) {}
+    private record ModelInput(String name, IRModule module, List<NDArray> inputs, Tolerance tolerance) {}
 
     @TestFactory
     Stream<DynamicTest> everyLevelMatchesLevelZero() throws Exception {
@@ -86,7 +88,7 @@ class OptLevelsTest {
             IRModule optimized = OptPipeline.build().run(model.module(), ctx).module();
             long ms = (System.nanoTime() - t0) / 1_000_000;
             Value got = Interpreter.runMain(optimized, inputs);
-            compare(model.name() + " -O" + level, got, reference);
+            compare(model.name() + " -O" + level, got, reference, model.tolerance());
             System.out.printf("opt-levels %-22s -O%d  nodes %7d  fused groups %5d  pipeline %6d ms%n", model.name(), level,
                     ExprTraversal.countNodes(optimized), primitiveGroups(optimized), ms);
         }
@@ -100,17 +102,17 @@ class OptLevelsTest {
         return seen.size();
     }
 
-    private static void compare(String where, Value got, Value want) {
+    private static void compare(String where, Value got, Value want, Tolerance tolerance) {
         switch (want) {
             case TensorValue(NDArray w) -> {
                 if (!(got instanceof TensorValue(NDArray g))) fail(where + ": expected a tensor, got " + got);
-                else TOLERANCE.compare(g, w).ifPresent(m -> fail(where + ": " + m.message()));
+                else tolerance.compare(g, w).ifPresent(m -> fail(where + ": " + m.message()));
             }
             case TupleValue(List<Value> ws) -> {
                 if (!(got instanceof TupleValue(List<Value> gs))) fail(where + ": expected a tuple, got " + got);
                 else {
                     assertEquals(ws.size(), gs.size(), where);
-                    for (int i = 0; i < ws.size(); i++) compare(where + " output " + i, gs.get(i), ws.get(i));
+                    for (int i = 0; i < ws.size(); i++) compare(where + " output " + i, gs.get(i), ws.get(i), tolerance);
                 }
             }
             default -> fail(where + ": unexpected value " + want);
@@ -134,7 +136,9 @@ class OptLevelsTest {
             shapes.put(fed.get(i), dims);
         }
         IRModule m = OnnxImporter.importModel(tc.model(), "model.onnx", dir, ImportOptions.DEFAULT.withInputShapes(shapes));
-        return new ModelInput(dir.getFileName().toString(), m, inputs);
+        Tolerance tol = OnnxCheck.manifestTolerance(dir).map(t -> new Tolerance(Math.max(t.rtol(), TOLERANCE.rtol()), Math.max(t.atol(), TOLERANCE.atol())))
+                .orElse(TOLERANCE);
+        return new ModelInput(dir.getFileName().toString(), m, inputs, tol);
     }
 
     /** A light model: input arange(n)/n of shape 1x3x224x224 (as LightModelsTest). */
@@ -149,6 +153,6 @@ class OptLevelsTest {
         float[] x = new float[n];
         for (int i = 0; i < n; i++) x[i] = (float) i / n;
         assertTrue(m.main().isPresent());
-        return new ModelInput(name, m, List.of(NDArray.wrap(DType.FLOAT32, dims, x)));
+        return new ModelInput(name, m, List.of(NDArray.wrap(DType.FLOAT32, dims, x)), TOLERANCE);
     }
 }
