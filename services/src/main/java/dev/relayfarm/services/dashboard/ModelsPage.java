@@ -61,6 +61,17 @@ public class ModelsPage {
         return "ui/models";
     }
 
+    /**
+     * A kernel's microseconds per model run: its calls times the applied config's median cost, else the default's; null
+     * when the farm measured neither (a layout transform nobody tunes). Written without a conditional mixing {@code double}
+     * and {@code Double}: that one unboxed the null and failed the whole page.
+     */
+    static Double perRunUs(int calls, Double cost, Double defaultCost) {
+        if (cost != null) return calls * cost;
+        if (defaultCost != null) return calls * defaultCost;
+        return null;
+    }
+
     @GetMapping("/ui/models/{jobId}")
     String model(@PathVariable("jobId") String jobId, Model m) {
         UUID id = JobsController.jobId(jobId);
@@ -78,7 +89,7 @@ public class ModelsPage {
             Double cost = config == null ? null : costs.of(workload, TuningRecords.canonical(config.toString()));
             Double def = costs.defaultOf(workload);
             int calls = k.path("calls").asInt(1);
-            Double per = cost != null ? calls * cost : def != null ? calls * def : null;
+            Double per = perRunUs(calls, cost, def);
             if (per != null) total += per;
             rows.add(new KernelRow(k.path("name").asText(), workload, config == null ? "—" : config.path("template").asText("—"),
                     k.path("source").asText("—"), config, calls, cost, def, per, null));
