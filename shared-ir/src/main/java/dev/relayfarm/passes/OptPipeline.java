@@ -26,7 +26,12 @@ public final class OptPipeline {
 
     /** {@code module} optimized at {@code -O<level>} for {@code target}: the standard pipeline with default options. */
     public static IRModule optimize(IRModule module, int level, Target target) {
-        return build().run(module, new PassContext(PassOptions.level(level).withTarget(target))).module();
+        return optimize(module, level, target, Set.of());
+    }
+
+    /** The same without the passes named in {@code disabled} (e.g. {@code winograd-conv2d}). */
+    public static IRModule optimize(IRModule module, int level, Target target, Set<String> disabled) {
+        return build().run(module, new PassContext(options(level, disabled).withTarget(target))).module();
     }
 
     /** {@link #optimize(IRModule, int, Target)} for the machine we run on ({@link Target#host()}). */

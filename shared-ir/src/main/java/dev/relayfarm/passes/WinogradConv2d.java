@@ -32,21 +32,19 @@ import java.util.List;
  * alter-op-layout, whose blocks it keeps.
  *
  * <p>On at -O3 ({@link Options#DEFAULT}; measured faster than the direct template on resnet50, vgg19 and mlsd, see the
- * README): disabling the pass ({@link PassOptions#disabled()}) or the JVM property {@code -Drelayfarm.winograd=off}
- * ({@code relayc compile|bench|profile|tune --winograd off} sets it; {@code RELAYC_JAVA_OPTS=-Drelayfarm.winograd=off}
- * for any command) turns it off ({@code -Drelayfarm.winograd.tile=2} picks F(2x2, 3x3): slower than F(4x4) on resnet50's
- * 56 and 28 maps, level at 14 and 7); with options whose {@code enabled} is false, forcing the pass or {@code =on} turns it on. Not done: strided, dilated, grouped or non-3x3 convolutions; weights that are not
- * constants (the transform would run every call, with no compute rule); float16.
+ * README); disabling the pass ({@link PassOptions#disabled()}, what {@code relayc compile|bench|profile|tune --winograd
+ * off} does) turns it off. {@link Options#tileSize} 2 picks F(2x2, 3x3) (slower than F(4x4) on resnet50's 56 and 28
+ * maps, level at 14 and 7); with options whose {@code enabled} is false, forcing the pass turns it on. Not done:
+ * strided, dilated, grouped or non-3x3 convolutions; weights that are not constants (the transform would run every
+ * call, with no compute rule); float16.
  */
 public final class WinogradConv2d extends FunctionPass {
     public static final String NAME = "winograd-conv2d";
     private static final PassInfo INFO = new PassInfo(NAME, 3,
-            "blocked 3x3 stride-1 convolutions with constant weights to Winograd F(4x4, 3x3) (-Drelayfarm.winograd=off turns it off)");
-    /** The JVM property that turns the rewrite on or off whatever the options' default. */
-    public static final String PROPERTY = "relayfarm.winograd";
+            "blocked 3x3 stride-1 convolutions with constant weights to Winograd F(4x4, 3x3)");
 
     /**
-     * {@code enabled}: whether the pass rewrites when neither forced nor set by {@link #PROPERTY}; {@code tileSize}: m (2
+     * {@code enabled}: whether the pass rewrites when not forced; {@code tileSize}: m (2
      * or 4); the smallest channel count (in and out) and output side rewritten; {@code maxTransformBytes}: the largest
      * transformed input or GEMM result ({@code alpha^2 x tiles x channels} floats) rewritten.
      *
@@ -80,9 +78,7 @@ public final class WinogradConv2d extends FunctionPass {
     }
 
     private boolean active(PassContext context) {
-        String p = System.getProperty(PROPERTY, "");
-        if (p.equalsIgnoreCase("off")) return false;
-        return p.equalsIgnoreCase("on") || options.enabled() || context.options().forced().contains(NAME);
+        return options.enabled() || context.options().forced().contains(NAME);
     }
 
     @Override
@@ -118,7 +114,7 @@ public final class WinogradConv2d extends FunctionPass {
         int oh = xs[2] + a.padding()[0] + a.padding()[2] - 2, ow = xs[3] + a.padding()[1] + a.padding()[3] - 2;
         if (in < options.minChannels() || outC < options.minChannels() || oh < options.minOutput() || ow < options.minOutput()) return null;
         if (!constant(c.args().get(1))) return null;
-        int m = Integer.getInteger(PROPERTY + ".tile", options.tileSize());
+        int m = options.tileSize();
         long tiles = (long) xs[0] * ((oh + m - 1) / m) * ((ow + m - 1) / m);
         if ((long) (m + 2) * (m + 2) * tiles * Math.max(in, outC) * 4 > options.maxTransformBytes()) return null;
         Expr u = new Call(Op.get(WinogradConv2D.WEIGHT_TRANSFORM), List.of(c.args().get(1)),

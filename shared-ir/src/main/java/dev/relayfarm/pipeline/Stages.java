@@ -107,8 +107,13 @@ public final class Stages {
      * Primitive function (what {@link #codegen} needs).
      */
     public static IRModule optimize(IRModule module, int optLevel, Target target) {
+        return optimize(module, optLevel, target, java.util.Set.of());
+    }
+
+    /** {@link #optimize(IRModule, int, Target)} without the passes named in {@code disabled} (their names: {@code PassRegistry}). */
+    public static IRModule optimize(IRModule module, int optLevel, Target target, java.util.Set<String> disabled) {
         if (!OptLevels.PIPELINE.contains(optLevel)) throw new ModelInputException(CompileRequest.INVALID_OPT_LEVEL, "opt level must be " + OptLevels.PIPELINE + ", got " + optLevel);
-        return OptPipeline.optimize(module, optLevel, target);
+        return OptPipeline.optimize(module, optLevel, target, disabled);
     }
 
     /** {@link #optimize(IRModule, int, Target)} for the machine we run on ({@link Target#host()}). */

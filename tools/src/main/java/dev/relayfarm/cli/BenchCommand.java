@@ -102,7 +102,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Optional<String> badWinograd = CommonOptions.applyWinograd(winograd);
+        Optional<String> badWinograd = CommonOptions.winogradError(winograd);
         if (badWinograd.isPresent()) return CliErrors.report(spec, badWinograd.get());
         PrintWriter out = spec.commandLine().getOut();
         Optional<String> badLevel = CommonOptions.optLevelError(optLevel);
@@ -157,7 +157,7 @@ public final class BenchCommand implements Callable<Integer> {
         BenchInputs in = BenchInputs.load(model, bound, 42);
         Target t = Target.parse(target);
         IRModule m = Stages.importModel(ModelFiles.read(in.onnx()), in.shapes());
-        IRModule optimized = optLevel == 0 ? m : Stages.optimize(m, optLevel, t);
+        IRModule optimized = optLevel == 0 ? m : Stages.optimize(m, optLevel, t, CommonOptions.disabledPasses(winograd));
         Map<String, ScheduleConfig> tuned = schedules == null ? Map.of() : readSchedules(Stages.tasks(optimized, t), t);
         try (ModelRunner ours = ours(in, optimized, t, tuned, ""); ModelRunner ref = switch (vs) {
             case onnxruntime -> OrtRunner.open(in.onnx(), threads);

@@ -3,6 +3,7 @@ package dev.relayfarm.cli;
 import dev.relayfarm.passes.OptLevels;
 import dev.relayfarm.passes.WinogradConv2d;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Options several subcommands take ({@code -O LEVEL}, {@code --winograd on|off}), checked one way; {@code --shape} is read
@@ -19,14 +20,13 @@ final class CommonOptions {
     /** The help of {@code --winograd}. */
     static final String WINOGRAD_HELP = "on|off: Winograd F(4x4, 3x3) for the eligible 3x3 convolutions (pass winograd-conv2d; default: on at -O3)";
 
-    /**
-     * Applies {@code --winograd}: sets the pass's JVM property ({@link WinogradConv2d#PROPERTY}) for this process, which
-     * compiles one model per command; null leaves the default. The message for a value other than on/off, if it is.
-     */
-    static Optional<String> applyWinograd(String mode) {
-        if (mode == null) return Optional.empty();
-        if (!mode.equals("on") && !mode.equals("off")) return Optional.of("--winograd must be on or off, got " + mode);
-        System.setProperty(WinogradConv2d.PROPERTY, mode);
-        return Optional.empty();
+    /** The message for a {@code --winograd} other than on/off (null: not given), if it is one. */
+    static Optional<String> winogradError(String mode) {
+        return mode == null || mode.equals("on") || mode.equals("off") ? Optional.empty() : Optional.of("--winograd must be on or off, got " + mode);
+    }
+
+    /** The passes {@code --winograd} leaves out of the pipeline: {@code winograd-conv2d} for off, none otherwise (on is the default). */
+    static Set<String> disabledPasses(String winograd) {
+        return "off".equals(winograd) ? Set.of(WinogradConv2d.NAME) : Set.of();
     }
 }

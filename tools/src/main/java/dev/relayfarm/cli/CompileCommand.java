@@ -66,7 +66,7 @@ public final class CompileCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Optional<String> badWinograd = CommonOptions.applyWinograd(winograd);
+        Optional<String> badWinograd = CommonOptions.winogradError(winograd);
         if (badWinograd.isPresent()) return CliErrors.report(spec, badWinograd.get());
         if (!CompileRequest.OPT_LEVELS.contains(optLevel)) {
             return CliErrors.report(spec, "-O must be " + CompileRequest.OPT_LEVELS + " for compile (the graph executor runs fused kernels), got " + optLevel);
@@ -78,7 +78,7 @@ public final class CompileCommand implements Callable<Integer> {
             // the farm's stage functions, in one process: import, infer types and check executability, optimize, codegen
             IRModule module = Stages.inferTypes(Stages.importModel(request));
             Stages.checkExecutable(module);
-            IRModule optimized = Stages.optimize(module, request.optLevel(), request.target());
+            IRModule optimized = Stages.optimize(module, request.optLevel(), request.target(), CommonOptions.disabledPasses(winograd));
             // the autotuner stage's choice: the rule over the file's schedules and records, for the module's tasks
             Map<String, ScheduleConfig> configs = Map.of();
             List<TuningTask> tasks = List.of();

@@ -96,7 +96,7 @@ public final class ProfileCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Optional<String> badWinograd = CommonOptions.applyWinograd(winograd);
+        Optional<String> badWinograd = CommonOptions.winogradError(winograd);
         if (badWinograd.isPresent()) return CliErrors.report(spec, badWinograd.get());
         PrintWriter out = spec.commandLine().getOut();
         Optional<String> badLevel = CommonOptions.optLevelError(optLevel);
@@ -131,7 +131,7 @@ public final class ProfileCommand implements Callable<Integer> {
     private KernelProfiler.Profile profile(Map<String, List<Long>> bound, double peak, double bandwidth) {
         BenchInputs in = BenchInputs.load(model, bound, 42);
         Target t = Target.parse(target);
-        IRModule optimized = Stages.optimize(Stages.importModel(ModelFiles.read(in.onnx()), in.shapes()), optLevel, t);
+        IRModule optimized = Stages.optimize(Stages.importModel(ModelFiles.read(in.onnx()), in.shapes()), optLevel, t, CommonOptions.disabledPasses(winograd));
         Map<String, ScheduleConfig> configs = schedules == null ? Map.of() : readSchedules(optimized, t);
         Path dir = keep != null ? keep : BenchCommand.tempDir();
         ArtifactCompiler.Artifact artifact = Stages.codegen(optimized, new CompileOptions(t, optLevel, configs), dir);

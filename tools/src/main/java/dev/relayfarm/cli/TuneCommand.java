@@ -100,7 +100,7 @@ public final class TuneCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Optional<String> badWinograd = CommonOptions.applyWinograd(winograd);
+        Optional<String> badWinograd = CommonOptions.winogradError(winograd);
         if (badWinograd.isPresent()) return CliErrors.report(spec, badWinograd.get());
         if (!CompileRequest.OPT_LEVELS.contains(optLevel)) return CliErrors.report(spec, "-O must be " + CompileRequest.OPT_LEVELS + " for tune, got " + optLevel);
         Duration time = budget == null ? null : RunCommand.duration("--budget", budget);
@@ -127,7 +127,7 @@ public final class TuneCommand implements Callable<Integer> {
         CompileRequest request = new CompileRequest(ModelFiles.read(model), t, optLevel, InputShapes.of(shapes));
         IRModule module = Stages.inferTypes(Stages.importModel(request));
         Stages.checkExecutable(module);
-        IRModule optimized = Stages.optimize(module, optLevel, t);
+        IRModule optimized = Stages.optimize(module, optLevel, t, CommonOptions.disabledPasses(winograd));
         List<TuningTask> tasks = Stages.tasks(optimized, t);
         Map<String, Integer> calls = Tuner.callsPerWorkload(optimized, tasks);
         PrintWriter out = spec.commandLine().getOut();

@@ -32,6 +32,27 @@ class CompileCommandTest {
     }
 
     @Test
+    void winogradOffLeavesTheThreeByThreeConvolutionDirect() throws Exception {
+        assumeTrue(CCompiler.host().isPresent());
+        Path f = tmp.resolve("conv.relay");
+        Files.writeString(f, """
+                #[version = "0.0.5"]
+                def @main(%x: Tensor[(1, 32, 8, 8), float32]) {
+                  nn.conv2d(%x, ones(shape=[32, 32, 3, 3], dtype="float32"), padding=[1, 1, 1, 1], channels=32, kernel_size=[3, 3])
+                }
+                """);
+        Path on = tmp.resolve("on"), off = tmp.resolve("off");
+        assertEquals(0, CliRun.relayc("compile", f.toString(), "-o", on.toString()).exitCode());
+        CliRun r = CliRun.relayc("compile", f.toString(), "--winograd", "off", "-o", off.toString());
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(Files.readString(on.resolve("manifest.json")).contains("winograd"), "on by default at -O3");
+        assertFalse(Files.readString(off.resolve("manifest.json")).contains("winograd"), "--winograd off disables the pass");
+        CliRun bad = CliRun.relayc("compile", f.toString(), "--winograd", "maybe", "-o", tmp.resolve("x").toString());
+        assertNotEquals(0, bad.exitCode());
+        assertTrue(bad.err().contains("--winograd must be on or off, got maybe"), bad.err());
+    }
+
+    @Test
     void compilesARelayFileToAnArtifactThatRuns() throws Exception {
         assumeTrue(CCompiler.host().isPresent());
         Path out = tmp.resolve("art");
