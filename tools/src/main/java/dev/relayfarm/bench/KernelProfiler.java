@@ -15,7 +15,6 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
-import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.runtime.CompiledModel;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.OpResolver;
@@ -173,8 +172,7 @@ public final class KernelProfiler {
      * Profiles {@code model}, compiled into {@code artifact} and loaded as {@code compiled} (its thread count set here):
      * {@code warmup} untimed profiled runs, then {@code runs} profiled ones on {@code inputs}.
      */
-    public static Profile profile(String model, ArtifactCompiler.Artifact artifact, CompiledModel compiled, List<NDArray> inputs, Target target,
-                                  Options options) {
+    public static Profile profile(String model, ArtifactCompiler.Artifact artifact, CompiledModel compiled, List<NDArray> inputs, Options options) {
         Manifest manifest = Manifest.read(artifact.dir());
         List<GraphPlan.Kernel> kernels = artifact.graph().kernels();
         if (manifest.kernels().size() != kernels.size()) {
@@ -197,9 +195,13 @@ public final class KernelProfiler {
         for (int k = 0; k < kernels.size(); k++) {
             Manifest.Kernel mk = manifest.kernels().get(k);
             Function prim = kernels.get(k).primitive();
-            OptionalLong perCall = flops(prim);
-            rows.add(new Row(mk.name(), ops(prim), ArtifactCompiler.plan(kernels.get(k), target).template(), mk.workload(), mk.calls(), median[k],
-                    sum > 0 ? median[k] / sum : 0, perCall.isPresent() ? perCall.getAsLong() * mk.calls() : -1, bytes(prim) * mk.calls()));
+            InferResult typed = typed(prim);
+            OptionalLong perCall = flops(typed);
+            long perCallBytes = bytes(typed);
+            // the template the artifact was built with, as its manifest records it
+            String template = mk.config() == null ? "" : mk.config().path("template").asText("");
+            rows.add(new Row(mk.name(), ops(prim), template, mk.workload(), mk.calls(), median[k], sum > 0 ? median[k] / sum : 0,
+                    perCall.isPresent() ? perCall.getAsLong() * mk.calls() : -1, perCallBytes < 0 ? -1 : perCallBytes * mk.calls()));
         }
         rows.sort(Comparator.comparingDouble(Row::medianMs).reversed().thenComparing(Row::kernel));
         return new Profile(model, options, rows, sum, SideBySide.percentile(copies, 0.5), SideBySide.percentile(wall, 0.5));
@@ -223,7 +225,15 @@ public final class KernelProfiler {
      * after them are not counted. Empty when the primitive has none of these or a shape is not static.
      */
     public static OptionalLong flops(Function prim) {
-        InferResult types = TypeInference.inferExpr(prim, OpResolver.REGISTRY);
+        return flops(typed(prim));
+    }
+
+    /** A fused primitive type-checked on its own, as {@link #flops(InferResult)} and {@link #bytes(InferResult)} read it. */
+    private static InferResult typed(Function prim) {
+        return TypeInference.inferExpr(prim, OpResolver.REGISTRY);
+    }
+
+    private static OptionalLong flops(InferResult types) {
         Function fn = types.module().main().orElseThrow();
         long total = 0;
         boolean any = false;
@@ -243,7 +253,10 @@ public final class KernelProfiler {
      * -1 when a type is not a static tensor.
      */
     public static long bytes(Function prim) {
-        InferResult inferred = TypeInference.inferExpr(prim, OpResolver.REGISTRY);
+        return bytes(typed(prim));
+    }
+
+    private static long bytes(InferResult inferred) {
         Function fn = inferred.module().main().orElseThrow();
         long total = 0;
         List<Type> types = new ArrayList<>();
@@ -251,8 +264,7 @@ public final class KernelProfiler {
         types.add(inferred.typeOf(fn.body()));
         for (int i = 0; i < types.size(); i++) {
             switch (types.get(i)) {
-                // one byte per element below 8 bits: how we store the narrow types
-                case TensorType t when t.isStatic() -> total += product(shape(t)) * Math.max(1, t.dtype().bits() * t.dtype().lanes() / 8);
+                case TensorType t when t.isStatic() -> total += product(shape(t)) * t.dtype().storageBytes() * t.dtype().lanes();
                 case dev.relayfarm.ir.TupleType tt -> types.addAll(tt.fields());
                 case null, default -> {
                     return -1;

@@ -137,7 +137,7 @@ public final class ProfileCommand implements Callable<Integer> {
         ArtifactCompiler.Artifact artifact = Stages.codegen(optimized, new CompileOptions(t, optLevel, configs), dir);
         try (CompiledModel compiled = CompiledModel.load(dir)) {
             if (keep == null) BenchCommand.deleteOnExit(dir);
-            return KernelProfiler.profile(in.model(), artifact, compiled, in.values(), t, new KernelProfiler.Options(threads, warmup, runs, peak, bandwidth));
+            return KernelProfiler.profile(in.model(), artifact, compiled, in.values(), new KernelProfiler.Options(threads, warmup, runs, peak, bandwidth));
         }
     }
 
