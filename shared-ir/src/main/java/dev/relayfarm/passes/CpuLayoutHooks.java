@@ -62,7 +62,7 @@ public final class CpuLayoutHooks {
         for (Expr e : ExprTraversal.postOrder(function.body())) {
             if (!(e instanceof Call c)) continue;
             for (Expr a : c.args()) consumers.computeIfAbsent(a, k -> new java.util.ArrayList<>()).add(c);
-            if (convGroups(c) > 1 && isDepthwise(c, types)) depthwise.add(c);
+            if (isConv(c) && depthwise(c, types.typeOf(c.args().get(0)), types.typeOf(c.args().get(1)))) depthwise.add(c);
         }
         Map<Call, Integer> blocksOf = new java.util.IdentityHashMap<>();
         for (Call dw : depthwise) {
@@ -72,9 +72,11 @@ public final class CpuLayoutHooks {
                 List<Call> next = consumers.getOrDefault(at, List.of());
                 if (next.size() != 1) break;
                 Call c = next.getFirst();
-                if (convGroups(c) > 1 && !isDepthwise(c, types) && c.args().getFirst() == at
-                        && types.typeOf(c.args().get(1)) instanceof TensorType w && w.rank() == 4 && w.isStatic()) {
-                    int ic = block(w.shape().get(1), bs);
+                if (isConv(c) && c.args().getFirst() == at && LayoutRewriter.intAttr(c.attrs(), "groups", 1) > 1
+                        && !depthwise(c, types.typeOf(at), types.typeOf(c.args().get(1))) && types.typeOf(c.args().get(1)) instanceof TensorType w
+                        && w.isStatic()) {
+                    Layout kernel = LayoutRewriter.layoutAttr(c.attrs(), "kernel_layout", "OIHW");
+                    int ic = kernel == null || kernel.isBlocked() ? 0 : block(kernel.extent(w.shape(), 'I'), bs);
                     if (ic > 0) blocksOf.put(dw, ic);
                     break;
                 }
@@ -85,24 +87,27 @@ public final class CpuLayoutHooks {
         return hooks(target.channelBlocks(), blocksOf);
     }
 
-    private static long convGroups(Call c) {
-        return c.callee() instanceof Op op && op.name().equals("nn.conv2d") && c.args().size() == 2 ? LayoutRewriter.intAttr(c.attrs(), "groups", 1) : 0;
+    private static boolean isConv(Call c) {
+        return c.callee() instanceof Op op && op.name().equals("nn.conv2d") && c.args().size() == 2;
     }
 
-    private static boolean isDepthwise(Call c, InferResult types) {
-        long groups = convGroups(c);
-        return types.typeOf(c.args().get(0)) instanceof TensorType x && types.typeOf(c.args().get(1)) instanceof TensorType w && x.rank() == 4 && w.rank() == 4
-                && x.isStatic() && w.isStatic() && x.shape().get(1).value() == groups && w.shape().get(0).value() == groups;
+    /**
+     * Whether conv2d {@code c} with data and weight types {@code x} and {@code w} is depthwise: one filter per channel
+     * (groups = input channels = output channels, one input channel a filter), read through its own unblocked layouts.
+     */
+    private static boolean depthwise(Call c, Type x, Type w) {
+        long groups = LayoutRewriter.intAttr(c.attrs(), "groups", 1);
+        Layout data = LayoutRewriter.layoutAttr(c.attrs(), "data_layout", "NCHW"), kernel = LayoutRewriter.layoutAttr(c.attrs(), "kernel_layout", "OIHW");
+        if (groups < 2 || data == null || kernel == null || data.isBlocked() || kernel.isBlocked()) return false;
+        if (!(x instanceof TensorType xt) || !(w instanceof TensorType wt) || xt.rank() != data.rank() || wt.rank() != kernel.rank()
+                || !xt.isStatic() || !wt.isStatic()) return false;
+        return data.extent(xt.shape(), 'C').value() == groups && kernel.extent(wt.shape(), 'O').value() == groups && kernel.extent(wt.shape(), 'I').value() == 1;
     }
 
     private static AlterLayoutHooks hooks(List<Integer> blocks, Map<Call, Integer> depthwiseBlocks) {
         if (blocks.isEmpty() || blocks.stream().anyMatch(b -> b < 1)) throw new IllegalArgumentException("block sizes must be positive, got " + blocks);
         List<Integer> bs = List.copyOf(blocks);
         return AlterLayoutHooks.none().with("nn.conv2d", (call, argTypes, resultType) -> conv2dNCHWc(call, argTypes, bs, depthwiseBlocks));
-    }
-
-    static Optional<LayoutChange> conv2dNCHWc(Call call, List<Type> argTypes, List<Integer> blocks) {
-        return conv2dNCHWc(call, argTypes, blocks, Map.of());
     }
 
     private static Optional<LayoutChange> conv2dNCHWc(Call call, List<Type> argTypes, List<Integer> blocks, Map<Call, Integer> depthwiseBlocks) {
@@ -119,8 +124,7 @@ public final class CpuLayoutHooks {
         // NCHW, whose compute accumulates in float32 (OpComputes) and rounds once
         if (dev.relayfarm.ir.HalfFloats.isNarrow(x.dtype()) || dev.relayfarm.ir.HalfFloats.isNarrow(w.dtype())) return Optional.empty();
         Dim channels = data.extent(x.shape(), 'C');
-        boolean depthwise = groups > 1 && channels.value() == groups && kernel.extent(w.shape(), 'O').value() == groups
-                && kernel.extent(w.shape(), 'I').value() == 1;
+        boolean depthwise = depthwise(call, x, w);
         int ic, oc;
         // blocked by the first block that divides the channels (of a group), down to half a vector: 4-lane vectors (28, 36
         // or 68 channels) still beat leaving the convolution in NCHW with its columns as lanes

@@ -56,7 +56,8 @@ import java.util.Map;
  * Size cap: no constant above {@link Options#maxElements} elements is created, unless it is no
  * larger than a constant the call reads: transforming a weight (layout_transform, transpose, a
  * per-channel scale) replaces a large constant rather than adding one, and leaving it unfolded would
- * redo the transform at every run (a Winograd weight transform, 4x its weight, is folded up to {@link Options#maxEvalElements}: it has no kernel). A call whose result would grow the program (a {@code zeros} of a
+ * redo the transform at every run (a Winograd weight transform, 4x its weight, is folded up to
+ * {@link Options#maxEvalElements}: it has no kernel). A call whose result would grow the program (a {@code zeros} of a
  * huge shape) stays an expression, but is still known to be
  * constant, so a consumer that is small enough (e.g. {@code sum} of it) is folded, evaluating the
  * large intermediate only transiently; {@link Options#maxEvalElements} bounds what such an
