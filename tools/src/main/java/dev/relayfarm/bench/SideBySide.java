@@ -48,7 +48,8 @@ public final class SideBySide {
     /**
      * Runs {@code runners} on the same inputs and returns, per runner, its {@code iterations} latencies in milliseconds.
      * The runs come in up to {@link #BLOCKS} rounds; in each round every runner, in a shuffled (seeded) order, runs
-     * {@code warmup} untimed runs, then its share of the timed runs back to back, then {@link ModelRunner#pause pauses}.
+     * {@code warmup} untimed runs (at least one: a paused engine restarts untimed), then its share of the timed runs
+     * back to back, then {@link ModelRunner#pause pauses}.
      * So each engine is timed in its own steady state (its thread pool awake, its data in cache), as a server running
      * inferences back to back sees it, and never beside the other engine's background threads: ONNX Runtime's workers
      * keep spinning after a run, and on this 2-core machine they took up to half of the cores from an engine run right
