@@ -2,6 +2,7 @@ package dev.relayfarm.tuning;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import java.io.IOException;
@@ -78,6 +79,27 @@ public final class ScheduleLog {
         OptionalDouble defaultCost = n.hasNonNull("default_cost_us") ? number(n, "default_cost_us", 1) : OptionalDouble.empty();
         String lineDevice = n.hasNonNull("device_class") ? n.get("device_class").asText() : deviceClass;
         return new StoredSchedule(number, n.get("workload").asText(), lineTarget, lineDevice, config, status, cost, defaultCost);
+    }
+
+    /**
+     * {@code s} as one line of this format, with its target and device class written out (so the line means the same in
+     * a file compiled for another target) and {@code note} (null: none), which reading ignores: why it was stored.
+     */
+    public static String line(StoredSchedule s, String note) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("workload", s.workloadKey());
+        try {
+            n.set("config", JSON.readTree(s.config().toJson()));
+        } catch (IOException e) {
+            throw new IllegalStateException("a config's own JSON does not parse: " + s.config(), e);
+        }
+        n.put("status", s.status().name().toLowerCase(Locale.ROOT));
+        n.put("target", s.target());
+        n.put("device_class", s.deviceClass());
+        s.costUs().ifPresent(c -> n.put("cost_us", c));
+        s.defaultCostUs().ifPresent(c -> n.put("default_cost_us", c));
+        if (note != null) n.put("note", note);
+        return n.toString();
     }
 
     private static OptionalDouble number(JsonNode n, String field, double toMicroseconds) {

@@ -1,5 +1,6 @@
 package dev.relayfarm.bench;
 
+import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.conformance.OnnxTestCase;
 import dev.relayfarm.frontend.OnnxDTypes;
 import dev.relayfarm.frontend.OnnxModels;
@@ -49,6 +50,16 @@ public record BenchInputs(String model, Path onnx, Map<String, List<Long>> shape
             values.add(random(dt, shape, random, where));
         }
         return new BenchInputs(name, modelOrDir, shapes, values);
+    }
+
+    /** Seeded pseudo-random values for an artifact's inputs (a model known only by its artifact: Relay text, a tuned module). */
+    public static List<NDArray> random(List<TensorSpec> inputs, long seed) {
+        Random random = new Random(seed);
+        List<NDArray> values = new ArrayList<>();
+        for (TensorSpec in : inputs) {
+            values.add(random(in.dtype(), in.shape().stream().map(Integer::longValue).toList(), random, "input '" + in.name() + "'"));
+        }
+        return values;
     }
 
     private static BenchInputs fromTestFolder(Path dir, Map<String, List<Long>> bound) {

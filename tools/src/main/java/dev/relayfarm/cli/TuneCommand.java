@@ -1,5 +1,6 @@
 package dev.relayfarm.cli;
 
+import dev.relayfarm.bench.ArtifactComparison;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.target.Target;
@@ -13,6 +14,7 @@ import dev.relayfarm.tuning.measure.SandboxedRunner;
 import dev.relayfarm.tuning.record.RecordContext;
 import dev.relayfarm.tuning.record.RecordFile;
 import dev.relayfarm.tuning.record.TuningRecord;
+import dev.relayfarm.tuning.scheduler.ModelGuard;
 import dev.relayfarm.tuning.scheduler.TaskScheduler;
 import dev.relayfarm.tuning.scheduler.Tuner;
 import dev.relayfarm.tuning.search.SearchStrategies;
@@ -95,6 +97,14 @@ public final class TuneCommand implements Callable<Integer> {
         }
     }
 
+    @Option(names = "--model-check", paramLabel = "on|off", defaultValue = "on",
+            description = {"after tuning, time the whole model with the tuned configs against its defaults, side by side (default ${DEFAULT-VALUE});",
+                    "tuned configs that do not make it faster are rejected in the records file, so compile --schedules skips them"})
+    String modelCheck;
+
+    @Option(names = "--check-runs", paramLabel = "N", defaultValue = "30", description = "timed runs of each artifact in the model check (default ${DEFAULT-VALUE})")
+    int checkRuns;
+
     @Option(names = "--winograd", paramLabel = "on|off", description = CommonOptions.WINOGRAD_HELP)
     String winograd;
 
@@ -111,6 +121,8 @@ public final class TuneCommand implements Callable<Integer> {
             return CliErrors.report(spec, e.getMessage() + (trials == 0 && time == null ? " (--trials N and/or --budget DURATION)" : ""));
         }
         if (threads < 0) return CliErrors.report(spec, "--threads must be 0 (all online CPUs) or more, got " + threads);
+        if (!modelCheck.equals("on") && !modelCheck.equals("off")) return CliErrors.report(spec, "--model-check must be on or off, got \"" + modelCheck + "\"");
+        if (checkRuns < 1) return CliErrors.report(spec, "--check-runs must be at least 1, got " + checkRuns);
         Path dir = output.toAbsolutePath().getParent();
         if (dir == null || !Files.isDirectory(dir) || !Files.isWritable(dir)) {
             return CliErrors.report(spec, "cannot write records to " + output + ": " + (dir == null ? "no folder" : dir + " is not a writable folder"));
@@ -142,12 +154,42 @@ public final class TuneCommand implements Callable<Integer> {
             err.flush();
         }).tune(tasks, calls, prior);
         printTable(out, result);
-        out.printf("records: %s; apply with relayc compile %s --schedules %s%n", output, model, output);
-        out.flush();
         if (result.status().tasks().stream().noneMatch(p -> Double.isFinite(p.defaultUs()))) {
             return CliErrors.report(spec, "no workload's default config could be measured (see the notes above and the records' errors)");
         }
+        if (modelCheck.equals("on")) checkModel(out, optimized, tasks, t);
+        out.printf("records: %s; apply with relayc compile %s --schedules %s%n", output, model, output);
+        out.flush();
         return 0;
+    }
+
+    /**
+     * The {@link ModelGuard}: the model with what the records would apply, timed against its defaults; the configs that
+     * did not make it faster are appended to the records as rejected schedule lines.
+     */
+    private void checkModel(PrintWriter out, IRModule optimized, List<TuningTask> tasks, Target t) throws IOException {
+        Path dir = Files.createTempDirectory("relayc-tune-check-");
+        BenchCommand.deleteOnExit(dir);
+        ModelGuard.Verdict v;
+        try (ArtifactComparison timer = new ArtifactComparison(optimized, t, optLevel, threads, checkRuns, dir)) {
+            v = ModelGuard.checkRecords(output, tasks, t, timer);
+        }
+        if (v.comparisons().isEmpty()) {
+            out.println("model check: no tuned config beat its default, nothing to check");
+            return;
+        }
+        for (ModelGuard.Comparison c : v.comparisons()) out.println("model check: " + describe(c));
+        if (v.rejected().isEmpty()) {
+            out.printf("model check: all %d tuned workloads kept%n", v.kept().size());
+        } else {
+            out.printf("model check: %d tuned workloads kept, %d rejected (%d rejected schedule lines appended to %s)%n", v.kept().size(),
+                    v.rejected().size(), v.rejectionLines(), output);
+        }
+    }
+
+    private String describe(ModelGuard.Comparison c) {
+        return String.format(Locale.ROOT, "%d tuned workloads: %.3f ms untuned, %.3f ms tuned (%.3fx), medians of %d runs each, side by side",
+                c.workloads().size(), c.untunedMs(), c.tunedMs(), c.ratio(), checkRuns);
     }
 
     private String budgetText(Duration time) {

@@ -16,6 +16,7 @@ import dev.relayfarm.tuning.measure.MeasureOptions;
 import dev.relayfarm.tuning.measure.SandboxedRunner;
 import dev.relayfarm.tuning.record.RecordContext;
 import dev.relayfarm.tuning.record.ScheduleFile;
+import dev.relayfarm.tuning.scheduler.ModelGuard;
 import dev.relayfarm.tuning.scheduler.Tuner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,8 +34,9 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 /**
  * Tuned against untuned against ONNX Runtime, per model (issue #15's table): every model of {@code ../shared/onnx/models}
  * and {@code ../shared/onnx/light} is tuned on this machine with a fixed budget ({@code relayc tune}'s library loop:
- * xgb, batches of 16, kernels measured with the benchmark's thread count), compiled with what its records say beat the
- * defaults ({@code relayc compile --schedules}'s rule) and without, and the two artifacts and ONNX Runtime run in turn
+ * xgb, batches of 16, kernels measured with the benchmark's thread count, then its model check: the tuned configs that
+ * did not make the whole model faster are rejected), compiled with what its records say beat the defaults
+ * ({@code relayc compile --schedules}'s rule) and without, and the two artifacts and ONNX Runtime run in turn
  * on the same inputs in this process. Not a unit test: disabled unless asked for, and it needs an idle machine.
  * <pre>
  * ./mvnw -q -pl tools -am test -Dtest=TunedModelsBenchmark -Dsurefire.failIfNoSpecifiedTests=false -Drelayfarm.bench=true
@@ -43,11 +45,12 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * {@code budget}: tuning seconds per model (default 180; the issue allows up to 20 minutes). Records are kept in
  * {@code records} (default {@code target/tuned-models}), the artifacts under its {@code artifacts/}; with
  * {@code retune=false} a model whose records file exists is not tuned again, so the table can be re-measured without
- * re-tuning. A model that fails is reported and the others go on. Latencies: the median of 50 runs after 5
- * warm-up runs of each, 2 threads for our artifacts and ONNX Runtime alike.
+ * re-tuning. A model that fails is reported and the others go on. A model none of whose tuned configs applies (none
+ * beat its default, or the model check rejected them all) has one artifact, timed once: its tuned time is its untuned
+ * time. Latencies: the median of 50 runs after 5 warm-up runs of each, 2 threads for our artifacts and ONNX Runtime alike.
  */
 class TunedModelsBenchmark {
-    private static final int THREADS = 2, WARMUP = 5, ITERATIONS = 50;
+    private static final int THREADS = 2, WARMUP = 5, ITERATIONS = 50, CHECK_RUNS = 30;
 
     @Test
     @EnabledIfSystemProperty(named = "relayfarm.bench", matches = "true")
@@ -102,21 +105,31 @@ class TunedModelsBenchmark {
             Path records = recordsDir.resolve(in.model() + ".jsonl");
             int trials = -1;
             long tuneSeconds = 0;
+            Path artifacts = recordsDir.resolve("artifacts");
+            String check = "reused";
             if (retune || !Files.exists(records)) {
                 Files.deleteIfExists(records);
                 Tuner.Result r = new Tuner(runner, context, records, options, null).tune(tasks, Tuner.callsPerWorkload(optimized, tasks), List.of());
                 trials = r.status().trials();
                 tuneSeconds = r.status().elapsed().toSeconds();
+                // relayc tune's model check, timed as the table is (2 threads) but in its own artifacts and runs
+                try (ArtifactComparison timer = new ArtifactComparison(optimized, target, 3, THREADS, CHECK_RUNS, artifacts.resolve(in.model() + "-check"))) {
+                    ModelGuard.Verdict v = ModelGuard.checkRecords(records, tasks, target, timer);
+                    check = v.comparisons().isEmpty() ? "-" : v.rejected().isEmpty() ? "kept" : v.kept().isEmpty() ? "rejected" : "partly";
+                }
             }
             Map<String, ScheduleConfig> tuned = Files.exists(records) ? ScheduleFile.choose(records, tasks, target, null) : Map.of();
-            Path artifacts = recordsDir.resolve("artifacts");
+            // no tuned config applies: the tuned artifact would be the untuned one, byte for byte, so it is not timed twice
+            boolean same = tuned.isEmpty();
             try (CompiledRunner untunedRun = compile(optimized, target, Map.of(), artifacts.resolve(in.model() + "-untuned"));
-                 CompiledRunner tunedRun = compile(optimized, target, tuned, artifacts.resolve(in.model() + "-tuned"));
+                 CompiledRunner tunedOnly = same ? null : compile(optimized, target, tuned, artifacts.resolve(in.model() + "-tuned"));
                  OrtRunner ort = OrtRunner.open(in.onnx(), THREADS)) {
+                CompiledRunner tunedRun = same ? untunedRun : tunedOnly;
                 double diff = SideBySide.maxAbsDiff(tunedRun.run(in.values()), ort.run(in.values()), in.model());
-                double[][] t = SideBySide.alternate(List.of(untunedRun, tunedRun, ort), in.values(), WARMUP, ITERATIONS);
-                return new Row(in.model(), tasks.size(), tuned.size(), trials, tuneSeconds, SideBySide.percentile(t[0], 0.5),
-                        SideBySide.percentile(t[1], 0.5), SideBySide.percentile(t[2], 0.5), diff);
+                double[][] t = SideBySide.alternate(same ? List.of(untunedRun, ort) : List.of(untunedRun, tunedRun, ort), in.values(), WARMUP, ITERATIONS);
+                double untunedMs = SideBySide.percentile(t[0], 0.5), ortMs = SideBySide.percentile(t[t.length - 1], 0.5);
+                return new Row(in.model(), tasks.size(), tuned.size(), trials, tuneSeconds, check, untunedMs, same ? untunedMs : SideBySide.percentile(t[1], 0.5),
+                        ortMs, diff);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -145,10 +158,10 @@ class TunedModelsBenchmark {
     }
 
     /** One model's line of the table; {@code trials} is -1 when its records were reused. */
-    private record Row(String model, int workloads, int tunedWorkloads, int trials, long tuneSeconds, double untunedMs, double tunedMs, double ortMs,
-                       double maxAbsDiff) {
-        static final String HEADER = String.format("%-22s %9s %7s %6s %10s %10s %10s %9s %9s %9s %10s", "model", "workloads", "trials", "tune s",
-                "untuned ms", "tuned ms", "ORT ms", "tun/unt", "unt/ORT", "tun/ORT", "max|diff|");
+    private record Row(String model, int workloads, int tunedWorkloads, int trials, long tuneSeconds, String check, double untunedMs, double tunedMs,
+                       double ortMs, double maxAbsDiff) {
+        static final String HEADER = String.format("%-22s %9s %7s %6s %8s %10s %10s %10s %9s %9s %9s %10s", "model", "workloads", "trials", "tune s",
+                "check", "untuned ms", "tuned ms", "ORT ms", "tun/unt", "unt/ORT", "tun/ORT", "max|diff|");
 
         double tunedOverUntuned() {
             return tunedMs / untunedMs;
@@ -163,8 +176,8 @@ class TunedModelsBenchmark {
         }
 
         String line() {
-            return String.format(Locale.ROOT, "%-22s %4d/%-4d %7s %6d %10.3f %10.3f %10.3f %8.3fx %8.3fx %8.3fx %10.2e", model, tunedWorkloads, workloads,
-                    trials < 0 ? "reused" : Integer.toString(trials), tuneSeconds, untunedMs, tunedMs, ortMs, tunedOverUntuned(), untunedOverOrt(),
+            return String.format(Locale.ROOT, "%-22s %4d/%-4d %7s %6d %8s %10.3f %10.3f %10.3f %8.3fx %8.3fx %8.3fx %10.2e", model, tunedWorkloads, workloads,
+                    trials < 0 ? "reused" : Integer.toString(trials), tuneSeconds, check, untunedMs, tunedMs, ortMs, tunedOverUntuned(), untunedOverOrt(),
                     tunedOverOrt(), maxAbsDiff);
         }
     }

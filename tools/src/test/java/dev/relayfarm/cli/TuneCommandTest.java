@@ -12,7 +12,9 @@ import dev.relayfarm.tuning.record.RecordFile;
 import dev.relayfarm.tuning.record.TuningRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +37,17 @@ class TuneCommandTest {
                 "one row per workload:\n" + tune.out());
         List<TuningRecord> written = RecordFile.read(records);
         assertEquals(10 + rounds, written.size(), "each round: its configs and the default");
+        // the model check timed the whole model with what the records would apply; what lost is rejected in the file
+        assertTrue(tune.out().contains("model check: "), tune.out());
+        Set<String> rejected = new HashSet<>();
+        for (String line : Files.readAllLines(records)) {
+            JsonNode n = new ObjectMapper().readTree(line);
+            if (n.has("workload_key")) continue;
+            assertEquals("rejected", n.get("status").asText(), line);
+            assertTrue(n.get("note").asText().startsWith("model check: "), line);
+            rejected.add(n.get("workload").asText() + " " + n.get("config"));
+        }
+        if (!rejected.isEmpty()) assertTrue(tune.out().contains("rejected schedule lines appended"), tune.out());
 
         Path out = tmp.resolve("tuned");
         CliRun compile = CliRun.relayc("compile", model.toString(), "--schedules", records.toString(), "-o", out.toString());
@@ -42,11 +55,20 @@ class TuneCommandTest {
         JsonNode manifest = new ObjectMapper().readTree(out.resolve("manifest.json").toFile());
         for (JsonNode k : manifest.get("kernels")) {
             String workload = k.get("workload").asText();
-            TuningRecord best = written.stream().filter(r -> r.workloadKey().equals(workload) && r.ok())
+            // the cheapest record the model check did not reject
+            TuningRecord best = written.stream().filter(r -> r.workloadKey().equals(workload) && r.ok() && !rejected(rejected, r))
                     .min((a, b) -> Double.compare(a.costUs(), b.costUs())).orElseThrow();
             boolean beat = best.fasterThanDefault();
             assertEquals(beat ? "tuned" : "default", k.get("source").asText(), workload + ": best " + best.toJson());
             if (beat) assertEquals(new ObjectMapper().readTree(best.config().toJson()), k.get("config"));
+        }
+    }
+
+    private static boolean rejected(Set<String> rejected, TuningRecord r) {
+        try {
+            return rejected.contains(r.workloadKey() + " " + new ObjectMapper().readTree(r.config().toJson()));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
@@ -60,6 +82,9 @@ class TuneCommandTest {
         CliRun bad = CliRun.relayc("tune", model.toString(), "-o", tmp.resolve("r.jsonl").toString(), "--trials", "4", "--strategy", "anneal");
         assertEquals(1, bad.exitCode());
         assertTrue(bad.err().contains("unknown strategy 'anneal'") && bad.err().contains("xgb, ga, random, grid"), bad.err());
+        CliRun check = CliRun.relayc("tune", model.toString(), "-o", tmp.resolve("r.jsonl").toString(), "--trials", "4", "--model-check", "maybe");
+        assertEquals(1, check.exitCode());
+        assertTrue(check.err().contains("--model-check must be on or off, got \"maybe\""), check.err());
         CliRun budget = CliRun.relayc("tune", model.toString(), "-o", tmp.resolve("r.jsonl").toString(), "--budget", "soon");
         assertTrue(budget.exitCode() != 0 && budget.err().contains("--budget"), budget.err());
     }

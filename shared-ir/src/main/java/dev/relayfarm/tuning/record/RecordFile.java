@@ -1,5 +1,7 @@
 package dev.relayfarm.tuning.record;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relayfarm.tuning.ScheduleFileException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -22,9 +24,13 @@ import java.util.List;
  * returns, so a tuner killed mid-run leaves every finished batch and at most one torn last line. Reading skips that
  * torn line (an unparseable last line without its newline) instead of failing, so {@code --resume} works after a
  * crash; the next append cuts it off first, so it never ends up between whole lines. Any other bad line is a {@link ScheduleFileException} naming
- * file:line. Blank lines and lines starting with {@code #} are skipped.
+ * file:line. Blank lines and lines starting with {@code #} are skipped, and so are schedule lines ({@code "workload"}
+ * without {@code "workload_key"}: the rejections {@code relayc tune}'s model check appends, which
+ * {@link ScheduleFile} applies).
  */
 public final class RecordFile {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private RecordFile() {}
 
     /** What a file held, and whether its last line was a torn append (skipped). */
@@ -49,7 +55,15 @@ public final class RecordFile {
             String line = lines[i].trim();
             if (line.isEmpty() || line.startsWith("#")) continue;
             try {
-                out.add(TuningRecord.fromJson(line));
+                JsonNode n;
+                try {
+                    n = JSON.readTree(line);
+                } catch (IOException e) {
+                    throw new IllegalArgumentException("not JSON: " + e.getMessage());
+                }
+                // a schedule line (the model check's rejections): ScheduleFile's to read, not a measurement
+                if (n.has("workload") && !n.has("workload_key")) continue;
+                out.add(TuningRecord.fromJson(n));
             } catch (IllegalArgumentException e) {
                 if (i == lines.length - 1) { // no newline after it: an append cut short
                     torn = true;

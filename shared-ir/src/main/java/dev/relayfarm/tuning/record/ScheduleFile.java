@@ -9,6 +9,7 @@ import dev.relayfarm.tuning.Device;
 import dev.relayfarm.tuning.ScheduleFileException;
 import dev.relayfarm.tuning.ScheduleLog;
 import dev.relayfarm.tuning.ScheduleRule;
+import dev.relayfarm.tuning.ScheduleStatus;
 import dev.relayfarm.tuning.StoredSchedule;
 import dev.relayfarm.tuning.TuningTask;
 import java.io.IOException;
@@ -16,9 +17,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The file {@code relayc compile --schedules FILE} reads: stored-schedule lines ({@link ScheduleLog}: a
@@ -41,15 +45,38 @@ public final class ScheduleFile {
      * {@link Device#UNKNOWN_CLASS} for a cross one — with the C compiler the target builds with.
      */
     public static Map<String, ScheduleConfig> choose(Path file, List<TuningTask> tasks, Target target, String deviceClass) throws IOException {
+        Map<String, ScheduleConfig> out = new LinkedHashMap<>();
+        chosen(file, tasks, target, deviceClass).forEach((key, s) -> out.put(key, s.config()));
+        return out;
+    }
+
+    /** {@link #choose}'s schedules themselves, with their costs (what the {@link dev.relayfarm.tuning.scheduler.ModelGuard} weighs). */
+    public static Map<String, StoredSchedule> chosen(Path file, List<TuningTask> tasks, Target target, String deviceClass) throws IOException {
         String device = deviceClass != null ? deviceClass : target.isCross() ? Device.UNKNOWN_CLASS : Device.local().deviceClass();
         Optional<String> cc = CCompiler.forTarget(target).map(CCompiler::identity);
-        return ScheduleRule.configs(tasks, device, read(file, target, device, cc));
+        List<StoredSchedule> stored = read(file, target, device, cc);
+        Map<String, StoredSchedule> out = new LinkedHashMap<>();
+        for (TuningTask t : tasks) ScheduleRule.choose(t, device, stored).ifPresent(s -> out.put(t.key(), s));
+        return out;
+    }
+
+    /** What a REJECTED line vetoes: the records of this config of this workload, target and device class. */
+    private record Veto(String workloadKey, String target, String deviceClass, String config) {
+        static Veto of(StoredSchedule s) {
+            return new Veto(s.workloadKey(), s.target(), s.deviceClass(), s.config().toJson());
+        }
+
+        static Veto of(TuningRecord r) {
+            return new Veto(r.workloadKey(), r.target(), r.deviceClass(), r.config().toJson());
+        }
     }
 
     /**
      * The file's schedules for compiling to {@code target} on {@code deviceClass} with the C compiler {@code compiler}
      * (empty when there is none: then no record applies). Schedule lines without a target or device class are for
-     * these; ids are line numbers.
+     * these; ids are line numbers. A REJECTED line also vetoes the records of its config (same workload, target and
+     * device class): how the {@link dev.relayfarm.tuning.scheduler.ModelGuard}'s verdict, appended to a records file,
+     * keeps a config that made the whole model slower from applying, and how a reviewer can do the same by hand.
      */
     public static List<StoredSchedule> read(Path file, Target target, String deviceClass, Optional<String> compiler) throws IOException {
         String[] lines = Files.readString(file, StandardCharsets.UTF_8).split("\n", -1);
@@ -79,8 +106,11 @@ public final class ScheduleFile {
             }
         }
         if (compiler.isPresent()) {
-            for (StoredSchedule s : RecordSchedules.stored(records, compiler.get())) {
-                long line = recordLines.get(Math.toIntExact(s.id() - 1));
+            Set<Veto> vetoes = out.stream().filter(s -> s.status() == ScheduleStatus.REJECTED).map(Veto::of).collect(Collectors.toSet());
+            List<Integer> kept = new ArrayList<>();
+            for (int i = 0; i < records.size(); i++) if (!vetoes.contains(Veto.of(records.get(i)))) kept.add(i);
+            for (StoredSchedule s : RecordSchedules.stored(kept.stream().map(records::get).toList(), compiler.get())) {
+                long line = recordLines.get(kept.get(Math.toIntExact(s.id() - 1)));
                 out.add(new StoredSchedule(line, s.workloadKey(), s.target(), s.deviceClass(), s.config(), s.status(), s.costUs(), s.defaultCostUs()));
             }
         }

@@ -74,6 +74,15 @@ class RecordFileTest {
     }
 
     @Test
+    void scheduleLinesAmongTheRecordsAreSkippedAndAppendsGoOnAfterThem() throws Exception {
+        Path f = tmp.resolve("r.jsonl");
+        TuningRecord a = ok("w", config(8), 10, 20.0, 0), b = ok("w", config(2), 9, 20.0, 1);
+        Files.writeString(f, a.toJson() + "\n{\"workload\": \"w\", \"config\": " + config(8).toJson() + ", \"status\": \"rejected\"}\n");
+        RecordFile.append(f, List.of(b));
+        assertEquals(List.of(a, b), RecordFile.read(f));
+    }
+
+    @Test
     void concurrentAppendsKeepEveryRecordWhole() throws Exception {
         Path f = tmp.resolve("r.jsonl");
         List<TuningRecord> expected = new ArrayList<>();

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.tuning.MeasureError;
 import dev.relayfarm.tuning.ScheduleFileException;
+import dev.relayfarm.tuning.ScheduleLog;
 import dev.relayfarm.tuning.ScheduleStatus;
 import dev.relayfarm.tuning.StoredSchedule;
 import java.nio.file.Files;
@@ -57,5 +58,23 @@ class RecordSchedulesTest {
         String msg = assertThrows(ScheduleFileException.class, () -> ScheduleFile.read(f, Target.parse(TARGET), HERE.deviceClass(), Optional.of(CC)))
                 .getMessage();
         assertTrue(msg.startsWith(f + ":2: "), msg);
+    }
+
+    @Test
+    void aRejectedLineVetoesItsConfigsRecordsAndTheNextBestApplies(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("r.jsonl");
+        TuningRecord best = ok("w", config(4), 8, 16.0, 1), second = ok("w", config(2), 12, 16.0, 2);
+        StoredSchedule veto = new StoredSchedule(1, "w", TARGET, HERE.deviceClass(), config(4), ScheduleStatus.REJECTED, OptionalDouble.of(8),
+                OptionalDouble.of(16));
+        Files.writeString(f, best.toJson() + "\n" + second.toJson() + "\n" + ScheduleLog.line(veto, "slower in the model") + "\n");
+        List<StoredSchedule> s = ScheduleFile.read(f, Target.parse(TARGET), HERE.deviceClass(), Optional.of(CC));
+        assertEquals(List.of(ScheduleStatus.REJECTED, ScheduleStatus.APPROVED), s.stream().map(StoredSchedule::status).toList());
+        assertEquals(config(2), s.get(1).config(), "the vetoed config's record no longer applies: " + s);
+        assertEquals(2, s.get(1).id(), "ids stay the records' line numbers");
+        // a veto for another device class leaves this one's records alone
+        Files.writeString(f, best.toJson() + "\n" + ScheduleLog.line(new StoredSchedule(1, "w", TARGET, THERE.deviceClass(), config(4),
+                ScheduleStatus.REJECTED, OptionalDouble.empty(), OptionalDouble.empty()), null) + "\n");
+        assertEquals(config(4), ScheduleFile.read(f, Target.parse(TARGET), HERE.deviceClass(), Optional.of(CC)).stream()
+                .filter(x -> x.status() == ScheduleStatus.APPROVED).findFirst().orElseThrow().config());
     }
 }

@@ -1,0 +1,149 @@
+package dev.relayfarm.tuning.scheduler;
+
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.tuning.ScheduleLog;
+import dev.relayfarm.tuning.ScheduleStatus;
+import dev.relayfarm.tuning.StoredSchedule;
+import dev.relayfarm.tuning.TuningTask;
+import dev.relayfarm.tuning.record.RecordFile;
+import dev.relayfarm.tuning.record.ScheduleFile;
+import dev.relayfarm.tuning.record.TuningRecord;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalDouble;
+import java.util.Set;
+
+/**
+ * The whole-model check after tuning: a workload's record beat its default in its own sandboxed batch, but a model
+ * is more than its kernels measured one at a time (the caches its neighbours leave, the thread pool between kernels),
+ * and a set of per-kernel gains of 1–2% can add up to a slower model (issue #15: "tuning never makes a model slower";
+ * TVM's tuned-slower-than-untuned reports, apache/tvm#9269). So the model compiled with the tuned configs is timed
+ * against the same model with its template defaults, side by side, and:
+ * <ol>
+ *   <li>if the tuned model is faster, every tuned config stays;</li>
+ *   <li>else, if some workloads gained at least {@link #CONFIDENT_SPEEDUP} alone, the model with only those is timed
+ *       against the defaults, and they stay if it is faster;</li>
+ *   <li>else no tuned config stays.</li>
+ * </ol>
+ * The workloads that did not stay are {@link #rejections rejected}: schedule lines a records file carries
+ * ({@code relayc compile --schedules} then skips those configs' records), so the check's outcome outlives the process.
+ */
+public final class ModelGuard {
+    /** A workload whose tuned config ran at least this much faster than its default alone is kept in the second try. */
+    public static final double CONFIDENT_SPEEDUP = 1.05;
+
+    private ModelGuard() {}
+
+    /** Times the model, compiled with {@code configs} (by workload key; the others keep their defaults), against the model with only defaults. */
+    @FunctionalInterface
+    public interface ModelTimer {
+        Comparison compare(Map<String, ScheduleConfig> configs);
+    }
+
+    /** Medians of the two artifacts timed side by side; {@code workloads}: the tuned configs the tuned one had. */
+    public record Comparison(Set<String> workloads, double untunedMs, double tunedMs) {
+        public Comparison {
+            workloads = Set.copyOf(workloads);
+        }
+
+        /** Strictly faster: a tie keeps the defaults, whose code is the one everybody runs. */
+        public boolean tunedFaster() {
+            return tunedMs < untunedMs;
+        }
+
+        public double ratio() {
+            return tunedMs / untunedMs;
+        }
+    }
+
+    /**
+     * What stays ({@code kept}) and what not ({@code rejected}) of the chosen schedules, by workload key, the timings
+     * that decided, and the rejected schedule lines {@link #checkRecords} appended ({@code rejectionLines}).
+     */
+    public record Verdict(Map<String, StoredSchedule> kept, Map<String, StoredSchedule> rejected, List<Comparison> comparisons, int rejectionLines) {
+        public Verdict {
+            kept = Map.copyOf(kept);
+            rejected = Map.copyOf(rejected);
+            comparisons = List.copyOf(comparisons);
+        }
+    }
+
+    /**
+     * The check on what the records file {@code records} would apply to {@code tasks} on this machine (as
+     * {@code relayc compile --schedules} chooses), the rejections appended to the file as schedule lines whose note
+     * gives the deciding timing; nothing is timed when no tuned config would apply.
+     */
+    public static Verdict checkRecords(Path records, List<TuningTask> tasks, Target target, ModelTimer timer) throws IOException {
+        Verdict v = check(ScheduleFile.chosen(records, tasks, target, null), timer);
+        if (v.rejected().isEmpty()) return v;
+        Comparison last = v.comparisons().getLast();
+        String note = String.format(Locale.ROOT, "model check: %d tuned workloads made the model %.3f ms against %.3f ms untuned (%.3fx)",
+                last.workloads().size(), last.tunedMs(), last.untunedMs(), last.ratio());
+        List<StoredSchedule> lines = rejections(v.rejected(), RecordFile.read(records));
+        StringBuilder text = new StringBuilder();
+        for (StoredSchedule s : lines) text.append(ScheduleLog.line(s, note)).append('\n');
+        Files.writeString(records, text, StandardOpenOption.APPEND);
+        return new Verdict(v.kept(), v.rejected(), v.comparisons(), lines.size());
+    }
+
+    /** Checks {@code chosen} (the schedule each tuned workload would get, by workload key) on the whole model. */
+    public static Verdict check(Map<String, StoredSchedule> chosen, ModelTimer timer) {
+        Objects.requireNonNull(timer, "timer");
+        List<Comparison> comparisons = new ArrayList<>();
+        if (chosen.isEmpty()) return new Verdict(Map.of(), Map.of(), comparisons, 0);
+        List<Set<String>> tries = new ArrayList<>();
+        tries.add(chosen.keySet());
+        Set<String> confident = new LinkedHashSet<>();
+        chosen.forEach((key, s) -> {
+            if (speedup(s) >= CONFIDENT_SPEEDUP) confident.add(key);
+        });
+        if (!confident.isEmpty() && confident.size() < chosen.size()) tries.add(confident);
+        for (Set<String> workloads : tries) {
+            Map<String, ScheduleConfig> configs = new LinkedHashMap<>();
+            for (String key : workloads) configs.put(key, chosen.get(key).config());
+            Comparison c = timer.compare(configs);
+            comparisons.add(new Comparison(workloads, c.untunedMs(), c.tunedMs()));
+            if (c.tunedFaster()) {
+                Map<String, StoredSchedule> kept = new LinkedHashMap<>(), rejected = new LinkedHashMap<>();
+                chosen.forEach((key, s) -> (workloads.contains(key) ? kept : rejected).put(key, s));
+                return new Verdict(kept, rejected, comparisons, 0);
+            }
+        }
+        return new Verdict(Map.of(), chosen, comparisons, 0);
+    }
+
+    /** The schedule's own measured speedup over its default (1 when either cost is unknown). */
+    private static double speedup(StoredSchedule s) {
+        if (s.costUs().isEmpty() || s.defaultCostUs().isEmpty() || s.costUs().getAsDouble() <= 0) return 1;
+        return s.defaultCostUs().getAsDouble() / s.costUs().getAsDouble();
+    }
+
+    /**
+     * REJECTED schedules for the {@code rejected} workloads: one per distinct config of theirs among {@code records} that
+     * was measured faster than its default, on the rejected schedule's target and device class — not only the chosen
+     * config, or the next best record (never timed in the model) would apply in its place.
+     */
+    public static List<StoredSchedule> rejections(Map<String, StoredSchedule> rejected, List<TuningRecord> records) {
+        List<StoredSchedule> out = new ArrayList<>();
+        Set<List<String>> seen = new LinkedHashSet<>();
+        for (TuningRecord r : records) {
+            StoredSchedule s = rejected.get(r.workloadKey());
+            if (s == null || !r.fasterThanDefault() || !r.target().equals(s.target()) || !r.deviceClass().equals(s.deviceClass())
+                    || !r.config().template().equals(s.config().template())) continue;
+            if (!seen.add(List.of(r.workloadKey(), r.target(), r.deviceClass(), r.config().toJson()))) continue;
+            out.add(new StoredSchedule(out.size() + 1, r.workloadKey(), r.target(), r.deviceClass(), r.config(), ScheduleStatus.REJECTED,
+                    OptionalDouble.of(r.costUs()), r.defaultCostUs()));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,70 @@
+package dev.relayfarm.bench;
+
+import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.runtime.CompiledModel;
+import dev.relayfarm.tuning.scheduler.ModelGuard;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@link ModelGuard}'s clock: the optimized module compiled with its template defaults once, and with each set of
+ * tuned configs asked about, the two artifacts timed side by side in this process ({@link SideBySide#alternate}: blocks
+ * of runs in turn, each in its own steady state) on the same seeded inputs; medians in milliseconds.
+ */
+public final class ArtifactComparison implements ModelGuard.ModelTimer, AutoCloseable {
+    private static final int WARMUP = 3;
+
+    private final IRModule optimized;
+    private final CompileOptions defaults;
+    private final int threads, runs;
+    private final Path dir;
+    private CompiledRunner untuned;
+    private List<NDArray> inputs;
+    private int compared;
+
+    /**
+     * Artifacts go to folders under {@code dir}; {@code threads} as the model will run (0: all online CPUs), {@code runs}
+     * timed runs of each artifact per comparison.
+     */
+    public ArtifactComparison(IRModule optimized, Target target, int optLevel, int threads, int runs, Path dir) {
+        if (runs < 1) throw new IllegalArgumentException("runs must be at least 1, got " + runs);
+        this.optimized = optimized;
+        this.defaults = new CompileOptions(target, optLevel, Map.of());
+        this.threads = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
+        this.runs = runs;
+        this.dir = dir;
+    }
+
+    @Override
+    public ModelGuard.Comparison compare(Map<String, ScheduleConfig> configs) {
+        if (untuned == null) {
+            CompiledModel model = load(defaults, "untuned");
+            inputs = BenchInputs.random(model.inputs(), 42);
+            untuned = new CompiledRunner(model, threads, "relayfarm-c-untuned");
+        }
+        compared++;
+        String name = "tuned-" + compared;
+        try (CompiledRunner tuned = new CompiledRunner(load(new CompileOptions(defaults.target(), defaults.optLevel(), configs), name), threads,
+                "relayfarm-c-" + name)) {
+            double[][] t = SideBySide.alternate(List.of(untuned, tuned), inputs, WARMUP, runs);
+            return new ModelGuard.Comparison(configs.keySet(), SideBySide.percentile(t[0], 0.5), SideBySide.percentile(t[1], 0.5));
+        }
+    }
+
+    private CompiledModel load(CompileOptions options, String name) {
+        Path out = dir.resolve(name);
+        Stages.codegen(optimized, options, out);
+        return CompiledModel.load(out);
+    }
+
+    @Override
+    public void close() {
+        if (untuned != null) untuned.close();
+    }
+}
