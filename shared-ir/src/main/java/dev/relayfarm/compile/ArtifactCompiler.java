@@ -106,7 +106,7 @@ public final class ArtifactCompiler {
             } else if (options.target().isCross()) {
                 note = Optional.of("no cross compiler for " + options.target().triple() + " (tried " + String.join(", ", options.target().crossCompilerCandidates())
                         + "): sources only; build with: " + options.target().triple() + "-gcc -O3 " + String.join(" ", options.target().compilerFlags())
-                        + " -ffp-contract=fast -fopenmp-simd -pthread -shared -fPIC -std=c99 -o lib.so src/kernels.c src/entry.c -lm");
+                        + " -ffp-contract=fast -fno-math-errno -fopenmp-simd -pthread -shared -fPIC -std=c99 -o lib.so src/kernels.c src/entry.c -lm");
             } else {
                 throw new ArtifactException("no C compiler found (set $CC, or install cc, gcc or clang)");
             }
