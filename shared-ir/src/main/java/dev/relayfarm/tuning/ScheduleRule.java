@@ -54,7 +54,14 @@ public final class ScheduleRule {
     /** The configs codegen applies ({@link dev.relayfarm.compile.CompileOptions#schedules()}): the chosen one per task that has one. */
     public static Map<String, ScheduleConfig> configs(List<TuningTask> tasks, String deviceClass, List<StoredSchedule> stored) {
         Map<String, ScheduleConfig> out = new LinkedHashMap<>();
-        for (TuningTask t : tasks) choose(t, deviceClass, stored).ifPresent(s -> out.put(t.key(), s.config()));
+        chosen(tasks, deviceClass, stored).forEach((key, s) -> out.put(key, s.config()));
+        return out;
+    }
+
+    /** The chosen schedule per task that has one, by workload key (with its costs, for those who weigh them). */
+    public static Map<String, StoredSchedule> chosen(List<TuningTask> tasks, String deviceClass, List<StoredSchedule> stored) {
+        Map<String, StoredSchedule> out = new LinkedHashMap<>();
+        for (TuningTask t : tasks) choose(t, deviceClass, stored).ifPresent(s -> out.put(t.key(), s));
         return out;
     }
 

@@ -17,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,19 +44,22 @@ public final class ScheduleFile {
      * {@link Device#UNKNOWN_CLASS} for a cross one — with the C compiler the target builds with.
      */
     public static Map<String, ScheduleConfig> choose(Path file, List<TuningTask> tasks, Target target, String deviceClass) throws IOException {
-        Map<String, ScheduleConfig> out = new LinkedHashMap<>();
-        chosen(file, tasks, target, deviceClass).forEach((key, s) -> out.put(key, s.config()));
-        return out;
+        String device = device(target, deviceClass);
+        return ScheduleRule.configs(tasks, device, read(file, target, device, compiler(target)));
     }
 
     /** {@link #choose}'s schedules themselves, with their costs (what the {@link dev.relayfarm.tuning.scheduler.ModelGuard} weighs). */
     public static Map<String, StoredSchedule> chosen(Path file, List<TuningTask> tasks, Target target, String deviceClass) throws IOException {
-        String device = deviceClass != null ? deviceClass : target.isCross() ? Device.UNKNOWN_CLASS : Device.local().deviceClass();
-        Optional<String> cc = CCompiler.forTarget(target).map(CCompiler::identity);
-        List<StoredSchedule> stored = read(file, target, device, cc);
-        Map<String, StoredSchedule> out = new LinkedHashMap<>();
-        for (TuningTask t : tasks) ScheduleRule.choose(t, device, stored).ifPresent(s -> out.put(t.key(), s));
-        return out;
+        String device = device(target, deviceClass);
+        return ScheduleRule.chosen(tasks, device, read(file, target, device, compiler(target)));
+    }
+
+    private static String device(Target target, String deviceClass) {
+        return deviceClass != null ? deviceClass : target.isCross() ? Device.UNKNOWN_CLASS : Device.local().deviceClass();
+    }
+
+    private static Optional<String> compiler(Target target) {
+        return CCompiler.forTarget(target).map(CCompiler::identity);
     }
 
     /** What a REJECTED line vetoes: the records of this config of this workload, target and device class. */
