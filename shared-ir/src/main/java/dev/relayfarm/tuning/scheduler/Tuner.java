@@ -234,18 +234,16 @@ public final class Tuner {
 
     /**
      * Prior records of {@code task} measured in this context, which the scheduler counts as a round (and the task's
-     * search will observe); empty when there are none.
+     * search will observe); empty when there are none. Each batch's records hold its default's measurement, which the
+     * scheduler counts as one of the default's.
      */
     private List<Measurement> resume(TuningTask task, TaskScheduler scheduler, List<TuningRecord> prior) {
         List<Measurement> mine = new ArrayList<>();
-        double defaultUs = Double.NaN;
         for (TuningRecord r : prior) {
             if (!r.workloadKey().equals(task.key()) || !sameContext(r, context) || !r.template().equals(task.template())) continue;
             mine.add(r.measurement());
-            if (r.defaultCostUs().isPresent()) defaultUs = Double.isNaN(defaultUs) ? r.defaultCostUs().getAsDouble()
-                    : Math.min(defaultUs, r.defaultCostUs().getAsDouble());
         }
-        if (!mine.isEmpty()) scheduler.recordRound(task, mine, defaultUs);
+        if (!mine.isEmpty()) scheduler.recordRound(task, mine, Double.NaN);
         return mine;
     }
 
