@@ -108,7 +108,8 @@ public final class TaskScheduler {
         s.bestAfterRound.add(s.bestUs());
     }
 
-    private static double median(List<Double> values) {
+    /** The median of {@code values} (not empty): the mean of the middle two for an even count. */
+    static double median(List<Double> values) {
         double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         int h = v.length / 2;
         return v.length % 2 == 1 ? v[h] : (v[h - 1] + v[h]) / 2;
