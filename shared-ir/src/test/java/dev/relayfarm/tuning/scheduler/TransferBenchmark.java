@@ -15,6 +15,7 @@ import dev.relayfarm.tuning.record.RecordContext;
 import dev.relayfarm.tuning.record.RecordFile;
 import dev.relayfarm.tuning.record.TuningRecord;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * at most 30% of the trials it needs from scratch). Not a unit test: disabled unless asked for, and it needs an idle
  * machine.
  * <pre>
- * ./mvnw -q -o -pl shared-ir test -Dtest=TransferBenchmark -Drelayfarm.bench=true [-Drelayfarm.bench.trials=96]
+ * ./mvnw -q -o -pl shared-ir test -Dtest=TransferBenchmark -Drelayfarm.bench=true [-Drelayfarm.bench.trials=96] [-Drelayfarm.bench.records=DIR]
  * </pre>
  * Two three-layer MLPs with the same layer widths (256 → 512 → 512 → 256, each dense with bias and relu) at different
  * batch sizes (A: 16 rows, B: 8), so their workloads differ but their template ({@code dense_pack.x86}, whose knobs have
@@ -66,7 +67,11 @@ class TransferBenchmark {
 
     @Test
     @EnabledIfSystemProperty(named = "relayfarm.bench", matches = "true")
-    void tunedAfterASimilarModel(@TempDir Path dir) throws IOException {
+    void tunedAfterASimilarModel(@TempDir Path tmp) throws IOException {
+        // the three runs' records kept where asked (to see what transferred and what each run found), else thrown away
+        Path dir = Files.createDirectories(Path.of(System.getProperty("relayfarm.bench.records", tmp.toString())));
+        // records are appended: an earlier run's in the same folder would count as this one's
+        for (String f : List.of("b-scratch.jsonl", "a.jsonl", "b-transfer.jsonl")) Files.deleteIfExists(dir.resolve(f));
         CCompiler cc = CCompiler.host().orElse(null);
         assumeTrue(cc != null, "no C compiler");
         int trials = Integer.getInteger("relayfarm.bench.trials", 96);
