@@ -20,6 +20,11 @@ import java.util.Optional;
  *       its rounds), so a task that has not improved lately still gets another look now and then.</li>
  * </ul>
  * A task whose space is exhausted, or which its strategy stopped early, is {@link #finish finished} and gets no more.
+ *
+ * <p>A task's default cost is the median of every measurement of its default so far (each round measures it again as
+ * its baseline), not the latest one: one measurement moves by a few percent from batch to batch, and a model speedup
+ * against the latest default would move with it. For the same reason a measurement of the default is never the task's
+ * best: its best is the cheapest other config, or the default's median when none beat that.
  */
 public final class TaskScheduler {
     /** Weight of the backward (observed) gain against the forward (optimistic) one; Ansor's alpha. */
@@ -35,8 +40,9 @@ public final class TaskScheduler {
         final TuningTask task;
         final int calls;
         final List<Double> bestAfterRound = new ArrayList<>();
+        final List<Double> defaultSamples = new ArrayList<>();
         double defaultUs = Double.POSITIVE_INFINITY;
-        double bestUs = Double.POSITIVE_INFINITY;
+        double bestCandidateUs = Double.POSITIVE_INFINITY;
         int trials;
         boolean finished;
 
@@ -49,11 +55,17 @@ public final class TaskScheduler {
             return bestAfterRound.size();
         }
 
+        double bestUs() {
+            return Math.min(bestCandidateUs, defaultUs);
+        }
+
         double expectedGainUs() {
+            double bestUs = bestUs();
             if (!Double.isFinite(bestUs)) return 0;
             int r = rounds();
             int k = Math.min(WINDOW, r - 1);
-            double backward = k > 0 ? (bestAfterRound.get(r - 1 - k) - bestUs) / k : 0;
+            // the best rises only when the default's median does (no config beat it): no gain, not a negative one
+            double backward = k > 0 ? Math.max(0, bestAfterRound.get(r - 1 - k) - bestUs) / k : 0;
             double forward = OPTIMISM * bestUs / r;
             return calls * (ALPHA * backward + (1 - ALPHA) * forward);
         }
@@ -81,17 +93,26 @@ public final class TaskScheduler {
 
     /**
      * A round of {@code task} was measured. {@code defaultUs} is its template default's cost measured in the same batch
-     * (the runner measures the default with every batch) or NaN when that batch did not include it.
+     * (the runner measures the default with every batch) or NaN when that batch did not include it. Measurements of the
+     * default config in {@code round} (resumed records hold each batch's baseline) count as default measurements too.
      */
     public void recordRound(TuningTask task, List<Measurement> round, double defaultUs) {
         State s = state(task);
-        if (!Double.isNaN(defaultUs)) {
-            s.defaultUs = defaultUs;
-            s.bestUs = Math.min(s.bestUs, defaultUs);
+        if (!Double.isNaN(defaultUs)) s.defaultSamples.add(defaultUs);
+        for (Measurement m : round) {
+            if (!m.config().equals(task.defaultConfig())) s.bestCandidateUs = Math.min(s.bestCandidateUs, m.costUs());
+            else if (m.ok()) s.defaultSamples.add(m.costUs());
         }
-        for (Measurement m : round) s.bestUs = Math.min(s.bestUs, m.costUs());
+        if (!s.defaultSamples.isEmpty()) s.defaultUs = median(s.defaultSamples);
         s.trials += round.size();
-        s.bestAfterRound.add(s.bestUs);
+        s.bestAfterRound.add(s.bestUs());
+    }
+
+    /** The median of {@code values} (not empty): the mean of the middle two for an even count. */
+    static double median(List<Double> values) {
+        double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        int h = v.length / 2;
+        return v.length % 2 == 1 ? v[h] : (v[h - 1] + v[h]) / 2;
     }
 
     /** No more rounds for {@code task}: its space is exhausted or its strategy stopped early. */
@@ -105,10 +126,10 @@ public final class TaskScheduler {
 
     /** The model's estimated time per run from the best costs found so far (Σ calls × best), in µs; +∞ until every task was measured. */
     public double modelUs() {
-        return states.values().stream().mapToDouble(s -> s.calls * s.bestUs).sum();
+        return states.values().stream().mapToDouble(s -> s.calls * s.bestUs()).sum();
     }
 
-    /** The same with every task at its template default: the untuned model's estimate. */
+    /** The same with every task at its template default (the median of its measurements): the untuned model's estimate. */
     public double defaultModelUs() {
         return states.values().stream().mapToDouble(s -> s.calls * s.defaultUs).sum();
     }
@@ -121,7 +142,7 @@ public final class TaskScheduler {
     }
 
     public List<Progress> progress() {
-        return states.values().stream().map(s -> new Progress(s.task, s.calls, s.trials, s.defaultUs, s.bestUs)).toList();
+        return states.values().stream().map(s -> new Progress(s.task, s.calls, s.trials, s.defaultUs, s.bestUs())).toList();
     }
 
     private State state(TuningTask task) {

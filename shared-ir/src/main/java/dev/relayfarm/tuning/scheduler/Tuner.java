@@ -188,14 +188,20 @@ public final class Tuner {
     /**
      * Configs worth measuring first for {@code task}, from records of other workloads measured in {@code context}
      * (same target, device class and compiler) with the task's template: each workload's configs that beat its default,
-     * by speedup, that are points of this task's space (knob values fit its shape) — at most {@code limit}.
+     * by speedup, that are points of this task's space (knob values fit its shape) — at most {@code limit}. The speedup
+     * is over the median of the workload's default measurements, not over the one in the config's batch: a batch whose
+     * default was measured slow (a busy machine) would put its every config first.
      */
     public static List<ScheduleConfig> transferred(TuningTask task, List<TuningRecord> prior, RecordContext context, int limit) {
+        List<TuningRecord> others = prior.stream().filter(r -> !r.workloadKey().equals(task.key()) && r.template().equals(task.template())
+                && sameContext(r, context)).toList();
+        // a batch's records share its default's cost and time: one measurement per batch, whatever the batch's size
+        Map<String, Map<Instant, Double>> defaults = new HashMap<>();
+        for (TuningRecord r : others) r.defaultCostUs().ifPresent(d -> defaults.computeIfAbsent(r.workloadKey(), k -> new HashMap<>()).put(r.measuredAt(), d));
         Map<ScheduleConfig, Double> speedup = new LinkedHashMap<>();
-        for (TuningRecord r : prior) {
-            if (r.workloadKey().equals(task.key()) || !r.template().equals(task.template()) || !sameContext(r, context) || !r.fasterThanDefault()) continue;
-            if (r.config().equals(task.defaultConfig()) || !inSpace(task, r.config())) continue;
-            speedup.merge(r.config(), r.defaultCostUs().getAsDouble() / r.costUs(), Math::max);
+        for (TuningRecord r : others) {
+            if (!r.fasterThanDefault() || r.config().equals(task.defaultConfig()) || !inSpace(task, r.config())) continue;
+            speedup.merge(r.config(), TaskScheduler.median(List.copyOf(defaults.get(r.workloadKey()).values())) / r.costUs(), Math::max);
         }
         return speedup.entrySet().stream().sorted(Map.Entry.<ScheduleConfig, Double>comparingByValue().reversed()).limit(limit)
                 .map(Map.Entry::getKey).toList();
@@ -234,18 +240,16 @@ public final class Tuner {
 
     /**
      * Prior records of {@code task} measured in this context, which the scheduler counts as a round (and the task's
-     * search will observe); empty when there are none.
+     * search will observe); empty when there are none. Each batch's records hold its default's measurement, which the
+     * scheduler counts as one of the default's.
      */
     private List<Measurement> resume(TuningTask task, TaskScheduler scheduler, List<TuningRecord> prior) {
         List<Measurement> mine = new ArrayList<>();
-        double defaultUs = Double.NaN;
         for (TuningRecord r : prior) {
             if (!r.workloadKey().equals(task.key()) || !sameContext(r, context) || !r.template().equals(task.template())) continue;
             mine.add(r.measurement());
-            if (r.defaultCostUs().isPresent()) defaultUs = Double.isNaN(defaultUs) ? r.defaultCostUs().getAsDouble()
-                    : Math.min(defaultUs, r.defaultCostUs().getAsDouble());
         }
-        if (!mine.isEmpty()) scheduler.recordRound(task, mine, defaultUs);
+        if (!mine.isEmpty()) scheduler.recordRound(task, mine, Double.NaN);
         return mine;
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.tuning.Measurement;
 import dev.relayfarm.tuning.TuningModels;
@@ -18,10 +19,15 @@ import org.junit.jupiter.api.Test;
 class TaskSchedulerTest {
     private static final List<TuningTask> TASKS = Stages.tasks(TuningModels.optimizedLayers(Target.host()), Target.host());
 
+    /** Measurements of a config other than the default (the default's own come as {@code recordRound}'s baseline). */
     private static List<Measurement> round(TuningTask t, double... costs) {
         List<Measurement> out = new ArrayList<>();
-        for (double c : costs) out.add(new Measurement(t.key(), t.defaultConfig(), new Measurement.Cost(c, 0.01, 10, 5)));
+        for (double c : costs) out.add(measured(t, TuningModels.nonDefault(t), c));
         return out;
+    }
+
+    private static Measurement measured(TuningTask t, ScheduleConfig config, double costUs) {
+        return new Measurement(t.key(), config, new Measurement.Cost(costUs, 0.01, 10, 5));
     }
 
     @Test
@@ -66,6 +72,31 @@ class TaskSchedulerTest {
         }
         assertEquals(5 * 10, s.defaultModelUs(), 1e-9);
         assertTrue(s.modelUs() < s.defaultModelUs());
+    }
+
+    @Test
+    void theDefaultIsTheMedianOfItsMeasurementsAndNeverTheBest() {
+        // the default measured 10, 13 and 7 µs in three batches (noise), and no other config under 10
+        TuningTask t = TASKS.getFirst();
+        TaskScheduler s = new TaskScheduler(List.of(t), Map.of());
+        s.recordRound(t, round(t, 12), 10);
+        s.recordRound(t, round(t, 11), 13);
+        s.recordRound(t, round(t, 10.5), 7);
+        assertEquals(10, s.progress().getFirst().defaultUs(), 0, "the median of the three, not the latest");
+        assertEquals(10, s.progress().getFirst().bestUs(), 0, "the default's lucky 7 µs is no gain");
+        assertEquals(1, s.defaultModelUs() / s.modelUs(), 0);
+        // an even count: the mean of the middle two; a config under the median is a gain
+        s.recordRound(t, round(t, 9), 12);
+        assertEquals(11, s.progress().getFirst().defaultUs(), 0);
+        assertEquals(11.0 / 9.0, s.defaultModelUs() / s.modelUs(), 1e-12);
+
+        // resumed records hold each batch's default as a record of the default config: those are the default's measurements
+        TaskScheduler resumed = new TaskScheduler(List.of(t), Map.of());
+        resumed.recordRound(t, List.of(measured(t, t.defaultConfig(), 10), measured(t, t.defaultConfig(), 14), measured(t, t.defaultConfig(), 12),
+                measured(t, TuningModels.nonDefault(t), 11)), Double.NaN);
+        assertEquals(12, resumed.progress().getFirst().defaultUs(), 0);
+        assertEquals(11, resumed.progress().getFirst().bestUs(), 0);
+        assertEquals(4, resumed.progress().getFirst().trials());
     }
 
     @Test
