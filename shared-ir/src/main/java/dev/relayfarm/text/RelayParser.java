@@ -784,13 +784,21 @@ public final class RelayParser {
         return e;
     }
 
-    /** {@code match (e) { pattern => body, ... }}; {@code match?} is the non-exhaustive form. */
+    /**
+     * {@code match (e) { pattern => body, ... }}; {@code match?} is the non-exhaustive form. {@code match (a, b)}
+     * matches the tuple {@code (a, b)}: the match's own parentheses hold the tuple's fields, as its tuple patterns do.
+     */
     private Expr matchExpr() {
         Token kw = next();
         boolean complete = !accept(TokenKind.QUESTION);
-        expect(TokenKind.LPAREN, "'(' after match");
+        Token open = expect(TokenKind.LPAREN, "'(' after match");
         Expr data = expr();
-        expect(TokenKind.RPAREN, "')'");
+        if (at(TokenKind.COMMA)) {
+            List<Expr> fields = new ArrayList<>(List.of(data));
+            while (accept(TokenKind.COMMA) && !at(TokenKind.RPAREN)) fields.add(expr());
+            data = new Tuple(fields, span(open));
+        }
+        expect(TokenKind.RPAREN, "',' or ')' after the matched value");
         expect(TokenKind.LBRACE, "'{' to start the match clauses");
         List<Clause> clauses = new ArrayList<>();
         while (!at(TokenKind.RBRACE)) {

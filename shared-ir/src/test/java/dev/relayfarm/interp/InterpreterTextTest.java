@@ -50,6 +50,33 @@ class InterpreterTextTest {
         return NDArray.fromDoubles(DType.FLOAT32, shape, values);
     }
 
+    /** {@code match (%a, %b)}: the match's parentheses hold a tuple's fields (issue #19: the parser took one expression). */
+    @Test
+    void matchOnATupleScrutineeChoosesByBothFields() {
+        String src = """
+                type Option[A] {
+                  Some(A),
+                  None,
+                }
+                def @first(%a: Option[int32], %b: Option[int32]) -> int32 {
+                  match (%a, %b) {
+                    (Some(%x), _) => %x,
+                    (_, Some(%y)) => 10 + %y,
+                    _ => 0,
+                  }
+                }
+                def @main() -> (int32, int32, int32) {
+                  (@first(Some(1), Some(2)), @first(None, Some(2)), @first(None, None))
+                }
+                """;
+        Value v = runText(src);
+        List<Value> fields = ((TupleValue) v).fields();
+        assertEquals(List.of(1.0, 12.0, 0.0), fields.stream().map(InterpreterTextTest::scalar).toList());
+        // the same as the tuple written out: match ((%a, %b))
+        Value written = runText(src.replace("match (%a, %b)", "match ((%a, %b))"));
+        assertEquals(List.of(1.0, 12.0, 0.0), ((TupleValue) written).fields().stream().map(InterpreterTextTest::scalar).toList());
+    }
+
     @Test
     void docShadowingExampleIsFour() {
         String src = """

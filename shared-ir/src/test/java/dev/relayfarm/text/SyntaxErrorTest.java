@@ -100,6 +100,7 @@ class SyntaxErrorTest {
         "#[version = \"0.0.4\"] def @main() { 1 }|1:13|unsupported Relay text version \"0.0.4\" (expected \"0.0.5\")",
         "type T { A(int32) } def @main(%t: T) { match (%t) { A => 1 } }|1:53|constructor A has 1 field(s), the pattern gives 0",
         "type T { A, A }|1:13|duplicate constructor A in type T",
+        "type T { A } def @main(%t: T) { match (%t, %t { _ => 1 } }|1:47|expected ',' or ')' after the matched value, found '{'",
         "def @main() { f(x=1, 2) }|1:22|positional argument after keyword attributes",
         "def @main() { f(x=1, x=2) }|1:22|duplicate attribute 'x'",
         "def @main() { let %x = 1; }|1:27|expected an expression, found '}'",
