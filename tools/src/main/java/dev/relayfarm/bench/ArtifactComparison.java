@@ -19,6 +19,8 @@ import java.util.Map;
  */
 public final class ArtifactComparison implements ModelGuard.ModelTimer, AutoCloseable {
     private static final int WARMUP = 3;
+    /** Each artifact is timed for at least this long per comparison (more runs than asked for a model of microseconds). */
+    private static final double MIN_MS = 1000;
 
     private final IRModule optimized;
     private final CompileOptions defaults;
@@ -30,7 +32,7 @@ public final class ArtifactComparison implements ModelGuard.ModelTimer, AutoClos
 
     /**
      * Artifacts go to folders under {@code dir}; {@code threads} as the model will run (0: all online CPUs), {@code runs}
-     * timed runs of each artifact per comparison.
+     * timed runs of each artifact per comparison, or more to fill a second.
      */
     public ArtifactComparison(IRModule optimized, Target target, int optLevel, int threads, int runs, Path dir) {
         if (runs < 1) throw new IllegalArgumentException("runs must be at least 1, got " + runs);
@@ -52,7 +54,7 @@ public final class ArtifactComparison implements ModelGuard.ModelTimer, AutoClos
         String name = "tuned-" + compared;
         try (CompiledRunner tuned = new CompiledRunner(load(new CompileOptions(defaults.target(), defaults.optLevel(), configs), name), threads,
                 "relayfarm-c-" + name)) {
-            double[][] t = SideBySide.alternate(List.of(untuned, tuned), inputs, WARMUP, runs);
+            double[][] t = SideBySide.alternate(List.of(untuned, tuned), inputs, WARMUP, SideBySide.runsFor(untuned, inputs, runs, MIN_MS));
             return new ModelGuard.Comparison(configs.keySet(), SideBySide.percentile(t[0], 0.5), SideBySide.percentile(t[1], 0.5));
         }
     }

@@ -81,6 +81,26 @@ public final class SideBySide {
         return t;
     }
 
+    /** The most runs {@link #runsFor} asks for: a model of microseconds still finishes in about a second. */
+    static final int MAX_RUNS = 20_000;
+
+    /**
+     * How many timed runs make at least {@code minRuns} and at least {@code minMs} of {@code runner}'s time: a model of
+     * tens of microseconds timed 30 times is timed for a millisecond, which one interrupt or page fault decides. Three
+     * runs (after one untimed) estimate its time.
+     */
+    public static int runsFor(ModelRunner runner, List<NDArray> inputs, int minRuns, double minMs) {
+        runner.run(inputs);
+        double[] t = new double[3];
+        for (int i = 0; i < t.length; i++) {
+            long s = System.nanoTime();
+            runner.run(inputs);
+            t[i] = (System.nanoTime() - s) / 1e6;
+        }
+        double ms = Math.max(percentile(t, 0.5), 1e-3);
+        return (int) Math.min(MAX_RUNS, Math.max(minRuns, Math.ceil(minMs / ms)));
+    }
+
     /** Largest absolute difference over all outputs; outputs of different count or shape are an error naming them. */
     public static double maxAbsDiff(List<NDArray> a, List<NDArray> b, String model) {
         if (a.size() != b.size()) throw new IllegalStateException(model + ": " + a.size() + " outputs against the reference's " + b.size());

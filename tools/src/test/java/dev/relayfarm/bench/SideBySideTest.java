@@ -38,6 +38,13 @@ class SideBySideTest {
     }
 
     @Test
+    void runsForFillsTheMinimumTimeButNeverGoesBelowTheMinimumRuns() {
+        int runs = SideBySide.runsFor(new Sleeper(2), List.of(), 5, 100);
+        assertTrue(runs >= 20 && runs <= 50, "about 100 ms of 2 ms runs (sleeps overshoot): " + runs);
+        assertEquals(30, SideBySide.runsFor(new Sleeper(5), List.of(), 30, 10), "a slow model keeps its minimum runs");
+    }
+
+    @Test
     void eachEngineRunsWarmUpThenItsBlockPerRoundAndItsOwnTimesComeBackInItsRow() {
         Sleeper fast = new Sleeper(1), slow = new Sleeper(6), middle = new Sleeper(3);
         double[][] t = SideBySide.alternate(List.of(fast, slow, middle), List.of(), 2, 7);
