@@ -391,8 +391,12 @@ final class TransformComputes {
                 switch (a.mode()) {
                     case CONSTANT -> {
                         PrimExpr in = j.ge(PrimExpr.of(0)).and(j.lt(n));
-                        if (a.padWidth()[d][0] > 0 || a.padWidth()[d][1] > 0) inside = inside == null ? in : inside.and(in);
-                        idx.add(j);
+                        boolean padded = a.padWidth()[d][0] > 0 || a.padWidth()[d][1] > 0;
+                        if (padded) inside = inside == null ? in : inside.and(in);
+                        // a padded axis is read at its index clamped into the input (the select discards what is read
+                        // outside): its bounds let the simplifier reduce the divisions of the index a producer inlined
+                        // here computes (a reshape's), and the read stays inside the input buffer
+                        idx.add(padded ? j.max(PrimExpr.of(0)).min(PrimExpr.of(n - 1)) : j);
                     }
                     case EDGE -> idx.add(j.max(PrimExpr.of(0)).min(PrimExpr.of(n - 1)));
                     case REFLECT -> {
