@@ -98,8 +98,25 @@ public final class PadChannelGroups extends FunctionPass {
         for (Expr e : order) {
             if (e instanceof Call c && r.conv(c) != null) r.paddedForm(c, r.conv(c)[1]);
         }
+        // then the element-wise ops after padded values that no padded consumer asked for (a bias and relu before a
+        // shuffle, the last residual addition of a stage), where that needs no copy: the convolution computes them
+        // in its tile, and the value is unpadded after them
+        r.copies(false);
+        for (Expr e : order) {
+            if (!(e instanceof Call c) || !(c.callee() instanceof Op op) || !ELEMENT_WISE.contains(op.name())) continue;
+            for (Expr a : c.args()) {
+                Padding p = r.paddingOf(a);
+                if (p != null) {
+                    r.derive(c, p);
+                    break;
+                }
+            }
+        }
         return function.withBody(r.real(function.body()));
     }
+
+    /** The ops whose padded form keeps the padded channels zero (given padded operands or zero-padded constants). */
+    private static final java.util.Set<String> ELEMENT_WISE = java.util.Set.of("nn.relu", "add", "multiply");
 
     private static final class Rewrite {
         private final InferResult types;
@@ -113,6 +130,7 @@ public final class PadChannelGroups extends FunctionPass {
         private final Map<Expr, Expr> builtMemo = new IdentityHashMap<>();
         /** Copies of values that have no padded form, one per value and padding. */
         private final Map<Key, Expr> copies = new java.util.HashMap<>();
+        private boolean copying = true;
         /** The function's own nodes (the rest were built here). */
         final Map<Expr, Boolean> original = new IdentityHashMap<>();
 
@@ -180,7 +198,23 @@ public final class PadChannelGroups extends FunctionPass {
         /** {@code e} in padded channels: derived when it can be, else a copy of it with zero channels inserted. */
         Expr paddedForm(Expr e, Padding p) {
             Expr d = derived(e, p);
-            return d != null ? d : copies.computeIfAbsent(new Key(e, p), k -> pad(e, p, tensor(e)));
+            if (d != null || !copying) return d;
+            return copies.computeIfAbsent(new Key(e, p), k -> pad(e, p, tensor(e)));
+        }
+
+        /** Whether a value that has no padded form may be copied into padded channels (else it has none). */
+        void copies(boolean allowed) {
+            copying = allowed;
+        }
+
+        /** The padding of {@code e}'s padded form, or null when it has none. */
+        Padding paddingOf(Expr e) {
+            Key k = paddedOf.get(e);
+            return k == null || padded.get(k) == null ? null : k.p();
+        }
+
+        void derive(Expr e, Padding p) {
+            derived(e, p);
         }
 
         private Expr build(Expr e, Padding p) {
@@ -194,6 +228,7 @@ public final class PadChannelGroups extends FunctionPass {
                 Expr weight = reshape(zeroPad(reshape(c.args().get(1), p.groups(), p.channels(), in.channels(), ws[2], ws[3]),
                         new int[][] {{0, 0}, {0, p.padded() - p.channels()}, {0, in.padded() - in.channels()}, {0, 0}, {0, 0}}), p.paddedTotal(), in.padded(), ws[2], ws[3]);
                 Expr data = paddedForm(c.args().get(0), in);
+                if (data == null) return null;
                 return new Call(c.callee(), List.of(data, weight), c.attrs().with("channels", AttrValue.of((long) p.paddedTotal())), List.of(), c.span());
             }
             switch (op.name()) {
@@ -209,9 +244,11 @@ public final class PadChannelGroups extends FunctionPass {
                     if (px != null && py != null) return new Call(c.callee(), List.of(px, py), c.attrs(), List.of(), c.span());
                     if (px != null && perChannel(y, p) != null) return new Call(c.callee(), List.of(px, perChannel(y, p)), c.attrs(), List.of(), c.span());
                     if (py != null && perChannel(x, p) != null) return new Call(c.callee(), List.of(perChannel(x, p), py), c.attrs(), List.of(), c.span());
-                    if (op.name().equals("add") && px != null && sameShape(y, t)) return new Call(c.callee(), List.of(px, paddedForm(y, p)), c.attrs(), List.of(), c.span());
-                    if (op.name().equals("add") && py != null && sameShape(x, t)) return new Call(c.callee(), List.of(paddedForm(x, p), py), c.attrs(), List.of(), c.span());
-                    return null;
+                    if (!op.name().equals("add")) return null;
+                    // an addition of a padded value and one copied into padded channels
+                    Expr cx = px == null && py != null && sameShape(x, t) ? paddedForm(x, p) : px;
+                    Expr cy = py == null && px != null && sameShape(y, t) ? paddedForm(y, p) : py;
+                    return cx != null && cy != null ? new Call(c.callee(), List.of(cx, cy), c.attrs(), List.of(), c.span()) : null;
                 }
                 case "nn.conv2d" -> {
                     // a depthwise convolution: zero filters for the padded channels
@@ -224,6 +261,7 @@ public final class PadChannelGroups extends FunctionPass {
                     Expr weight = reshape(zeroPad(reshape(c.args().get(1), p.groups(), p.channels(), 1, ws[2], ws[3]),
                             new int[][] {{0, 0}, {0, p.padded() - p.channels()}, {0, 0}, {0, 0}, {0, 0}}), p.paddedTotal(), 1, ws[2], ws[3]);
                     Expr data = paddedForm(c.args().getFirst(), p);
+                    if (data == null) return null;
                     return new Call(c.callee(), List.of(data, weight),
                             c.attrs().with("groups", AttrValue.of((long) p.paddedTotal())).with("channels", AttrValue.of((long) p.paddedTotal())), List.of(), c.span());
                 }
