@@ -37,7 +37,8 @@ import java.util.Map;
  * unpad(%y)  = reshape(strided_slice(reshape(%y, [N, G, O', H, W]), end=[N, G, O, H, W]), [N, G*O, H, W])
  * </pre>
  * The padded channels stay zero through the ops that map zero to zero (add and multiply with per-channel constants
- * padded with zeros, add of two padded values, relu, a depthwise convolution with zero filters), so a padded input is
+ * padded with zeros, add of two padded values, relu, average and max pooling, a depthwise convolution with zero
+ * filters), so a padded input is
  * taken from the padded convolution upstream through such ops rather than copied: {@code pad(relu(add(unpad(%y), %b)))}
  * is {@code relu(add(%y, pad(%b)))}. A ShuffleNet stage then runs in the padded channels from its first unit to its
  * last: the residual additions on padded values, the depthwise convolution on padded channels, and the channel
@@ -98,12 +99,12 @@ public final class PadChannelGroups extends FunctionPass {
         for (Expr e : order) {
             if (e instanceof Call c && r.conv(c) != null) r.paddedForm(c, r.conv(c)[1]);
         }
-        // then the element-wise ops after padded values that no padded consumer asked for (a bias and relu before a
-        // shuffle, the last residual addition of a stage), where that needs no copy: the convolution computes them
-        // in its tile, and the value is unpadded after them
+        // then the per-channel ops after padded values that no padded consumer asked for (a bias and relu before a
+        // shuffle, the last residual addition of a stage, the pooling of a stage's output), where that needs no copy:
+        // a convolution computes them in its tile, a pooling runs blocked, and the value is unpadded after them
         r.copies(false);
         for (Expr e : order) {
-            if (!(e instanceof Call c) || !(c.callee() instanceof Op op) || !ELEMENT_WISE.contains(op.name())) continue;
+            if (!(e instanceof Call c) || !(c.callee() instanceof Op op) || !PER_CHANNEL.contains(op.name())) continue;
             for (Expr a : c.args()) {
                 Padding p = r.paddingOf(a);
                 if (p != null) {
@@ -115,8 +116,8 @@ public final class PadChannelGroups extends FunctionPass {
         return function.withBody(r.real(function.body()));
     }
 
-    /** The ops whose padded form keeps the padded channels zero (given padded operands or zero-padded constants). */
-    private static final java.util.Set<String> ELEMENT_WISE = java.util.Set.of("nn.relu", "add", "multiply");
+    /** The per-channel ops whose padded form keeps the padded channels zero (given padded operands or zero-padded constants). */
+    private static final java.util.Set<String> PER_CHANNEL = java.util.Set.of("nn.relu", "add", "multiply", "nn.avg_pool2d", "nn.max_pool2d");
 
     private static final class Rewrite {
         private final InferResult types;
@@ -232,6 +233,13 @@ public final class PadChannelGroups extends FunctionPass {
                 return new Call(c.callee(), List.of(data, weight), c.attrs().with("channels", AttrValue.of((long) p.paddedTotal())), List.of(), c.span());
             }
             switch (op.name()) {
+                case "nn.avg_pool2d", "nn.max_pool2d" -> {
+                    // per channel, and a window of zeros averages or maximizes to zero
+                    boolean nchw = c.attrs().get("layout").map(v -> v.equals(AttrValue.of("NCHW"))).orElse(true)
+                            && c.attrs().get("out_layout").map(v -> v.equals(AttrValue.of("")) || v.equals(AttrValue.of("NCHW"))).orElse(true);
+                    Expr a = nchw ? derived(c.args().getFirst(), p) : null;
+                    return a == null ? null : new Call(c.callee(), List.of(a), c.attrs(), List.of(), c.span());
+                }
                 case "nn.relu" -> {
                     Expr a = derived(c.args().getFirst(), p);
                     return a == null ? null : new Call(c.callee(), List.of(a), c.attrs(), List.of(), c.span());

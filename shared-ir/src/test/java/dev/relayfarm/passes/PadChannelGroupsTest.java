@@ -64,6 +64,23 @@ class PadChannelGroupsTest {
     }
 
     @Test
+    void poolingAfterAPaddedConvolutionRunsPaddedAndIsUnpaddedOnce() {
+        String text = """
+                def @main(%x: Tensor[(1, 28, 4, 4), float32], %w: Tensor[(28, 14, 1, 1), float32]) {
+                  %0 = nn.relu(nn.conv2d(%x, %w, groups=2, channels=28, kernel_size=[1, 1]));
+                  nn.avg_pool2d(%0, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], count_include_pad=False)
+                }
+                """;
+        IRModule in = dev.relayfarm.types.TypeInference.infer(dev.relayfarm.text.RelayParser.parseModule("#[version = \"0.0.5\"]\n" + text, "input")).module();
+        IRModule out = PassAssert.run(PAD, in).module();
+        for (long seed = 1; seed <= 3; seed++) SameResults.assertSameResults(in, out, seed, new dev.relayfarm.interp.Tolerance(1e-4, 1e-4));
+        List<Call> slices = calls(out, "strided_slice");
+        assertEquals(1, slices.size(), dev.relayfarm.text.RelayPrinter.print(out));
+        Expr sliced = ((Call) slices.getFirst().args().getFirst()).args().getFirst();
+        assertEquals("nn.avg_pool2d", ((Op) ((Call) sliced).callee()).name(), "the pooling runs on the padded channels: " + dev.relayfarm.text.RelayPrinter.print(out));
+    }
+
+    @Test
     void groupsOfWholeVectorsAndGroupsThatWouldCostTooMuchAreLeftAlone() {
         assertUnchanged(PAD, """
                 def @main(%x: Tensor[(1, 32, 4, 4), float32], %w: Tensor[(32, 16, 1, 1), float32]) {
