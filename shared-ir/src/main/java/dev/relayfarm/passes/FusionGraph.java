@@ -47,6 +47,11 @@ final class FusionGraph {
     final int[] domParent;
     final int[] domDepth;
     final OpPattern[] domPattern;
+    /**
+     * For a call whose kernel copies its data argument into a padded buffer ({@link PaddedDataCopy}): the node of that
+     * argument, which may fuse into it when injective; -1 for every other node.
+     */
+    final int[] copiedData;
 
     private FusionGraph(List<Expr> nodes, IdentityHashMap<Expr, Integer> index) {
         int n = nodes.size();
@@ -59,6 +64,8 @@ final class FusionGraph {
         this.domParent = new int[n];
         this.domDepth = new int[n];
         this.domPattern = new OpPattern[n];
+        this.copiedData = new int[n];
+        java.util.Arrays.fill(copiedData, -1);
     }
 
     int size() {
@@ -103,6 +110,7 @@ final class FusionGraph {
                     }
                     edge(index.get(a), i, edge, block);
                 }
+                if (PaddedDataCopy.copiesData(c, types)) copiedData[i] = index.get(c.args().getFirst());
             }
             case Call c -> {
                 for (Expr a : c.children()) edge(index.get(a), i, OpPattern.OPAQUE, block);

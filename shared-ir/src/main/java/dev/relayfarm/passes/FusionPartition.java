@@ -17,7 +17,9 @@ import java.util.ArrayDeque;
  *       ops fuse into injective, broadcast or reduction post-dominators (the path may hold
  *       injective ops; the sink may already be an anchor's group).</li>
  *   <li>The same again, and now injective ops and tuples fuse into a post-dominator reached over
- *       injective paths (deferred to here so anchors claim their element-wise consumers first).</li>
+ *       injective paths (deferred to here so anchors claim their element-wise consumers first).
+ *       An element-wise or injective group that is the data argument of a convolution copying that
+ *       argument into a padded buffer ({@link FusionGraph#copiedData}) fuses into it.</li>
  *   <li>Injective ops fuse into a tuple that is itself already fused into an injective consumer
  *       (concatenate of transposes), unless that consumer's group is rooted at a tuple.</li>
  * </ol>
@@ -115,6 +117,12 @@ final class FusionPartition {
                 if (phase == 1 && checkPath(nid, dom, (k, sink) -> k.compareTo(OpPattern.INJECTIVE) <= 0)) {
                     commitFuse(nid, dom);
                 }
+            }
+            // An injective group whose only consumer is a convolution copying it into a padded buffer is computed in that
+            // copy (after the element-wise and injective groups have formed: the whole chain goes in)
+            if (phase == 1 && graph.copiedData[dom] == nid && find(nid) != find(dom) && own != OpPattern.TUPLE
+                    && pattern[find(nid)].compareTo(OpPattern.INJECTIVE) <= 0 && checkPath(nid, dom, (k, sink) -> sink)) {
+                commitFuse(nid, dom);
             }
             // COMM_REDUCE groups only take element-wise producers; they never move themselves.
         }

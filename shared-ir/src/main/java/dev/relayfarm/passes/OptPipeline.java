@@ -16,7 +16,7 @@ public final class OptPipeline {
     /** Pass names in pipeline order. */
     public static final List<String> ORDER = List.of("unroll-loops", "if-conversion", "simplify-inference", "dynamic-to-static", "eliminate-common-subexpr",
             "combine-parallel-conv2d", "fold-constant", "fold-scale-axis", "simplify-expr",
-            "canonicalize-ops", "alter-op-layout", "winograd-conv2d", "fold-constant", "fold-empty", "fuse-ops");
+            "pad-channel-groups", "canonicalize-ops", "alter-op-layout", "winograd-conv2d", "fold-constant", "fold-empty", "fuse-ops");
 
     private OptPipeline() {}
 

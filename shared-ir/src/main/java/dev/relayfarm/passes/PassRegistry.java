@@ -28,6 +28,7 @@ public final class PassRegistry {
         add(m, new EliminateCommonSubexpr());
         add(m, new SimplifyExpr());
         add(m, new SimplifyInference());
+        add(m, new PadChannelGroups());
         add(m, new CanonicalizeOps());
         add(m, new DynamicToStatic());
         add(m, new FuseOps());

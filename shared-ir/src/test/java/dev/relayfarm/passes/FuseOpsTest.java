@@ -198,6 +198,47 @@ class FuseOpsTest {
         assertSameResults(FUSE, before);
     }
 
+    /** ShuffleNet's channel shuffle between layout transforms, then a depthwise convolution; {@code PADDING} is substituted. */
+    private static final String SHUFFLE_THEN_DEPTHWISE = """
+            def @main(%x: Tensor[(1, 2, 4, 4, 4), float32], %w: Tensor[(2, 1, 3, 3, 1, 4), float32]) {
+              %0 = layout_transform(%x, src_layout="NCHW4c", dst_layout="NCHW");
+              %1 = reshape(%0, newshape=[1, 2, 4, 4, 4]);
+              %2 = transpose(%1, axes=[0, 2, 1, 3, 4]);
+              %3 = reshape(%2, newshape=[1, 8, 4, 4]);
+              %4 = layout_transform(%3, src_layout="NCHW", dst_layout="NCHW4c");
+              nn.contrib_conv2d_NCHWc(%4, %w, padding=PADDING, groups=8, channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW1i4o", out_layout="NCHW4c")
+            }
+            """;
+
+    @Test
+    void paddedDepthwiseConvolutionTakesItsInjectiveProducer() {
+        String before = SHUFFLE_THEN_DEPTHWISE.replace("PADDING", "[1, 1, 1, 1]");
+        assertRewrites(FUSE, before, """
+                def @main(%x: Tensor[(1, 2, 4, 4, 4), float32], %w: Tensor[(2, 1, 3, 3, 1, 4), float32]) {
+                  %0 = fn (%p0: Tensor[(1, 2, 4, 4, 4), float32], %p1: Tensor[(2, 1, 3, 3, 1, 4), float32], Primitive=1) {
+                    %1 = layout_transform(%p0, src_layout="NCHW4c", dst_layout="NCHW");
+                    %2 = reshape(%1, newshape=[1, 2, 4, 4, 4]);
+                    %3 = transpose(%2, axes=[0, 2, 1, 3, 4]);
+                    %4 = reshape(%3, newshape=[1, 8, 4, 4]);
+                    %5 = layout_transform(%4, src_layout="NCHW", dst_layout="NCHW4c");
+                    nn.contrib_conv2d_NCHWc(%5, %p1, padding=[1, 1, 1, 1], groups=8, channels=8, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW1i4o", out_layout="NCHW4c")
+                  };
+                  %0(%x, %w)
+                }
+                """);
+        assertSameResults(FUSE, before);
+    }
+
+    @Test
+    void unpaddedDepthwiseConvolutionLeavesItsInjectiveProducerApart() {
+        String before = SHUFFLE_THEN_DEPTHWISE.replace("PADDING", "[0, 0, 0, 0]");
+        IRModule fused = PassAssert.run(FUSE, before).module();
+        Function main = fused.main().orElseThrow();
+        assertTrue(main.body() instanceof Call conv && conv.callee() instanceof Function f && f.isPrimitive()
+                && conv.args().getFirst() instanceof Call shuffle && shuffle.callee() instanceof Function g && g.isPrimitive(),
+                "the shuffle stays a kernel of its own: " + main);
+    }
+
     @Test
     void opaqueOpIsAGroupOfOne() {
         String before = """

@@ -130,7 +130,12 @@ final class TransformComputes {
             PrimExpr result = null;
             for (int i = in.size() - 1; i >= 0; i--) {
                 List<PrimExpr> idx = new ArrayList<>(ix);
-                idx.set(axis, ix.get(axis).sub(offsets[i]));
+                PrimExpr j = ix.get(axis).sub(offsets[i]);
+                // an input computed in the kernel (a producer inlined here) is read at its index clamped into its
+                // extent (the selects discard what is read outside): the bounds let the simplifier reduce the divisions
+                // of the producer's index arithmetic
+                if (in.get(i) instanceof Compute && in.size() > 1) j = j.max(PrimExpr.of(0)).min(PrimExpr.of(in.get(i).shape().get(axis) - 1));
+                idx.set(axis, j);
                 PrimExpr v = in.get(i).at(idx);
                 result = result == null ? v : new Select(ix.get(axis).lt(offsets[i + 1]), v, result);
             }
@@ -391,8 +396,13 @@ final class TransformComputes {
                 switch (a.mode()) {
                     case CONSTANT -> {
                         PrimExpr in = j.ge(PrimExpr.of(0)).and(j.lt(n));
-                        if (a.padWidth()[d][0] > 0 || a.padWidth()[d][1] > 0) inside = inside == null ? in : inside.and(in);
-                        idx.add(j);
+                        boolean padded = a.padWidth()[d][0] > 0 || a.padWidth()[d][1] > 0;
+                        boolean clamp = padded && x instanceof Compute;
+                        if (padded) inside = inside == null ? in : inside.and(in);
+                        // an input computed in the kernel (a producer inlined here) is read on a padded axis at its
+                        // index clamped into the input (the select discards what is read outside): the bounds let the
+                        // simplifier reduce the divisions of the producer's index arithmetic (a reshape's)
+                        idx.add(clamp ? j.max(PrimExpr.of(0)).min(PrimExpr.of(n - 1)) : j);
                     }
                     case EDGE -> idx.add(j.max(PrimExpr.of(0)).min(PrimExpr.of(n - 1)));
                     case REFLECT -> {

@@ -57,6 +57,13 @@ final class Tiles {
         return Te.compute(name + "_pad", List.of(ds.get(0), ds.get(1), height, width, ds.get(4)), List.of("pn", "pc", "ph", "pw", "pb"), ix -> {
             PrimExpr y = ix.get(2).sub(top), x = ix.get(3).sub(left);
             PrimExpr inside = y.ge(0).and(y.lt(PrimExpr.of(h))).and(x.ge(0)).and(x.lt(PrimExpr.of(w)));
+            if (data instanceof Compute) {
+                // data computed in the kernel (an injective producer fused in, inlined here): read it at the row and column
+                // clamped into the image, whose bounds let the simplifier reduce the producer's divisions and remainders
+                // of the flattened index (the select discards what is read outside)
+                y = y.max(PrimExpr.of(0)).min(PrimExpr.of(h - 1));
+                x = x.max(PrimExpr.of(0)).min(PrimExpr.of(w - 1));
+            }
             return new Select(inside, data.at(ix.get(0), ix.get(1), y, x, ix.get(4)), Te.zero(data.dtype()));
         });
     }

@@ -127,6 +127,17 @@ class PrimitiveLoweringTest {
                   %0 = nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], groups=6, channels=6, kernel_size=[3, 3]);
                   add(%0, %b)
                 }""", Optional.empty());
+        // FuseOps puts ShuffleNet's channel shuffle (and a change of block, 8 to 4 lanes) into the depthwise padding stage
+        add("depthwise_after_channel_shuffle", """
+                fn (%x: Tensor[(1, 2, 5, 5, 8), float32], %w: Tensor[(4, 1, 3, 3, 1, 4), float32], %b: Tensor[(1, 4, 1, 1, 4), float32], Primitive=1) {
+                  %0 = layout_transform(%x, src_layout="NCHW8c", dst_layout="NCHW");
+                  %1 = reshape(%0, newshape=[1, 4, 4, 5, 5]);
+                  %2 = transpose(%1, axes=[0, 2, 1, 3, 4]);
+                  %3 = reshape(%2, newshape=[1, 16, 5, 5]);
+                  %4 = layout_transform(%3, src_layout="NCHW", dst_layout="NCHW4c");
+                  %5 = nn.contrib_conv2d_NCHWc(%4, %w, strides=[2, 2], padding=[1, 1, 1, 1], groups=16, channels=16, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW1i4o", out_layout="NCHW4c");
+                  add(%5, %b)
+                }""", Optional.empty());
         add("dense_nopack_bias_relu", """
                 fn (%x: Tensor[(1, 64), float32], %w: Tensor[(24, 64), float32], %b: Tensor[(24), float32], Primitive=1) {
                   %0 = nn.dense(%x, %w, units=24);
