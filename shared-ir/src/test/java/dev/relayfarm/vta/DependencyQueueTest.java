@@ -39,6 +39,28 @@ class DependencyQueueTest {
     }
 
     @Test
+    void eachInstructionRunsOnItsModuleAndQueuesJoinNeighbours() {
+        assertEquals(Module.LOAD, Module.executing(Load.contiguous(NONE, BufferKind.INP, 0, 0, 1)));
+        assertEquals(Module.LOAD, Module.executing(Load.contiguous(NONE, BufferKind.WGT, 0, 0, 1)));
+        assertEquals(Module.COMPUTE, Module.executing(Load.contiguous(NONE, BufferKind.UOP, 0, 0, 1)));
+        assertEquals(Module.COMPUTE, Module.executing(Load.contiguous(NONE, BufferKind.ACC, 0, 0, 1)));
+        assertEquals(Module.COMPUTE, Module.executing(gemm(NONE, 0)));
+        assertEquals(Module.COMPUTE, Module.executing(Alu.withImmediate(NONE, AluOp.ADD, UopLoop.single(0), IndexFactors.ZERO, 1)));
+        assertEquals(Module.COMPUTE, Module.executing(new Finish(NONE)));
+        assertEquals(Module.STORE, Module.executing(Store.contiguous(NONE, 0, 0, 1)));
+        for (Module m : Module.values()) {
+            m.popPrevQueue().ifPresent(q -> assertEquals(m, q.to));
+            m.popNextQueue().ifPresent(q -> assertEquals(m, q.to));
+            m.pushPrevQueue().ifPresent(q -> assertEquals(m, q.from));
+            m.pushNextQueue().ifPresent(q -> assertEquals(m, q.from));
+        }
+        assertEquals(DependencyQueue.LOAD_TO_COMPUTE, Module.COMPUTE.popPrevQueue().orElseThrow());
+        assertEquals(DependencyQueue.STORE_TO_COMPUTE, Module.COMPUTE.popNextQueue().orElseThrow());
+        assertEquals(DependencyQueue.COMPUTE_TO_LOAD, Module.LOAD.popNextQueue().orElseThrow());
+        assertEquals(DependencyQueue.COMPUTE_TO_STORE, Module.STORE.popPrevQueue().orElseThrow());
+    }
+
+    @Test
     void tokensThroughAllFourQueuesLetTheProgramRun() {
         List<Instruction> program = List.of(
                 Load.contiguous(NONE, BufferKind.UOP, 0, 256, 2),
