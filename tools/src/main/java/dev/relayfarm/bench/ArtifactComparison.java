@@ -6,7 +6,6 @@ import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.runtime.CompiledModel;
 import dev.relayfarm.tuning.scheduler.ModelGuard;
 import java.nio.file.Path;
 import java.util.List;
@@ -46,23 +45,21 @@ public final class ArtifactComparison implements ModelGuard.ModelTimer, AutoClos
     @Override
     public ModelGuard.Comparison compare(Map<String, ScheduleConfig> configs) {
         if (untuned == null) {
-            CompiledModel model = load(defaults, "untuned");
-            inputs = BenchInputs.random(model.inputs(), 42);
-            untuned = new CompiledRunner(model, threads, "relayfarm-c-untuned");
+            untuned = load(defaults, "untuned");
+            inputs = BenchInputs.random(untuned.model().inputs(), 42);
         }
         compared++;
-        String name = "tuned-" + compared;
-        try (CompiledRunner tuned = new CompiledRunner(load(new CompileOptions(defaults.target(), defaults.optLevel(), configs), name), threads,
-                "relayfarm-c-" + name)) {
-            double[][] t = SideBySide.alternate(List.of(untuned, tuned), inputs, WARMUP, SideBySide.runsFor(untuned, inputs, runs, MIN_MS));
-            return new ModelGuard.Comparison(configs.keySet(), SideBySide.percentile(t[0], 0.5), SideBySide.percentile(t[1], 0.5));
+        try (CompiledRunner tuned = load(new CompileOptions(defaults.target(), defaults.optLevel(), configs), "tuned-" + compared)) {
+            int n = SideBySide.runsFor(untuned, inputs, runs, MIN_MS);
+            double[][] t = SideBySide.alternate(List.of(untuned, tuned), inputs, WARMUP, n);
+            return new ModelGuard.Comparison(configs.keySet(), SideBySide.percentile(t[0], 0.5), SideBySide.percentile(t[1], 0.5), n);
         }
     }
 
-    private CompiledModel load(CompileOptions options, String name) {
+    private CompiledRunner load(CompileOptions options, String name) {
         Path out = dir.resolve(name);
         Stages.codegen(optimized, options, out);
-        return CompiledModel.load(out);
+        return CompiledRunner.load(out, threads, "relayfarm-c-" + name);
     }
 
     @Override

@@ -11,6 +11,7 @@ import dev.relayfarm.frontend.proto.Onnx.TensorShapeProto;
 import dev.relayfarm.frontend.proto.Onnx.ValueInfoProto;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * The model a benchmark runs and the inputs it feeds: an ONNX test folder brings its first data set
@@ -50,6 +52,17 @@ public record BenchInputs(String model, Path onnx, Map<String, List<Long>> shape
             values.add(random(dt, shape, random, where));
         }
         return new BenchInputs(name, modelOrDir, shapes, values);
+    }
+
+    /** The models in {@code folders} (ONNX test folders, {@code DIR/model.onnx}, and bare {@code .onnx} files), by name within each. */
+    public static List<Path> models(List<Path> folders) throws IOException {
+        List<Path> all = new ArrayList<>();
+        for (Path folder : folders) {
+            try (Stream<Path> entries = Files.list(folder)) {
+                entries.filter(p -> Files.isRegularFile(p.resolve("model.onnx")) || p.toString().endsWith(".onnx")).sorted().forEach(all::add);
+            }
+        }
+        return all;
     }
 
     /** Seeded pseudo-random values for an artifact's inputs (a model known only by its artifact: Relay text, a tuned module). */

@@ -2,6 +2,7 @@ package dev.relayfarm.bench;
 
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.runtime.CompiledModel;
+import java.nio.file.Path;
 import java.util.List;
 
 /** A compiled artifact through the Java runtime (FFM), with a fixed thread count. */
@@ -18,6 +19,22 @@ public final class CompiledRunner implements ModelRunner {
         this.model = model;
         this.name = name;
         model.setNumThreads(threads);
+    }
+
+    /** Loads the artifact in {@code dir}; the model is closed again when setting its threads fails. */
+    public static CompiledRunner load(Path dir, int threads, String name) {
+        CompiledModel model = CompiledModel.load(dir);
+        try {
+            return new CompiledRunner(model, threads, name);
+        } catch (RuntimeException e) {
+            model.close();
+            throw e;
+        }
+    }
+
+    /** The loaded artifact (its inputs and outputs). */
+    public CompiledModel model() {
+        return model;
     }
 
     @Override

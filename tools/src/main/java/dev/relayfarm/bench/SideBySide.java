@@ -81,7 +81,7 @@ public final class SideBySide {
         return t;
     }
 
-    /** The most runs {@link #runsFor} asks for: a model of microseconds still finishes in about a second. */
+    /** The most runs {@link #runsFor} asks for: bounds the time of a model of microseconds whose estimate came out too low. */
     static final int MAX_RUNS = 20_000;
 
     /**

@@ -9,11 +9,8 @@ import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.runtime.CompiledModel;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -49,36 +46,30 @@ class ThreadScalingBenchmark {
         List<String> only = given.isBlank() ? BIG : List.of(given.split(","));
         Target target = Target.host();
         System.out.printf("%-16s %10s %10s %8s %10s %10s %8s%n", "model", "ours 1T", "ours 2T", "scaling", "ORT 1T", "ORT 2T", "scaling");
-        for (Path model : models(folders)) {
+        for (Path model : BenchInputs.models(folders)) {
             String name = BenchInputs.modelName(model);
             if (!only.contains(name)) continue;
-            BenchInputs in = BenchInputs.load(model, Map.of(), 42);
-            IRModule optimized = Stages.optimize(Stages.importModel(ModelSource.read(in.onnx()), in.shapes()), 3, target);
-            // the same artifact in two folders: two loaded libraries, so neither's thread pool is the other's
-            Path one = dir.resolve(name + "-1"), two = dir.resolve(name + "-2");
-            Stages.codegen(optimized, new CompileOptions(target, 3, Map.of()), one);
-            Stages.codegen(optimized, new CompileOptions(target, 3, Map.of()), two);
-            try (CompiledRunner ours1 = new CompiledRunner(CompiledModel.load(one), 1, "ours-1");
-                 CompiledRunner ours2 = new CompiledRunner(CompiledModel.load(two), 2, "ours-2");
-                 OrtRunner ort1 = OrtRunner.open(in.onnx(), 1);
-                 OrtRunner ort2 = OrtRunner.open(in.onnx(), 2)) {
-                double[][] t = SideBySide.alternate(List.of(ours1, ours2, ort1, ort2), in.values(), 2, runs);
-                double[] m = new double[4];
-                for (int i = 0; i < 4; i++) m[i] = SideBySide.percentile(t[i], 0.5);
-                System.out.printf(Locale.ROOT, "%-16s %10.3f %10.3f %7.2fx %10.3f %10.3f %7.2fx%n", name, m[0], m[1], m[0] / m[1], m[2], m[3], m[2] / m[3]);
-                System.out.flush();
+            try {
+                BenchInputs in = BenchInputs.load(model, Map.of(), 42);
+                IRModule optimized = Stages.optimize(Stages.importModel(ModelSource.read(in.onnx()), in.shapes()), 3, target);
+                // the same artifact in two folders: two loaded libraries, so neither's thread pool is the other's
+                Path one = dir.resolve(name + "-1"), two = dir.resolve(name + "-2");
+                Stages.codegen(optimized, new CompileOptions(target, 3, Map.of()), one);
+                Stages.codegen(optimized, new CompileOptions(target, 3, Map.of()), two);
+                try (CompiledRunner ours1 = CompiledRunner.load(one, 1, "ours-1");
+                     CompiledRunner ours2 = CompiledRunner.load(two, 2, "ours-2");
+                     OrtRunner ort1 = OrtRunner.open(in.onnx(), 1);
+                     OrtRunner ort2 = OrtRunner.open(in.onnx(), 2)) {
+                    double[][] t = SideBySide.alternate(List.of(ours1, ours2, ort1, ort2), in.values(), 2, runs);
+                    double[] m = new double[4];
+                    for (int i = 0; i < 4; i++) m[i] = SideBySide.percentile(t[i], 0.5);
+                    System.out.printf(Locale.ROOT, "%-16s %10.3f %10.3f %7.2fx %10.3f %10.3f %7.2fx%n", name, m[0], m[1], m[0] / m[1], m[2], m[3], m[2] / m[3]);
+                    System.out.flush();
+                }
+            } catch (RuntimeException e) {
+                System.out.println(name + " FAILED: " + e);
             }
         }
         System.out.printf("(medians of %d runs, ms, idle machine required)%n", runs);
-    }
-
-    private static List<Path> models(List<Path> folders) throws IOException {
-        List<Path> all = new ArrayList<>();
-        for (Path folder : folders) {
-            try (Stream<Path> entries = Files.list(folder)) {
-                entries.filter(p -> Files.isRegularFile(p.resolve("model.onnx")) || p.toString().endsWith(".onnx")).sorted().forEach(all::add);
-            }
-        }
-        return all;
     }
 }

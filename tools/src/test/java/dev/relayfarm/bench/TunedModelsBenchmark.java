@@ -10,7 +10,6 @@ import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
-import dev.relayfarm.runtime.CompiledModel;
 import dev.relayfarm.tuning.TuningTask;
 import dev.relayfarm.tuning.measure.MeasureOptions;
 import dev.relayfarm.tuning.measure.SandboxedRunner;
@@ -74,7 +73,7 @@ class TunedModelsBenchmark {
         List<Row> rows = new ArrayList<>();
         List<String> failed = new ArrayList<>();
         System.out.println(Row.HEADER);
-        for (Path model : models(folders)) {
+        for (Path model : BenchInputs.models(folders)) {
             String name = BenchInputs.modelName(model);
             if (!only.isEmpty() && !only.contains(name)) continue;
             try {
@@ -139,21 +138,11 @@ class TunedModelsBenchmark {
         }
     }
 
-    /** The shared test folders (inputs and expected outputs) and light models, by name. */
-    private static List<Path> models(List<Path> folders) throws IOException {
-        List<Path> all = new ArrayList<>();
-        for (Path folder : folders) {
-            try (Stream<Path> entries = Files.list(folder)) {
-                entries.filter(p -> Files.isRegularFile(p.resolve("model.onnx")) || p.toString().endsWith(".onnx")).sorted().forEach(all::add);
-            }
-        }
-        return all;
-    }
 
     /** Compiles into {@code dir} (kept, replaced by the next run: the artifacts the table measured can be inspected). */
     private static CompiledRunner compile(IRModule optimized, Target target, Map<String, ScheduleConfig> configs, Path dir) {
         Stages.codegen(optimized, new CompileOptions(target, 3, configs), dir);
-        return new CompiledRunner(CompiledModel.load(dir), THREADS, "relayfarm-c-" + dir.getFileName());
+        return CompiledRunner.load(dir, THREADS, "relayfarm-c-" + dir.getFileName());
     }
 
     private static double geomean(List<Row> rows, java.util.function.ToDoubleFunction<Row> f) {

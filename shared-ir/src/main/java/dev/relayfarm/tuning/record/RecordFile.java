@@ -79,10 +79,18 @@ public final class RecordFile {
      * Appends {@code records} to {@code file} (created if missing), one line each, and forces them to disk: what the
      * tuner calls after each measured batch. Safe against other appenders (threads of this JVM and other processes).
      */
-    public static synchronized void append(Path file, Collection<TuningRecord> records) throws IOException {
-        if (records.isEmpty()) return;
+    public static void append(Path file, Collection<TuningRecord> records) throws IOException {
+        appendLines(file, records.stream().map(TuningRecord::toJson).toList());
+    }
+
+    /**
+     * Appends whole JSON {@code lines} (records or schedule lines, no newlines in them) as {@link #append} does: under
+     * the lock, after cutting off a torn last line, forced to disk.
+     */
+    public static synchronized void appendLines(Path file, Collection<String> lines) throws IOException {
+        if (lines.isEmpty()) return;
         StringBuilder text = new StringBuilder();
-        for (TuningRecord r : records) text.append(r.toJson()).append('\n');
+        for (String line : lines) text.append(line).append('\n');
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.READ);
              FileLock lock = ch.lock()) {
             long size = ch.size();
@@ -121,12 +129,15 @@ public final class RecordFile {
         return 0;
     }
 
+    /** A line that parses: a record, or a schedule line (kept whole, not cut off as torn). */
     private static boolean whole(String line) {
         if (line.isEmpty() || line.startsWith("#")) return true;
         try {
-            TuningRecord.fromJson(line);
+            JsonNode n = JSON.readTree(line);
+            if (n.has("workload") && !n.has("workload_key")) return n.hasNonNull("config");
+            TuningRecord.fromJson(n);
             return true;
-        } catch (IllegalArgumentException e) {
+        } catch (IOException | IllegalArgumentException e) {
             return false;
         }
     }

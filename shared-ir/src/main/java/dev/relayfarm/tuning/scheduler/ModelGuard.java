@@ -2,6 +2,7 @@ package dev.relayfarm.tuning.scheduler;
 
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.tuning.Device;
 import dev.relayfarm.tuning.ScheduleLog;
 import dev.relayfarm.tuning.ScheduleStatus;
 import dev.relayfarm.tuning.StoredSchedule;
@@ -10,16 +11,16 @@ import dev.relayfarm.tuning.record.RecordFile;
 import dev.relayfarm.tuning.record.ScheduleFile;
 import dev.relayfarm.tuning.record.TuningRecord;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
 
@@ -44,8 +45,8 @@ public final class ModelGuard {
 
     /**
      * The tuned model must be at least this much faster (a ratio of at most 0.99): a median difference of a fraction of
-     * a percent over 30 runs is noise, and keeping configs on noise would let the next, independent measurement find
-     * the tuned model slower about half the time.
+     * a percent is noise, and keeping configs on noise would let the next, independent measurement find the tuned
+     * model slower about half the time.
      */
     public static final double MIN_MODEL_GAIN = 0.01;
 
@@ -57,8 +58,8 @@ public final class ModelGuard {
         Comparison compare(Map<String, ScheduleConfig> configs);
     }
 
-    /** Medians of the two artifacts timed side by side; {@code workloads}: the tuned configs the tuned one had. */
-    public record Comparison(Set<String> workloads, double untunedMs, double tunedMs) {
+    /** Medians of the two artifacts timed side by side, {@code runs} each; {@code workloads}: the tuned configs the tuned one had. */
+    public record Comparison(Set<String> workloads, double untunedMs, double tunedMs, int runs) {
         public Comparison {
             workloads = Set.copyOf(workloads);
         }
@@ -86,20 +87,32 @@ public final class ModelGuard {
     }
 
     /**
-     * The check on what the records file {@code records} would apply to {@code tasks} on this machine (as
-     * {@code relayc compile --schedules} chooses), the rejections appended to the file as schedule lines whose note
-     * gives the deciding timing; nothing is timed when no tuned config would apply.
+     * The check on what the records file {@code records} would apply to {@code tasks} on this machine from its
+     * measurements (as {@code relayc compile --schedules} chooses; schedule lines of the file, a reviewer's, are not
+     * this check's to reject), the rejections appended to the file as schedule lines whose note gives the timing of
+     * every tuned config together; nothing is timed when no tuned config would apply.
      */
     public static Verdict checkRecords(Path records, List<TuningTask> tasks, Target target, ModelTimer timer) throws IOException {
-        Verdict v = check(ScheduleFile.chosen(records, tasks, target, null), timer);
+        List<TuningRecord> measured = RecordFile.read(records);
+        Set<List<String>> recorded = new HashSet<>();
+        for (TuningRecord r : measured) recorded.add(List.of(r.workloadKey(), r.config().toJson()));
+        Map<String, StoredSchedule> chosen = new LinkedHashMap<>();
+        ScheduleFile.chosen(records, tasks, target, null).forEach((key, s) -> {
+            if (s.status() == ScheduleStatus.APPROVED && recorded.contains(List.of(key, s.config().toJson()))) chosen.put(key, s);
+        });
+        Verdict v = check(chosen, timer);
         if (v.rejected().isEmpty()) return v;
-        Comparison last = v.comparisons().getLast();
+        // the timing with every tuned config: the one each rejected workload took part in
+        Comparison all = v.comparisons().getFirst();
         String note = String.format(Locale.ROOT, "model check: %d tuned workloads made the model %.3f ms against %.3f ms untuned (%.3fx)",
-                last.workloads().size(), last.tunedMs(), last.untunedMs(), last.ratio());
-        List<StoredSchedule> lines = rejections(v.rejected(), RecordFile.read(records));
-        StringBuilder text = new StringBuilder();
-        for (StoredSchedule s : lines) text.append(ScheduleLog.line(s, note)).append('\n');
-        Files.writeString(records, text, StandardOpenOption.APPEND);
+                all.workloads().size(), all.tunedMs(), all.untunedMs(), all.ratio());
+        // a config an earlier check rejected stays rejected: not written twice
+        Set<List<String>> already = new HashSet<>();
+        for (StoredSchedule s : ScheduleFile.read(records, target, Device.local().deviceClass(), Optional.empty())) {
+            if (s.status() == ScheduleStatus.REJECTED) already.add(vetoKey(s));
+        }
+        List<StoredSchedule> lines = rejections(v.rejected(), measured).stream().filter(l -> !already.contains(vetoKey(l))).toList();
+        RecordFile.appendLines(records, lines.stream().map(l -> ScheduleLog.line(l, note)).toList());
         return new Verdict(v.kept(), v.rejected(), v.comparisons(), lines.size());
     }
 
@@ -119,7 +132,7 @@ public final class ModelGuard {
             Map<String, ScheduleConfig> configs = new LinkedHashMap<>();
             for (String key : workloads) configs.put(key, chosen.get(key).config());
             Comparison c = timer.compare(configs);
-            comparisons.add(new Comparison(workloads, c.untunedMs(), c.tunedMs()));
+            comparisons.add(new Comparison(workloads, c.untunedMs(), c.tunedMs(), c.runs()));
             if (c.tunedFaster()) {
                 Map<String, StoredSchedule> kept = new LinkedHashMap<>(), rejected = new LinkedHashMap<>();
                 chosen.forEach((key, s) -> (workloads.contains(key) ? kept : rejected).put(key, s));
@@ -127,6 +140,10 @@ public final class ModelGuard {
             }
         }
         return new Verdict(Map.of(), chosen, comparisons, 0);
+    }
+
+    private static List<String> vetoKey(StoredSchedule s) {
+        return List.of(s.workloadKey(), s.target(), s.deviceClass(), s.config().toJson());
     }
 
     /** The schedule's own measured speedup over its default (1 when either cost is unknown). */

@@ -245,11 +245,16 @@ public final class Tuner {
      */
     private List<Measurement> resume(TuningTask task, TaskScheduler scheduler, List<TuningRecord> prior) {
         List<Measurement> mine = new ArrayList<>();
+        Map<Instant, Double> batchDefaults = new HashMap<>();
         for (TuningRecord r : prior) {
             if (!r.workloadKey().equals(task.key()) || !sameContext(r, context) || !r.template().equals(task.template())) continue;
             mine.add(r.measurement());
+            r.defaultCostUs().ifPresent(d -> batchDefaults.put(r.measuredAt(), d));
         }
-        if (!mine.isEmpty()) scheduler.recordRound(task, mine, Double.NaN);
+        // records without their default's own line (a `relayc records best` file) still carry its cost per batch
+        boolean defaultMeasured = mine.stream().anyMatch(m -> m.ok() && m.config().equals(task.defaultConfig()));
+        double defaultUs = defaultMeasured || batchDefaults.isEmpty() ? Double.NaN : TaskScheduler.median(List.copyOf(batchDefaults.values()));
+        if (!mine.isEmpty()) scheduler.recordRound(task, mine, defaultUs);
         return mine;
     }
 

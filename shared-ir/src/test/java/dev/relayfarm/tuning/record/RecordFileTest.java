@@ -80,6 +80,11 @@ class RecordFileTest {
         Files.writeString(f, a.toJson() + "\n{\"workload\": \"w\", \"config\": " + config(8).toJson() + ", \"status\": \"rejected\"}\n");
         RecordFile.append(f, List.of(b));
         assertEquals(List.of(a, b), RecordFile.read(f));
+        // a schedule line written by hand without its newline is whole: ended, not cut off as a torn append
+        String rejected = "{\"workload\": \"w\", \"config\": " + config(2).toJson() + ", \"status\": \"rejected\"}";
+        Files.writeString(f, a.toJson() + "\n" + rejected);
+        RecordFile.append(f, List.of(b));
+        assertEquals(List.of(a.toJson(), rejected, b.toJson()), Files.readAllLines(f));
     }
 
     @Test

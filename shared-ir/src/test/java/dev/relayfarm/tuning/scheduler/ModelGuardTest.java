@@ -1,13 +1,24 @@
 package dev.relayfarm.tuning.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.tuning.Device;
 import dev.relayfarm.tuning.ScheduleStatus;
 import dev.relayfarm.tuning.StoredSchedule;
+import dev.relayfarm.tuning.TuningModels;
+import dev.relayfarm.tuning.TuningTask;
+import dev.relayfarm.tuning.record.RecordContext;
+import dev.relayfarm.tuning.record.RecordFile;
+import dev.relayfarm.tuning.record.ScheduleFile;
 import dev.relayfarm.tuning.Measurement;
 import dev.relayfarm.tuning.record.TuningRecord;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,6 +28,7 @@ import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@link ModelGuard}: which tuned configs survive the whole-model timing, and the rejections it writes. */
 class ModelGuardTest {
@@ -40,7 +52,7 @@ class ModelGuardTest {
         @Override
         public ModelGuard.Comparison compare(Map<String, ScheduleConfig> configs) {
             asked.add(configs.keySet());
-            return new ModelGuard.Comparison(configs.keySet(), 10.0, tunedMs.apply(configs.keySet()));
+            return new ModelGuard.Comparison(configs.keySet(), 10.0, tunedMs.apply(configs.keySet()), 30);
         }
     }
 
@@ -73,7 +85,6 @@ class ModelGuardTest {
     @Test
     void whenNothingIsFasterEveryConfigIsRejectedAndATieIsNotFaster() {
         ModelGuard.Verdict v = ModelGuard.check(chosen(), new Timer(s -> 9.95)); // 0.5% faster: within the noise
-        assertEquals(Set.of(), v.kept().keySet());
         assertEquals(Map.of(), v.kept());
         assertEquals(Set.of("big", "tiny"), v.rejected().keySet());
         assertEquals(2, v.comparisons().size());
@@ -97,5 +108,37 @@ class ModelGuardTest {
         assertEquals(List.of(config(4), config(8)), r.stream().map(StoredSchedule::config).toList());
         assertEquals(Set.of(ScheduleStatus.REJECTED), r.stream().map(StoredSchedule::status).collect(java.util.stream.Collectors.toSet()));
         assertEquals(Set.of("tiny"), r.stream().map(StoredSchedule::workloadKey).collect(java.util.stream.Collectors.toSet()));
+    }
+
+    @Test
+    void checkRecordsAppendsRejectionsOnceAndCompileThenSkipsThoseConfigs(@TempDir Path tmp) throws Exception {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+        Target target = Target.host();
+        List<TuningTask> tasks = TuningModels.tasks(TuningModels.LAYERS, 3);
+        TuningTask task = tasks.getFirst();
+        RecordContext here = RecordContext.local(target, CCompiler.host().orElseThrow());
+        Instant t0 = Instant.parse("2025-03-01T10:00:00Z");
+        ScheduleConfig fast = TuningModels.nonDefault(task);
+        Path records = tmp.resolve("r.jsonl");
+        // no newline after the last record: the rejections must not be glued onto it
+        Files.writeString(records, new TuningRecord(task.key(), fast, here.target(), here.device(), here.compiler(), here.relayfarmVersion(),
+                new Measurement.Cost(50, 0.001, 10, 5), OptionalDouble.of(100), t0).toJson());
+        assertEquals(Map.of(task.key(), fast), ScheduleFile.choose(records, tasks, target, null));
+
+        Timer slower = new Timer(s -> 10.5);
+        ModelGuard.Verdict v = ModelGuard.checkRecords(records, tasks, target, slower);
+        assertEquals(Set.of(task.key()), v.rejected().keySet());
+        assertEquals(1, v.rejectionLines());
+        List<String> lines = Files.readAllLines(records);
+        assertEquals(2, lines.size(), "the record, then its rejection on a line of its own: " + lines);
+        assertTrue(lines.get(1).contains("\"status\":\"rejected\"") && lines.get(1).contains("(1.050x)"), lines.get(1));
+        assertEquals(Map.of(), ScheduleFile.choose(records, tasks, target, null), "compile no longer applies the rejected config");
+        assertEquals(1, RecordFile.read(records).size(), "the measurement itself is kept");
+
+        // checked again: nothing tuned applies any more, nothing is timed or written
+        Timer again = new Timer(s -> 10.5);
+        assertEquals(0, ModelGuard.checkRecords(records, tasks, target, again).rejectionLines());
+        assertEquals(List.of(), again.asked());
+        assertEquals(2, Files.readAllLines(records).size());
     }
 }

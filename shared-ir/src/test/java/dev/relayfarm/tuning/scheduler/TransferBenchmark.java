@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * machine.
  * <pre>
  * ./mvnw -q -o -pl shared-ir test -Dtest=TransferBenchmark -Drelayfarm.bench=true [-Drelayfarm.bench.trials=96] [-Drelayfarm.bench.seed=1]
- *     [-Drelayfarm.bench.records=DIR]
+ *     [-Drelayfarm.bench.batch=4] [-Drelayfarm.bench.records=DIR]
  * </pre>
  * Two three-layer MLPs with the same layer widths (256 → 512 → 512 → 256, each dense with bias and relu) at different
  * batch sizes (A: 16 rows, B: 8), so their workloads differ but their template ({@code dense_pack.x86}, whose knobs have
@@ -39,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * one measurement), where the convolutions' defaults are within 1–2% of their best and a gain would be the noise.
  * B is tuned from scratch; A is tuned; then B again, with A's records as prior records (the {@link Tuner}'s transfer: each of B's tasks first
  * measures the configs that beat their default on A's workloads of its template). Both B runs use the same seed,
- * strategy (xgb), batch (4) and trial budget, over the three dense layers. "Speed" is the scheduler's estimate of the
+ * strategy (xgb), batch (4; the model's first estimate comes after one round of each task, 3 × batch trials,
+ * which is also the fewest trials in which any run can reach the target) and trial budget, over the three dense layers. "Speed" is the scheduler's estimate of the
  * time per model run against each run's own defaults, a default being the median of all its measurements so far (each
  * round measures it again: one measurement's noise would move every point of the curve). The target is 90% of the gain
  * the scratch run found by its end (time at most default − 0.9 × (default − final)): 90% of the final speed itself
@@ -79,7 +80,7 @@ class TransferBenchmark {
         SandboxedRunner runner = new SandboxedRunner(cc, MeasureOptions.DEFAULT.withThreads(1));
         RecordContext context = RecordContext.local(Target.host(), cc);
         // one seed is one draw of the searches' first configs: a lucky scratch run reaches its plateau early, so repeat with others
-        Tuner.Options options = new Tuner.Options("xgb", 4, trials, null, Long.getLong("relayfarm.bench.seed", 1), trials);
+        Tuner.Options options = new Tuner.Options("xgb", Integer.getInteger("relayfarm.bench.batch", 4), trials, null, Long.getLong("relayfarm.bench.seed", 1), trials);
 
         List<Point> scratch = tune(B, runner, context, options, dir.resolve("b-scratch.jsonl"), List.of());
         tune(A, runner, context, options, dir.resolve("a.jsonl"), List.of());
