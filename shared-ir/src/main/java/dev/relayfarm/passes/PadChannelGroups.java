@@ -20,9 +20,11 @@ import dev.relayfarm.ops.nn.Conv2D;
 import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.types.InferResult;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Grouped convolutions whose groups no full vector divides (ShuffleNet v1: 4 groups of 34 or 68 channels) run on
@@ -97,7 +99,8 @@ public final class PadChannelGroups extends FunctionPass {
         if (!any) return function;
         // first every padded form (upstream first), then the body with each value that has one read through it
         for (Expr e : order) {
-            if (e instanceof Call c && r.conv(c) != null) r.paddedForm(c, r.conv(c)[1]);
+            Padding[] conv = e instanceof Call c ? r.conv(c) : null;
+            if (conv != null) r.paddedForm(e, conv[1]);
         }
         // then the per-channel ops after padded values that no padded consumer asked for (a bias and relu before a
         // shuffle, the last residual addition of a stage, the pooling of a stage's output), where that needs no copy:
@@ -108,29 +111,31 @@ public final class PadChannelGroups extends FunctionPass {
             for (Expr a : c.args()) {
                 Padding p = r.paddingOf(a);
                 if (p != null) {
-                    r.derive(c, p);
+                    r.derived(c, p);
                     break;
                 }
             }
         }
+        // upstream first, so each node's rewrite finds its arguments' done: no recursion down a long graph
+        for (Expr e : order) r.real(e);
         return function.withBody(r.real(function.body()));
     }
 
     /** The per-channel ops whose padded form keeps the padded channels zero (given padded operands or zero-padded constants). */
-    private static final java.util.Set<String> PER_CHANNEL = java.util.Set.of("nn.relu", "add", "multiply", "nn.avg_pool2d", "nn.max_pool2d");
+    private static final Set<String> PER_CHANNEL = Set.of("nn.relu", "add", "multiply", "nn.avg_pool2d", "nn.max_pool2d");
 
     private static final class Rewrite {
         private final InferResult types;
         private final int block;
         /** Padded forms built from padded inputs (not copies), by value and padding. */
-        private final Map<Key, Expr> padded = new java.util.HashMap<>();
+        private final Map<Key, Expr> padded = new HashMap<>();
         /** The first padded form of each value that has one, and its padding: what the value's other uses read, unpadded. */
         private final Map<Expr, Key> paddedOf = new IdentityHashMap<>();
         private final Map<Expr, Expr> realMemo = new IdentityHashMap<>();
         private final Map<Expr, Boolean> visiting = new IdentityHashMap<>();
         private final Map<Expr, Expr> builtMemo = new IdentityHashMap<>();
         /** Copies of values that have no padded form, one per value and padding. */
-        private final Map<Key, Expr> copies = new java.util.HashMap<>();
+        private final Map<Key, Expr> copies = new HashMap<>();
         private boolean copying = true;
         /** The function's own nodes (the rest were built here). */
         final Map<Expr, Boolean> original = new IdentityHashMap<>();
@@ -183,8 +188,8 @@ public final class PadChannelGroups extends FunctionPass {
             return out;
         }
 
-        /** Whether {@code e} has a padded form built from padded inputs (building it if it can). */
-        private Expr derived(Expr e, Padding p) {
+        /** {@code e}'s padded form built from padded inputs (built now if it can be), or null when it has none. */
+        Expr derived(Expr e, Padding p) {
             Key k = new Key(e, p);
             if (padded.containsKey(k)) return padded.get(k);
             if (visiting.containsKey(e)) return null;
@@ -212,10 +217,6 @@ public final class PadChannelGroups extends FunctionPass {
         Padding paddingOf(Expr e) {
             Key k = paddedOf.get(e);
             return k == null || padded.get(k) == null ? null : k.p();
-        }
-
-        void derive(Expr e, Padding p) {
-            derived(e, p);
         }
 
         private Expr build(Expr e, Padding p) {

@@ -4,9 +4,11 @@ import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.kernel.template.DepthwiseConv2dNCHWcTemplate;
 import dev.relayfarm.ops.nn.Conv2DNCHWc;
 import dev.relayfarm.ops.registry.OpRegistry;
 import dev.relayfarm.types.InferResult;
+import java.util.Arrays;
 
 /**
  * Calls whose kernel copies their data argument into a padded buffer of its own before the main loop: a padded depthwise
@@ -17,7 +19,7 @@ import dev.relayfarm.types.InferResult;
  *
  * <p>Only the depthwise template: its padding stage runs once per input element, whereas an unpadded convolution, or one
  * no template covers, would compute the producer's index arithmetic in its reduction loop, once per multiply-add.
- * The conditions are those {@code kernel.lower.Anchors} has for choosing the depthwise template.
+ * Which calls those are is the template's own test ({@link DepthwiseConv2dNCHWcTemplate#covers}).
  */
 final class PaddedDataCopy {
     private PaddedDataCopy() {}
@@ -30,11 +32,8 @@ final class PaddedDataCopy {
             return false;
         }
         Conv2DNCHWc.Conv2DNCHWcAttrs a = (Conv2DNCHWc.Conv2DNCHWcAttrs) OpRegistry.get(Conv2DNCHWc.NAME).parseAttrs(c.attrs());
-        int[] xs = x.staticShape(), ws = w.staticShape();
-        int block = xs[4];
-        boolean depthwise = a.groups() == xs[1] * block && ws[0] == xs[1] && ws[1] == 1 && ws[4] == 1 && ws[5] == block
-                && a.dataLayout().name().equals("NCHW" + block + "c") && a.kernelLayout().name().equals("OIHW1i" + block + "o")
-                && a.outLayout().name().equals("NCHW" + block + "c") && (a.outDtype() == null || a.outDtype().equals(x.dtype()));
+        boolean depthwise = DepthwiseConv2dNCHWcTemplate.covers(Arrays.stream(x.staticShape()).boxed().toList(),
+                Arrays.stream(w.staticShape()).boxed().toList(), x.dtype(), a);
         boolean padded = false;
         for (int p : a.padding()) padded |= p > 0;
         return depthwise && padded;

@@ -37,9 +37,8 @@ public final class CCompiler {
      * convolution or dense tile would be a multiply and an add: {@code -ffp-contract=fast} lets the
      * compiler use FMA (half the instructions, one rounding instead of two). {@code -fno-math-errno}: a
      * {@code sqrtf} that may set {@code errno} (for a negative argument) is a branch and a library call
-     * per element, which kept every loop with a square root scalar (LRN's normalization: 4 ms of
-     * inception_v1's 39); nothing reads {@code errno}, and the vector square root rounds exactly as
-     * the scalar one does.
+     * per element, which kept every loop with a square root scalar (LRN's normalization); nothing
+     * reads {@code errno}, and the vector square root rounds exactly as the scalar one does.
      */
     public static final List<String> DEFAULT_FLAGS = List.of("-O3", "-march=native", "-ffp-contract=fast", "-fno-math-errno", "-fopenmp-simd", "-pthread", "-shared",
             "-fPIC", "-std=c99",

@@ -66,11 +66,7 @@ final class Anchors {
             case "nn.contrib_conv2d_NCHWc" -> {
                 Conv2DNCHWc.Conv2DNCHWcAttrs a = (Conv2DNCHWc.Conv2DNCHWcAttrs) OpRegistry.get(op).parseAttrs(attrs);
                 int ic = in.get(0).shape().get(4), oc = in.get(1).shape().get(5);
-                boolean depthwise = in.get(0).rank() == 5 && in.get(1).rank() == 6
-                        && DepthwiseConv2dNCHWcTemplate.applies(in.get(0).shape(), in.get(1).shape(), a.groups())
-                        && a.dataLayout().name().equals("NCHW" + ic + "c") && a.kernelLayout().name().equals("OIHW1i" + ic + "o")
-                        && a.outLayout().name().equals("NCHW" + ic + "c") && (a.outDtype() == null || a.outDtype().equals(in.get(0).dtype()));
-                if (depthwise) yield Optional.of(DepthwiseConv2dNCHWcTemplate.create(in.get(0), in.get(1), params(a.strides(), a.padding(), a.dilation()), name));
+                if (DepthwiseConv2dNCHWcTemplate.covers(in.get(0).shape(), in.get(1).shape(), in.get(0).dtype(), a)) yield Optional.of(DepthwiseConv2dNCHWcTemplate.create(in.get(0), in.get(1), params(a.strides(), a.padding(), a.dilation()), name));
                 boolean blocked = Conv2dNCHWcTemplate.applies(in.get(0).shape(), in.get(1).shape(), a.groups())
                         && a.dataLayout().name().equals("NCHW" + ic + "c") && a.kernelLayout().name().equals("OIHW" + ic + "i" + oc + "o")
                         && a.outLayout().name().equals("NCHW" + oc + "c") && (a.outDtype() == null || a.outDtype().equals(in.get(0).dtype()));

@@ -1,5 +1,6 @@
 package dev.relayfarm.kernel.template;
 
+import dev.relayfarm.ir.DType;
 import dev.relayfarm.kernel.compute.Conv2d;
 import dev.relayfarm.kernel.expr.IterVar;
 import dev.relayfarm.kernel.expr.PrimExpr;
@@ -9,6 +10,7 @@ import dev.relayfarm.kernel.schedule.Schedule;
 import dev.relayfarm.kernel.te.Compute;
 import dev.relayfarm.kernel.te.Te;
 import dev.relayfarm.kernel.te.Tensor;
+import dev.relayfarm.ops.nn.Conv2DNCHWc;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -56,6 +58,18 @@ public final class DepthwiseConv2dNCHWcTemplate implements ScheduleTemplate {
     public static boolean applies(List<Integer> data, List<Integer> weight, int groups) {
         return data.size() == 5 && weight.size() == 6 && groups == data.get(1) * data.get(4)
                 && weight.get(0).equals(data.get(1)) && weight.get(1) == 1 && weight.get(4) == 1 && weight.get(5).equals(data.get(4));
+    }
+
+    /**
+     * Whether {@code nn.contrib_conv2d_NCHWc} with {@code attrs} on data of {@code dtype} and these shapes is this
+     * template's: depthwise, NCHW[c]c in and out, weight OIHW1i[c]o, no change of dtype. {@code kernel.lower.Anchors}
+     * lowers such a call with it, and fusion counts on its padding stage ({@code passes.PaddedDataCopy}).
+     */
+    public static boolean covers(List<Integer> data, List<Integer> weight, DType dtype, Conv2DNCHWc.Conv2DNCHWcAttrs attrs) {
+        if (data.size() != 5 || weight.size() != 6 || !applies(data, weight, attrs.groups())) return false;
+        int c = data.get(4);
+        return attrs.dataLayout().name().equals("NCHW" + c + "c") && attrs.kernelLayout().name().equals("OIHW1i" + c + "o")
+                && attrs.outLayout().name().equals("NCHW" + c + "c") && (attrs.outDtype() == null || attrs.outDtype().equals(dtype));
     }
 
     /** The compute (padding stage when padded, then the convolution named {@code name}). */

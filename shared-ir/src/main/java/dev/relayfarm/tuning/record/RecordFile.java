@@ -61,8 +61,7 @@ public final class RecordFile {
                 } catch (IOException e) {
                     throw new IllegalArgumentException("not JSON: " + e.getMessage());
                 }
-                // a schedule line (the model check's rejections): ScheduleFile's to read, not a measurement
-                if (n.has("workload") && !n.has("workload_key")) continue;
+                if (scheduleLine(n)) continue;
                 out.add(TuningRecord.fromJson(n));
             } catch (IllegalArgumentException e) {
                 if (i == lines.length - 1) { // no newline after it: an append cut short
@@ -129,12 +128,17 @@ public final class RecordFile {
         return 0;
     }
 
+    /** A schedule line (the model check's rejections): {@link ScheduleFile}'s to read, not a measurement. */
+    private static boolean scheduleLine(JsonNode n) {
+        return n.has("workload") && !n.has("workload_key");
+    }
+
     /** A line that parses: a record, or a schedule line (kept whole, not cut off as torn). */
     private static boolean whole(String line) {
         if (line.isEmpty() || line.startsWith("#")) return true;
         try {
             JsonNode n = JSON.readTree(line);
-            if (n.has("workload") && !n.has("workload_key")) return n.hasNonNull("config");
+            if (scheduleLine(n)) return n.hasNonNull("config");
             TuningRecord.fromJson(n);
             return true;
         } catch (IOException | IllegalArgumentException e) {

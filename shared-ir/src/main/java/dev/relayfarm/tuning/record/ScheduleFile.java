@@ -62,13 +62,16 @@ public final class ScheduleFile {
         return CCompiler.forTarget(target).map(CCompiler::identity);
     }
 
-    /** What a REJECTED line vetoes: the records of this config of this workload, target and device class. */
-    private record Veto(String workloadKey, String target, String deviceClass, String config) {
-        static Veto of(StoredSchedule s) {
+    /**
+     * What a REJECTED line vetoes: the records of this config of this workload, target and device class (the config as
+     * its JSON: knob values read back from a file compare equal to those built in memory).
+     */
+    public record Veto(String workloadKey, String target, String deviceClass, String config) {
+        public static Veto of(StoredSchedule s) {
             return new Veto(s.workloadKey(), s.target(), s.deviceClass(), s.config().toJson());
         }
 
-        static Veto of(TuningRecord r) {
+        public static Veto of(TuningRecord r) {
             return new Veto(r.workloadKey(), r.target(), r.deviceClass(), r.config().toJson());
         }
     }

@@ -52,7 +52,10 @@ public final class ModelGuard {
 
     private ModelGuard() {}
 
-    /** Times the model, compiled with {@code configs} (by workload key; the others keep their defaults), against the model with only defaults. */
+    /**
+     * Times the model, compiled with {@code configs} (by workload key; the others keep their defaults), against the model
+     * with only defaults; the comparison's {@code workloads} are {@code configs}' keys.
+     */
     @FunctionalInterface
     public interface ModelTimer {
         Comparison compare(Map<String, ScheduleConfig> configs);
@@ -107,11 +110,11 @@ public final class ModelGuard {
         String note = String.format(Locale.ROOT, "model check: %d tuned workloads made the model %.3f ms against %.3f ms untuned (%.3fx)",
                 all.workloads().size(), all.tunedMs(), all.untunedMs(), all.ratio());
         // a config an earlier check rejected stays rejected: not written twice
-        Set<List<String>> already = new HashSet<>();
+        Set<ScheduleFile.Veto> already = new HashSet<>();
         for (StoredSchedule s : ScheduleFile.read(records, target, Device.local().deviceClass(), Optional.empty())) {
-            if (s.status() == ScheduleStatus.REJECTED) already.add(vetoKey(s));
+            if (s.status() == ScheduleStatus.REJECTED) already.add(ScheduleFile.Veto.of(s));
         }
-        List<StoredSchedule> lines = rejections(v.rejected(), measured).stream().filter(l -> !already.contains(vetoKey(l))).toList();
+        List<StoredSchedule> lines = rejections(v.rejected(), measured).stream().filter(l -> !already.contains(ScheduleFile.Veto.of(l))).toList();
         RecordFile.appendLines(records, lines.stream().map(l -> ScheduleLog.line(l, note)).toList());
         return new Verdict(v.kept(), v.rejected(), v.comparisons(), lines.size());
     }
@@ -132,7 +135,7 @@ public final class ModelGuard {
             Map<String, ScheduleConfig> configs = new LinkedHashMap<>();
             for (String key : workloads) configs.put(key, chosen.get(key).config());
             Comparison c = timer.compare(configs);
-            comparisons.add(new Comparison(workloads, c.untunedMs(), c.tunedMs(), c.runs()));
+            comparisons.add(c);
             if (c.tunedFaster()) {
                 Map<String, StoredSchedule> kept = new LinkedHashMap<>(), rejected = new LinkedHashMap<>();
                 chosen.forEach((key, s) -> (workloads.contains(key) ? kept : rejected).put(key, s));
@@ -140,10 +143,6 @@ public final class ModelGuard {
             }
         }
         return new Verdict(Map.of(), chosen, comparisons, 0);
-    }
-
-    private static List<String> vetoKey(StoredSchedule s) {
-        return List.of(s.workloadKey(), s.target(), s.deviceClass(), s.config().toJson());
     }
 
     /** The schedule's own measured speedup over its default (1 when either cost is unknown). */
@@ -159,12 +158,12 @@ public final class ModelGuard {
      */
     public static List<StoredSchedule> rejections(Map<String, StoredSchedule> rejected, List<TuningRecord> records) {
         List<StoredSchedule> out = new ArrayList<>();
-        Set<List<String>> seen = new LinkedHashSet<>();
+        Set<ScheduleFile.Veto> seen = new HashSet<>();
         for (TuningRecord r : records) {
             StoredSchedule s = rejected.get(r.workloadKey());
             if (s == null || !r.fasterThanDefault() || !r.target().equals(s.target()) || !r.deviceClass().equals(s.deviceClass())
                     || !r.config().template().equals(s.config().template())) continue;
-            if (!seen.add(List.of(r.workloadKey(), r.target(), r.deviceClass(), r.config().toJson()))) continue;
+            if (!seen.add(ScheduleFile.Veto.of(r))) continue;
             out.add(new StoredSchedule(out.size() + 1, r.workloadKey(), r.target(), r.deviceClass(), r.config(), ScheduleStatus.REJECTED,
                     OptionalDouble.of(r.costUs()), r.defaultCostUs()));
         }

@@ -193,15 +193,19 @@ public final class Tuner {
      * default was measured slow (a busy machine) would put its every config first.
      */
     public static List<ScheduleConfig> transferred(TuningTask task, List<TuningRecord> prior, RecordContext context, int limit) {
-        List<TuningRecord> others = prior.stream().filter(r -> !r.workloadKey().equals(task.key()) && r.template().equals(task.template())
-                && sameContext(r, context)).toList();
-        // a batch's records share its default's cost and time: one measurement per batch, whatever the batch's size
-        Map<String, Map<Instant, Double>> defaults = new HashMap<>();
-        for (TuningRecord r : others) r.defaultCostUs().ifPresent(d -> defaults.computeIfAbsent(r.workloadKey(), k -> new HashMap<>()).put(r.measuredAt(), d));
+        Map<String, List<TuningRecord>> byWorkload = new LinkedHashMap<>();
+        for (TuningRecord r : prior) {
+            if (!r.workloadKey().equals(task.key()) && r.template().equals(task.template()) && sameContext(r, context)) {
+                byWorkload.computeIfAbsent(r.workloadKey(), k -> new ArrayList<>()).add(r);
+            }
+        }
         Map<ScheduleConfig, Double> speedup = new LinkedHashMap<>();
-        for (TuningRecord r : others) {
-            if (!r.fasterThanDefault() || r.config().equals(task.defaultConfig()) || !inSpace(task, r.config())) continue;
-            speedup.merge(r.config(), TaskScheduler.median(List.copyOf(defaults.get(r.workloadKey()).values())) / r.costUs(), Math::max);
+        for (List<TuningRecord> records : byWorkload.values()) {
+            double defaultUs = defaultMedian(records);
+            for (TuningRecord r : records) {
+                if (!r.fasterThanDefault() || r.config().equals(task.defaultConfig()) || !inSpace(task, r.config())) continue;
+                speedup.merge(r.config(), defaultUs / r.costUs(), Math::max);
+            }
         }
         return speedup.entrySet().stream().sorted(Map.Entry.<ScheduleConfig, Double>comparingByValue().reversed()).limit(limit)
                 .map(Map.Entry::getKey).toList();
@@ -239,22 +243,27 @@ public final class Tuner {
     }
 
     /**
+     * The median of the default's cost over the batches of {@code records} (one workload's): a batch's records share its
+     * default's measurement and time, so each batch counts once, whatever its size. NaN when none carries one.
+     */
+    private static double defaultMedian(List<TuningRecord> records) {
+        Map<Instant, Double> byBatch = new HashMap<>();
+        for (TuningRecord r : records) r.defaultCostUs().ifPresent(d -> byBatch.put(r.measuredAt(), d));
+        return byBatch.isEmpty() ? Double.NaN : TaskScheduler.median(List.copyOf(byBatch.values()));
+    }
+
+    /**
      * Prior records of {@code task} measured in this context, which the scheduler counts as a round (and the task's
      * search will observe); empty when there are none. Each batch's records hold its default's measurement, which the
      * scheduler counts as one of the default's.
      */
     private List<Measurement> resume(TuningTask task, TaskScheduler scheduler, List<TuningRecord> prior) {
-        List<Measurement> mine = new ArrayList<>();
-        Map<Instant, Double> batchDefaults = new HashMap<>();
-        for (TuningRecord r : prior) {
-            if (!r.workloadKey().equals(task.key()) || !sameContext(r, context) || !r.template().equals(task.template())) continue;
-            mine.add(r.measurement());
-            r.defaultCostUs().ifPresent(d -> batchDefaults.put(r.measuredAt(), d));
-        }
+        List<TuningRecord> records = prior.stream()
+                .filter(r -> r.workloadKey().equals(task.key()) && sameContext(r, context) && r.template().equals(task.template())).toList();
+        List<Measurement> mine = records.stream().map(TuningRecord::measurement).toList();
         // records without their default's own line (a `relayc records best` file) still carry its cost per batch
         boolean defaultMeasured = mine.stream().anyMatch(m -> m.ok() && m.config().equals(task.defaultConfig()));
-        double defaultUs = defaultMeasured || batchDefaults.isEmpty() ? Double.NaN : TaskScheduler.median(List.copyOf(batchDefaults.values()));
-        if (!mine.isEmpty()) scheduler.recordRound(task, mine, defaultUs);
+        if (!mine.isEmpty()) scheduler.recordRound(task, mine, defaultMeasured ? Double.NaN : defaultMedian(records));
         return mine;
     }
 
