@@ -1,5 +1,6 @@
 package dev.relayfarm.compile;
 
+import dev.relayfarm.kernel.codegen.HugePages;
 import java.util.List;
 
 /**
@@ -70,10 +71,7 @@ public final class EntryPointEmitter {
                     return code;
                 }
 
-                static void* rf_entry_alloc(size_t bytes) {
-                    void* p = NULL;
-                    return posix_memalign(&p, 64, bytes ? bytes : 64) == 0 ? p : NULL;
-                }
+                """ + HugePages.C + """
 
                 static uint64_t rf_le64(const unsigned char* b) {
                     uint64_t v = 0;
@@ -110,8 +108,8 @@ public final class EntryPointEmitter {
                                 (unsigned long long) rf_le64(header + 8), (unsigned long long) rf_le64(header + 16), RF_NUM_PARAMS, RF_PARAMS_BYTES);
                         return NULL;
                     }
-                    m->params = (char*) rf_entry_alloc(RF_PARAMS_BYTES);
-                    m->arena = (char*) rf_entry_alloc(RF_ARENA_BYTES);
+                    m->params = (char*) rf_pages_alloc(RF_PARAMS_BYTES);
+                    m->arena = (char*) rf_pages_alloc(RF_ARENA_BYTES);
                     if (!m->params || !m->arena) { fclose(f); relayfarm_destroy(m); rf_fail(1, "out of memory"); return NULL; }
                     if (RF_PARAMS_BYTES > 0 && fread(m->params, 1, RF_PARAMS_BYTES, f) != RF_PARAMS_BYTES) {
                         fclose(f); relayfarm_destroy(m); rf_fail(1, "%s is truncated", path); return NULL;

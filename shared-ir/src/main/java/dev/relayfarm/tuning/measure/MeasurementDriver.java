@@ -3,6 +3,7 @@ package dev.relayfarm.tuning.measure;
 import dev.relayfarm.artifact.KernelSignature;
 import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.ir.DType;
+import dev.relayfarm.kernel.codegen.HugePages;
 import java.util.List;
 
 /**
@@ -11,7 +12,8 @@ import java.util.List;
  *
  * <p>What it does, in order:
  * <ol>
- *   <li>allocates every parameter 64-byte aligned (the kernel ABI's promise), fills the inputs from a splitmix64
+ *   <li>allocates every parameter 64-byte aligned (the kernel ABI's promise; 2 MiB and more on huge pages, as the
+ *       artifact does, see {@link HugePages}), fills the inputs from a splitmix64
  *       stream seeded by {@code seed} (floats uniform in [-1, 1), bools 0/1, integers 0: an integer input may be an
  *       index, and 0 is in bounds for every shape) and the outputs with 0xFF bytes (NaN for floats, so an element a
  *       kernel forgets to write differs from the reference);</li>
@@ -106,6 +108,7 @@ public final class MeasurementDriver {
                 uint8_t* b = (uint8_t*) p;
                 for (uint64_t i = 0; i < n; i++) b[i] = (uint8_t) (rf_next() >> 63);
             }
+            """ + HugePages.C + """
             static const unsigned long long rf_bytes[$NPARAMS] = { $SIZES };
             static int64_t rf_clock_ns(void) {
                 struct timespec t;
@@ -138,7 +141,7 @@ public final class MeasurementDriver {
                 unsigned long long flush_bytes = strtoull(argv[7], NULL, 10);
                 rf_set_num_threads((int) strtol(argv[8], NULL, 10));
                 for (int i = 0; i < $COUNT; i++) {
-                    if (posix_memalign(&args[i], 64, rf_bytes[i] ? rf_bytes[i] : 64) != 0) {
+                    if ((args[i] = rf_pages_alloc(rf_bytes[i])) == NULL) {
                         fprintf(stderr, "relayfarm-driver: cannot allocate %llu bytes for parameter %d (memory limit?)\\n", rf_bytes[i], i);
                         return 4;
                     }
