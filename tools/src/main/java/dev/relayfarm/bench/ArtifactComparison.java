@@ -8,6 +8,7 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.tuning.scheduler.ModelGuard;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -52,7 +53,8 @@ public final class ArtifactComparison implements ModelGuard.ModelTimer, AutoClos
         try (CompiledRunner tuned = load(new CompileOptions(defaults.target(), defaults.optLevel(), configs), "tuned-" + compared)) {
             int n = SideBySide.runsFor(untuned, inputs, runs, MIN_MS);
             double[][] t = SideBySide.alternate(List.of(untuned, tuned), inputs, WARMUP, n);
-            return new ModelGuard.Comparison(configs.keySet(), SideBySide.percentile(t[0], 0.5), SideBySide.percentile(t[1], 0.5), n);
+            double worst = Arrays.stream(SideBySide.roundRatios(t[0], t[1])).max().orElseThrow();
+            return new ModelGuard.Comparison(configs.keySet(), SideBySide.percentile(t[0], 0.5), SideBySide.percentile(t[1], 0.5), n, worst);
         }
     }
 

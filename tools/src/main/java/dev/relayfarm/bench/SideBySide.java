@@ -81,6 +81,22 @@ public final class SideBySide {
         return t;
     }
 
+    /**
+     * Per round of {@link #alternate} (the same split of its {@code iterations}), the median of {@code b}'s runs over the
+     * median of {@code a}'s: how two engines compared in each round, which one burst of load cannot move all of.
+     */
+    public static double[] roundRatios(double[] a, double[] b) {
+        if (a.length != b.length || a.length == 0) throw new IllegalArgumentException("rounds need runs of the same, non-zero count: " + a.length + " and " + b.length);
+        int blocks = Math.min(BLOCKS, a.length), done = 0;
+        double[] ratios = new double[blocks];
+        for (int r = 0; r < blocks; r++) {
+            int runs = (a.length - done) / (blocks - r);
+            ratios[r] = percentile(Arrays.copyOfRange(b, done, done + runs), 0.5) / percentile(Arrays.copyOfRange(a, done, done + runs), 0.5);
+            done += runs;
+        }
+        return ratios;
+    }
+
     /** The most runs {@link #runsFor} asks for: bounds the time of a model of microseconds whose estimate came out too low. */
     static final int MAX_RUNS = 20_000;
 

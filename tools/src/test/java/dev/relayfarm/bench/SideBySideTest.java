@@ -116,4 +116,13 @@ class SideBySideTest {
         assertArrayEquals(new double[] {1, 3, 4}, new double[] {SideBySide.percentile(new double[] {4, 1, 3, 2}, 0.1),
                 SideBySide.percentile(new double[] {4, 1, 3, 2}, 0.75), SideBySide.percentile(new double[] {4, 1, 3, 2}, 1)});
     }
+
+    @Test
+    void roundRatiosSplitTheRunsAsAlternateDoes() {
+        // 12 runs in 5 rounds: 2, 2, 2, 3, 3 (alternate's split); b is a's double but 4x in the fourth round
+        double[] a = {1, 1, 2, 2, 3, 3, 4, 4, 4, 5, 5, 5};
+        double[] b = {2, 2, 4, 4, 6, 6, 16, 16, 16, 10, 10, 10};
+        assertArrayEquals(new double[] {2, 2, 2, 4, 2}, SideBySide.roundRatios(a, b), 1e-12);
+        assertThrows(IllegalArgumentException.class, () -> SideBySide.roundRatios(a, new double[3]));
+    }
 }

@@ -117,6 +117,10 @@ class TunedModelsBenchmark {
                 try (ArtifactComparison timer = new ArtifactComparison(optimized, target, 3, THREADS, CHECK_RUNS, artifacts.resolve(in.model() + "-check"))) {
                     ModelGuard.Verdict v = ModelGuard.checkRecords(records, tasks, target, timer);
                     check = v.comparisons().isEmpty() ? "-" : v.rejected().isEmpty() ? "kept" : v.kept().isEmpty() ? "rejected" : "partly";
+                    for (ModelGuard.Comparison c : v.comparisons()) {
+                        System.out.printf(Locale.ROOT, "%s: model check with %d tuned workloads: %.3fx (worst round %.3fx), %d runs each%n", in.model(),
+                                c.workloads().size(), c.ratio(), c.worstRound(), c.runs());
+                    }
                 }
             }
             Map<String, ScheduleConfig> tuned = Files.exists(records) ? ScheduleFile.choose(records, tasks, target, null) : Map.of();

@@ -31,7 +31,8 @@ import java.util.Set;
  * TVM's tuned-slower-than-untuned reports, apache/tvm#9269). So the model compiled with the tuned configs is timed
  * against the same model with its template defaults, side by side, and:
  * <ol>
- *   <li>if the tuned model is faster (by at least {@link #MIN_MODEL_GAIN}), every tuned config stays;</li>
+ *   <li>if the tuned model is faster (by at least {@link #MIN_MODEL_GAIN}, and in every round of the timing), every
+ *       tuned config stays;</li>
  *   <li>else, if some workloads gained at least {@link #CONFIDENT_SPEEDUP} alone, the model with only those is timed
  *       against the defaults, and they stay if it is faster;</li>
  *   <li>else no tuned config stays.</li>
@@ -44,11 +45,12 @@ public final class ModelGuard {
     public static final double CONFIDENT_SPEEDUP = 1.05;
 
     /**
-     * The tuned model must be at least this much faster (a ratio of at most 0.99): a median difference of a fraction of
-     * a percent is noise, and keeping configs on noise would let the next, independent measurement find the tuned
-     * model slower about half the time.
+     * The tuned model must be at least this much faster (a ratio of at most 0.97). Two loads of the same artifact, timed
+     * side by side on this 2-core machine, differ by up to 3% (the same code, 100 runs each: 1.00–1.03×), so a smaller
+     * gain is one the next, independent measurement finds as often slower as faster: with 1%, three of 17 tuned models
+     * came out 1.4–8% slower than untuned in the benchmark that timed them again.
      */
-    public static final double MIN_MODEL_GAIN = 0.01;
+    public static final double MIN_MODEL_GAIN = 0.03;
 
     private ModelGuard() {}
 
@@ -61,15 +63,28 @@ public final class ModelGuard {
         Comparison compare(Map<String, ScheduleConfig> configs);
     }
 
-    /** Medians of the two artifacts timed side by side, {@code runs} each; {@code workloads}: the tuned configs the tuned one had. */
-    public record Comparison(Set<String> workloads, double untunedMs, double tunedMs, int runs) {
+    /**
+     * Medians of the two artifacts timed side by side, {@code runs} each; {@code workloads}: the tuned configs the tuned
+     * one had; {@code worstRound}: the largest tuned/untuned ratio of medians among the rounds the runs came in (each
+     * round times both, in turn), or the overall ratio where the timer has no rounds.
+     */
+    public record Comparison(Set<String> workloads, double untunedMs, double tunedMs, int runs, double worstRound) {
         public Comparison {
             workloads = Set.copyOf(workloads);
         }
 
-        /** Faster by at least {@link #MIN_MODEL_GAIN}: a tie keeps the defaults, whose code is the one everybody runs. */
+        /** Without rounds: the overall ratio is the worst. */
+        public Comparison(Set<String> workloads, double untunedMs, double tunedMs, int runs) {
+            this(workloads, untunedMs, tunedMs, runs, tunedMs / untunedMs);
+        }
+
+        /**
+         * Faster by at least {@link #MIN_MODEL_GAIN} over all runs, and faster in every round: a burst of load on the
+         * machine during one round moves the overall medians, but it does not make the tuned model win every round. A
+         * tie keeps the defaults, whose code is the one everybody runs.
+         */
         public boolean tunedFaster() {
-            return tunedMs <= untunedMs * (1 - MIN_MODEL_GAIN);
+            return tunedMs <= untunedMs * (1 - MIN_MODEL_GAIN) && worstRound < 1;
         }
 
         public double ratio() {

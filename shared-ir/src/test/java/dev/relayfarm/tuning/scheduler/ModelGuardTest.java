@@ -1,6 +1,7 @@
 package dev.relayfarm.tuning.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -83,8 +84,19 @@ class ModelGuardTest {
     }
 
     @Test
+    void aModelFasterOverallButSlowerInOneRoundIsNotFaster() {
+        ModelGuard.Comparison steady = new ModelGuard.Comparison(Set.of("big"), 10.0, 9.0, 30, 0.95);
+        ModelGuard.Comparison burst = new ModelGuard.Comparison(Set.of("big"), 10.0, 9.0, 30, 1.02);
+        assertTrue(steady.tunedFaster());
+        assertFalse(burst.tunedFaster(), "10% faster over all runs, but one round had it 2% slower");
+        assertFalse(new ModelGuard.Comparison(Set.of("big"), 10.0, 9.75, 30, 0.97).tunedFaster(), "2.5% is below the 3% a gain must reach");
+        ModelGuard.Verdict v = ModelGuard.check(Map.of("big", schedule("big", 80, 100)), configs -> burst);
+        assertEquals(Set.of("big"), v.rejected().keySet());
+    }
+
+    @Test
     void whenNothingIsFasterEveryConfigIsRejectedAndATieIsNotFaster() {
-        ModelGuard.Verdict v = ModelGuard.check(chosen(), new Timer(s -> 9.95)); // 0.5% faster: within the noise
+        ModelGuard.Verdict v = ModelGuard.check(chosen(), new Timer(s -> 9.8)); // 2% faster: within the noise of two loads
         assertEquals(Map.of(), v.kept());
         assertEquals(Set.of("big", "tiny"), v.rejected().keySet());
         assertEquals(2, v.comparisons().size());
