@@ -16,6 +16,7 @@ import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.kernel.template.ScheduleTemplate;
 import dev.relayfarm.ops.nn.Conv2D;
 import dev.relayfarm.ops.nn.Conv2DNCHWc;
+import dev.relayfarm.ops.nn.Dense;
 import dev.relayfarm.ops.nn.WinogradConv2D;
 import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.Optional;
@@ -83,6 +84,10 @@ final class Anchors {
             }
             case "nn.dense" -> {
                 if (in.get(0).rank() != 2 || in.get(1).rank() != 2) yield Optional.empty();
+                // Both templates accumulate in the data's dtype: an int8 x int8 -> int32 product (out_dtype) takes the
+                // generic compute, which casts its operands to the output dtype, as conv2d does above.
+                Dense.DenseAttrs da = (Dense.DenseAttrs) OpRegistry.get(op).parseAttrs(attrs);
+                if (da.outDtype() != null && !da.outDtype().equals(in.get(0).dtype()) || !in.get(1).dtype().equals(in.get(0).dtype())) yield Optional.empty();
                 String which = config.map(ScheduleConfig::template).orElse(in.get(0).shape().get(0) <= 4 ? DenseNoPackTemplate.NAME : DensePackTemplate.NAME);
                 yield Optional.of(switch (which) {
                     case DenseNoPackTemplate.NAME -> DenseNoPackTemplate.create(in.get(0), in.get(1), name, config);
