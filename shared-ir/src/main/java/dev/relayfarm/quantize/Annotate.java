@@ -30,14 +30,16 @@ import java.util.Map;
  * and the weight of every quantizable conv2d / dense ({@link QuantizeRules#ANCHORS}) not on the skip lists, with a
  * zero (uncalibrated) scale. The data's point moves up over single-use {@link QuantizeRules#TRANSPARENT} operators
  * to where the producer's value leaves it, so the integer program requantizes once there and pools / reshapes
- * int8; the weight's point is per output channel ({@code axis=0}) unless the config asks for per-tensor scales.
+ * 8-bit values; when it moved over a relu it is unsigned ({@code sign=False}, [0, 255]: the relu drops negatives
+ * anyway, and the levels double). The weight's point is per output channel ({@code axis=0}) unless the config asks
+ * for per-tensor scales.
  *
  * <pre>
  * %1 = nn.relu(nn.bias_add(nn.conv2d(%x, W0), B));          // conv 0: skipped by default
  * %2 = nn.max_pool2d(%1, pool_size=[2, 2]);
  * nn.conv2d(%2, W1)
  *   ==>
- * %0 = annotation.simulated_quantize(nn.bias_add(nn.conv2d(%x, W0), B), 0f, kind="activation");
+ * %0 = annotation.simulated_quantize(nn.bias_add(nn.conv2d(%x, W0), B), 0f, kind="activation", sign=False);
  * %2 = nn.max_pool2d(nn.relu(%0), pool_size=[2, 2]);
  * nn.conv2d(%2, annotation.simulated_quantize(W1, 0f, kind="weight", axis=0))
  * </pre>
@@ -51,6 +53,8 @@ public final class Annotate extends FunctionPass {
             "inserts simulated-quantize points at the data and weights of conv2d / dense");
 
     private final QuantizeConfig config;
+    /** Marks an edge whose point is unsigned (a relu lies between it and the anchor). */
+    private static final String UNSIGNED = "+unsigned";
 
     public Annotate(QuantizeConfig config) {
         super(INFO);
@@ -59,8 +63,14 @@ public final class Annotate extends FunctionPass {
 
     /** A point's call, as the other quantize passes read it. */
     public static Call point(Expr data, String kind, int nbit, int axis) {
+        return point(data, kind, nbit, axis, true);
+    }
+
+    /** {@code sign=False}: the unsigned range [0, 2^nbit - 1], for a value a relu makes non-negative anyway. */
+    public static Call point(Expr data, String kind, int nbit, int axis, boolean sign) {
         Attrs attrs = Attrs.of("kind", AttrValue.of(kind));
         if (nbit != 8) attrs = attrs.with("nbit", AttrValue.of((long) nbit));
+        if (!sign) attrs = attrs.with("sign", AttrValue.of(false));
         if (axis >= 0) attrs = attrs.with("axis", AttrValue.of((long) axis));
         return new Call(Op.get(SimulatedQuantize.NAME), List.of(data, new Constant(NDArray.scalar(0f))), attrs);
     }
@@ -98,12 +108,16 @@ public final class Annotate extends FunctionPass {
             // Up over single-use transparent operators: they then run on the quantized values.
             Call consumer = c;
             Expr data = c.args().get(0);
+            boolean relu = false;
             while (data instanceof Call d && d.callee() instanceof Op op && QuantizeRules.TRANSPARENT.contains(op.name())
                     && uses.getOrDefault(d, 0) == 1 && !d.args().isEmpty()) {
+                relu |= op.name().equals("nn.relu");
                 consumer = d;
                 data = d.args().get(0);
             }
-            edges.computeIfAbsent(consumer, k -> new HashMap<>()).put(0, data instanceof Var ? "input" : "activation");
+            // A relu between the point and the anchor clips negatives anyway: the point may use the unsigned range
+            // (twice the levels for the same threshold); the transparent ops keep values non-negative after it.
+            edges.computeIfAbsent(consumer, k -> new HashMap<>()).put(0, (data instanceof Var ? "input" : "activation") + (relu ? UNSIGNED : ""));
         }
     }
 
@@ -124,10 +138,10 @@ public final class Annotate extends FunctionPass {
             if (!(pre instanceof Call c) || !edges.containsKey(c)) return post;
             Call p = (Call) post;
             List<Expr> args = new ArrayList<>(p.args());
-            edges.get(c).forEach((i, kind) -> args.set(i, points.computeIfAbsent(args.get(i), k -> new HashMap<>()).computeIfAbsent(kind,
-                    k -> kind.equals("weight")
-                            ? point(args.get(i), kind, config.nbitWeight(), config.perChannelWeights() ? 0 : -1)
-                            : point(args.get(i), kind, config.nbitActivation(), -1))));
+            edges.get(c).forEach((i, mark) -> args.set(i, points.computeIfAbsent(args.get(i), k -> new HashMap<>()).computeIfAbsent(mark,
+                    k -> mark.equals("weight")
+                            ? point(args.get(i), mark, config.nbitWeight(), config.perChannelWeights() ? 0 : -1)
+                            : point(args.get(i), mark.replace(UNSIGNED, ""), config.nbitActivation(), -1, !mark.endsWith(UNSIGNED)))));
             return new Call(p.callee(), args, p.attrs(), p.typeArgs(), p.span());
         }
     }

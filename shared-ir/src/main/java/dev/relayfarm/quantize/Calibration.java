@@ -30,7 +30,8 @@ import java.util.Map;
  *   <li>Weights (constants): {@code max|w| / qmax} per output channel along the point's axis, or per tensor.
  *   <li>Activations: the annotated program is instrumented to return the tensor at every point (the points
  *       themselves dropped, so it computes the float values), run on each calibration input with the reference
- *       interpreter, and the scale is {@code threshold / qmax} with the threshold from the samples' |x|:
+ *       interpreter, and the scale is {@code threshold / qmax} with the threshold from the samples' |x| (an unsigned
+ *       point's positive x only: the rest quantize to 0 whatever the threshold):
  *       {@link Mode#MINMAX} the largest, {@link Mode#PERCENTILE} a percentile, {@link Mode#KL} TensorRT's
  *       KL-divergence choice over a 2048-bin histogram quantized to 128 levels; {@link Mode#GLOBAL_SCALE} gives
  *       every point {@code globalScale / qmax} without running anything.
@@ -154,8 +155,10 @@ public final class Calibration {
         List<float[][]> kept = new ArrayList<>();
         long keptBytes = 0;
         boolean keep = config.calibration() != Mode.MINMAX;
+        boolean[] unsigned = new boolean[k];
+        for (int i = 0; i < k; i++) unsigned[i] = !attrs(points.get(i)).sign();
         for (List<NDArray> in : inputs) {
-            float[][] values = run(interp, in, k);
+            float[][] values = run(interp, in, k, unsigned);
             for (int i = 0; i < k; i++) for (float v : values[i]) max[i] = Math.max(max[i], Math.abs(v));
             if (keep) {
                 for (float[] v : values) keptBytes += 4L * v.length;
@@ -170,7 +173,7 @@ public final class Calibration {
             for (float[][] values : kept) fill(hist, values);
         } else {
             kept.clear();
-            for (List<NDArray> in : inputs) fill(hist, run(interp, in, k));
+            for (List<NDArray> in : inputs) fill(hist, run(interp, in, k, unsigned));
         }
         double[] t = new double[k];
         for (int i = 0; i < k; i++) {
@@ -184,7 +187,8 @@ public final class Calibration {
         for (int i = 0; i < hist.length; i++) if (hist[i] != null) hist[i].addAbs(values[i]);
     }
 
-    private static float[][] run(Interpreter interp, List<NDArray> in, int k) {
+    /** The values at each point for one input; an unsigned point's positive values only. */
+    private static float[][] run(Interpreter interp, List<NDArray> in, int k, boolean[] unsigned) {
         Value v = interp.call("main", in.toArray(new NDArray[0]));
         List<Value> fields = ((TupleValue) v).fields();
         float[][] out = new float[k][];
@@ -195,6 +199,16 @@ public final class Calibration {
             } else {
                 out[i] = new float[a.elementCount()];
                 for (int j = 0; j < out[i].length; j++) out[i][j] = (float) a.getDouble(j);
+            }
+            if (unsigned[i]) {
+                // Zero and negative values land on level 0 whatever the threshold: only the positive ones say
+                // anything about it (counting them would pile the histogram's mass into bin 0 and pull KL down).
+                int n = 0;
+                for (float f : out[i]) if (f > 0) n++;
+                float[] pos = new float[n];
+                n = 0;
+                for (float f : out[i]) if (f > 0) pos[n++] = f;
+                out[i] = pos;
             }
         }
         return out;

@@ -31,10 +31,11 @@ import java.util.Map;
  *
  * <ul>
  *   <li>a weight point on a constant becomes an int8 constant {@code clip(round(w / s[c]))};
- *   <li>a data point on a float value becomes {@code cast(clip(round(x / s)), "int8")}; on an integer value it
+ *   <li>a data point on a float value becomes {@code cast(clip(round(x / s)), "int8")} ({@code "uint8"} for an unsigned
+ *       point, [0, 255]); on an integer value it
  *       requantizes: {@code s_in[c] / s} as a 31-bit fixed-point multiplier and shift,
  *       {@code (int64(acc) * m0 + 2^(sh-1)) >> sh}, or (config) a float multiply of the accumulator;
- *   <li>conv2d / dense on two int8 values get {@code out_dtype="int32"}, scale {@code s_data * s_weight[c]} along
+ *   <li>conv2d / dense on int8 or uint8 data and int8 weights get {@code out_dtype="int32"}, scale {@code s_data * s_weight[c]} along
  *       the output's channel axis;
  *   <li>on an int32 accumulator, a per-channel constant bias ({@code nn.bias_add}, {@code add}) is quantized to the
  *       accumulator's scale and relu runs as it is; relu, max-pooling (NCHW) and reshapes run on int8 (per-tensor)
@@ -48,7 +49,7 @@ import java.util.Map;
  *   ==>  multiply(cast(nn.dense(cast(clip(round(divide(%x, 0.5f)), -127, 127), int8), Wq, out_dtype="int32"), float32), 0.5f * S)
  * </pre>
  *
- * A point with a zero scale (not calibrated) is an error. Not done: unsigned activations, asymmetric ranges,
+ * A point with a zero scale (not calibrated) is an error. Not done: asymmetric ranges (zero points),
  * requantizing into other widths than int8, integer add of two quantized branches (they are dequantized),
  * fusing the requantize into the conv's kernel (fuse-ops does that later).
  */
@@ -109,7 +110,7 @@ public final class Realize extends FunctionPass {
             }
             Expr data = c.args().get(0);
             int rank = rank(pre.args().get(0));
-            DType to = a.nbit() <= 8 ? DType.INT8 : DType.INT32;
+            DType to = a.sign() ? DType.INT8 : DType.UINT8;
             if (a.kind().equals("weight") && data instanceof Constant w) {
                 Constant wq = new Constant(quantizeWeight(w.data(), s, a));
                 q.put(wq, new QValue(to, s, s.length == 1 ? -1 : a.axis(), rank));
@@ -155,7 +156,8 @@ public final class Realize extends FunctionPass {
             if (QuantizeRules.ANCHORS.containsKey(op)) {
                 if (c.args().size() != 2) return null;
                 QValue x = q.get(c.args().get(0)), w = q.get(c.args().get(1));
-                if (x == null || w == null || !x.perTensor() || !x.dtype().equals(DType.INT8) || !w.dtype().equals(DType.INT8)) return null;
+                if (x == null || w == null || !x.perTensor() || !(x.dtype().equals(DType.INT8) || x.dtype().equals(DType.UINT8))
+                        || !w.dtype().equals(DType.INT8)) return null;
                 int rank = rank(pre);
                 double[] s = new double[w.scale().length];
                 for (int i = 0; i < s.length; i++) s[i] = x.scale()[0] * w.scale()[i];

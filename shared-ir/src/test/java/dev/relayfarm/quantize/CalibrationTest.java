@@ -116,4 +116,18 @@ class CalibrationTest {
         assertArrayEquals(new double[] {4.0 / 127, 1.0 / 127}, global.points().get(1).scales(), 1e-9);
         assertTrue(Set.of(Calibration.Mode.values()).size() == 4);
     }
+
+    /** An unsigned point (after a relu) is calibrated on its positive values: [0, 255] levels, negatives ignored. */
+    @Test
+    void unsignedPointsCountOnlyPositiveValues() {
+        IRModule m = QuantizeText.typed("""
+                def @main(%x: Tensor[(1, 3), float32]) {
+                  nn.relu(annotation.simulated_quantize(%x, 0f, kind="activation", sign=False))
+                }
+                """);
+        List<List<NDArray>> calib = List.of(List.of(f32(new int[] {1, 3}, -10, 0.5, 2.55)));
+        Calibration.Result r = Calibration.calibrate(m, calib, QuantizeConfig.DEFAULT.withCalibration(Calibration.Mode.MINMAX));
+        assertEquals(2.55, r.points().get(0).thresholds()[0], 1e-6);
+        assertEquals(0.01, r.points().get(0).scales()[0], 1e-8);
+    }
 }

@@ -33,14 +33,17 @@ import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The accuracy check of issue 21 on mnist8 (ONNX model zoo mnist-8, from {@code ../shared/onnx/models}; skipped
  * without it): quantized to int8 with per-channel weights, calibrated on 64 inputs, the int8 program picks the
  * float program's class on at least 99% of 200 other seeded inputs — through the interpreter and through the
- * compiled C artifact. There is no MNIST data here: the inputs are seeded digit-like images (bright strokes on a
- * dark background). The model's shipped test input is uniform noise in [0, 1), whose logits lie close together;
- * that family is measured too and reported below the bar (see {@link #int8OnNoiseInputsIsMeasuredNotHeldTo99Percent}).
+ * compiled C artifact. There is no MNIST data here, so two seeded families: digit-like images (bright strokes on a
+ * dark background) and uniform noise like the model's shipped test input (whose logits lie close together: 5% of
+ * them within 0.035, the hard case; signed int8 activations managed 191-196 of 200 there, the unsigned post-relu
+ * points 199).
  */
 class QuantizeMnistTest {
     private static IRModule model;
@@ -121,62 +124,59 @@ class QuantizeMnistTest {
         return n;
     }
 
-    @Test
-    void int8AgreesWithFloatOnTop1ThroughTheInterpreter() {
-        int[] want = floatClasses(Family.DIGITS);
-        System.out.println("mnist8 digits: float top-1 over 200 inputs spans " + java.util.Arrays.stream(want).distinct().count() + " classes");
+    @ParameterizedTest
+    @EnumSource(Family.class)
+    void int8AgreesWithFloatOnTop1ThroughTheInterpreter(Family family) {
+        int[] want = floatClasses(family);
+        System.out.println("mnist8 " + family + ": float top-1 over 200 inputs spans " + java.util.Arrays.stream(want).distinct().count() + " classes");
         for (Calibration.Mode mode : List.of(Calibration.Mode.KL, Calibration.Mode.MINMAX, Calibration.Mode.PERCENTILE)) {
-            Quantizer.Result q = Quantizer.quantize(model, calibrationSet(Family.DIGITS), QuantizeConfig.DEFAULT.withCalibration(mode));
-            // skip_conv_layers=[0]: the second conv and the dense run int8 x int8 -> int32
+            Quantizer.Result q = Quantizer.quantize(model, calibrationSet(family), QuantizeConfig.DEFAULT.withCalibration(mode));
+            // skip_conv_layers=[0]: the second conv and the dense run 8-bit x int8 -> int32
             assertEquals(1, count(q.module(), "nn.conv2d", "int32"));
             assertEquals(1, count(q.module(), "nn.dense", "int32"));
-            int agree = agreement(q.module(), Family.DIGITS, want);
-            System.out.println("mnist8 digits int8 (" + mode + ", first conv float): top-1 agreement " + agree + "/200");
-            assertTrue(agree >= 198, mode + ": top-1 agreement " + agree + "/200 < 99%");
+            int agree = agreement(q.module(), family, want);
+            System.out.println("mnist8 " + family + " int8 (" + mode + ", first conv float): top-1 agreement " + agree + "/200");
+            assertTrue(agree >= 198, family + " " + mode + ": top-1 agreement " + agree + "/200 < 99%");
         }
         // every layer int8 (no skip), held to the same bar
-        Quantizer.Result all = Quantizer.quantize(model, calibrationSet(Family.DIGITS), QuantizeConfig.DEFAULT.withSkipConvLayers(Set.of()));
+        Quantizer.Result all = Quantizer.quantize(model, calibrationSet(family), QuantizeConfig.DEFAULT.withSkipConvLayers(Set.of()));
         assertEquals(2, count(all.module(), "nn.conv2d", "int32"));
-        int agree = agreement(all.module(), Family.DIGITS, want);
-        System.out.println("mnist8 digits int8 (KL, all layers): top-1 agreement " + agree + "/200");
-        assertTrue(agree >= 198, "all layers: top-1 agreement " + agree + "/200 < 99%");
+        int agree = agreement(all.module(), family, want);
+        System.out.println("mnist8 " + family + " int8 (KL, all layers): top-1 agreement " + agree + "/200");
+        assertTrue(agree >= 198, family + " all layers: top-1 agreement " + agree + "/200 < 99%");
     }
 
     /**
-     * Noise like the shipped input: the float logits of 5% of these inputs lie within 0.035 of each other while int8
-     * moves logits by up to ~0.15, so top-1 agreement is 95-98% (measured: KL 195, min/max 191, percentile 192 of
-     * 200). Below the issue's 99% bar, which is for digit-like inputs; held here as a regression guard only.
+     * The compiled artifact: top-1 agreement with float as through the interpreter. With every layer integer (the
+     * input quantized by float32 divide and round, then integers, then one float multiply) it computes the int8
+     * interpreter's numbers bit for bit; with the first conv left float, the C kernel's float summation order moves
+     * a value across a rounding boundary now and then (one level at the next point), so only top-1 is compared there.
      */
-    @Test
-    void int8OnNoiseInputsIsMeasuredNotHeldTo99Percent() {
-        int[] want = floatClasses(Family.NOISE);
-        Quantizer.Result q = Quantizer.quantize(model, calibrationSet(Family.NOISE), QuantizeConfig.DEFAULT);
-        int agree = agreement(q.module(), Family.NOISE, want);
-        System.out.println("mnist8 noise int8 (KL, first conv float): top-1 agreement " + agree + "/200");
-        assertTrue(agree >= 190, "noise inputs: top-1 agreement " + agree + "/200 fell below the measured 95%");
-    }
-
-    @Test
-    void compiledInt8ArtifactAgreesWithFloat() {
+    @ParameterizedTest
+    @EnumSource(Family.class)
+    void compiledInt8ArtifactAgreesWithFloat(Family family) {
         assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
-        Quantizer.Result q = Quantizer.quantize(model, calibrationSet(Family.DIGITS), QuantizeConfig.DEFAULT);
-        ArtifactCompiler.Artifact art = ArtifactCompiler.compile(OptPipeline.optimize(q.module(), 3), CompileOptions.host(3), tmp.resolve("mnist8-int8"));
-        int[] want = floatClasses(Family.DIGITS);
-        int agree = 0, sameAsInterpreter = 0;
-        try (CompiledModel cm = CompiledModel.load(art.dir())) {
-            cm.setNumThreads(1);
-            for (int i = 0; i < 200; i++) {
-                NDArray x = input(Family.DIGITS, 10_000 + i);
-                NDArray got = cm.run(List.of(x)).get(0);
-                if (argmax(got) == want[i]) agree++;
-                NDArray interp = ((TensorValue) Interpreter.runMain(q.module(), x)).data();
-                double diff = 0;
-                for (int k = 0; k < got.elementCount(); k++) diff = Math.max(diff, Math.abs(got.getDouble(k) - interp.getDouble(k)));
-                if (diff <= 1e-4) sameAsInterpreter++;
+        int[] want = floatClasses(family);
+        for (boolean allLayers : new boolean[] {false, true}) {
+            QuantizeConfig cfg = allLayers ? QuantizeConfig.DEFAULT.withSkipConvLayers(Set.of()) : QuantizeConfig.DEFAULT;
+            Quantizer.Result q = Quantizer.quantize(model, calibrationSet(family), cfg);
+            ArtifactCompiler.Artifact art = ArtifactCompiler.compile(OptPipeline.optimize(q.module(), 3), CompileOptions.host(3),
+                    tmp.resolve("mnist8-int8-" + family + "-" + allLayers));
+            int agree = 0, exact = 0;
+            try (CompiledModel cm = CompiledModel.load(art.dir())) {
+                cm.setNumThreads(1);
+                for (int i = 0; i < 200; i++) {
+                    NDArray x = input(family, 10_000 + i);
+                    NDArray got = cm.run(List.of(x)).get(0);
+                    if (argmax(got) == want[i]) agree++;
+                    if (got.contentEquals(((TensorValue) Interpreter.runMain(q.module(), x)).data())) exact++;
+                }
             }
+            String what = allLayers ? "all layers" : "first conv float";
+            System.out.println("mnist8 " + family + " int8 compiled (" + what + "): top-1 agreement with float " + agree
+                    + "/200; bit-equal to the int8 interpreter on " + exact + "/200");
+            assertTrue(agree >= 198, "compiled int8 (" + what + "): top-1 agreement " + agree + "/200 < 99%");
+            if (allLayers) assertEquals(200, exact, "an all-integer program computes the same numbers compiled and interpreted");
         }
-        System.out.println("mnist8 digits int8 compiled: top-1 agreement with float " + agree + "/200; equal to the int8 interpreter on " + sameAsInterpreter + "/200");
-        assertTrue(agree >= 198, "compiled int8: top-1 agreement " + agree + "/200 < 99%");
-        assertEquals(200, sameAsInterpreter, "the integer program computes the same numbers compiled and interpreted");
     }
 }

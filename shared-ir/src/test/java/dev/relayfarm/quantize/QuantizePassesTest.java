@@ -44,15 +44,16 @@ class QuantizePassesTest {
 
     @Test
     void annotateSkipsTheFirstConvAndPlacesDataPointsAboveTransparentOps() {
+        // both data points moved up over a relu: unsigned
         assertRewrites(new Annotate(QuantizeConfig.DEFAULT), NET, """
                 def @main(%x: Tensor[(1, 2, 8, 8), float32]) {
                   %0 = nn.conv2d(%x, meta[relay.Constant][0], padding=[1, 1]);
                   %1 = nn.bias_add(%0, meta[relay.Constant][1]);
-                  %2 = annotation.simulated_quantize(%1, 0f, kind="activation");
+                  %2 = annotation.simulated_quantize(%1, 0f, kind="activation", sign=False);
                   %3 = nn.relu(%2);
                   %4 = annotation.simulated_quantize(meta[relay.Constant][2], 0f, kind="weight", axis=0);
                   %5 = nn.conv2d(%3, %4, padding=[1, 1]);
-                  %6 = annotation.simulated_quantize(%5, 0f, kind="activation");
+                  %6 = annotation.simulated_quantize(%5, 0f, kind="activation", sign=False);
                   %7 = nn.relu(%6);
                   %8 = nn.max_pool2d(%7, pool_size=[2, 2], strides=[2, 2]);
                   %9 = reshape(%8, newshape=[1, 64]);
@@ -72,7 +73,7 @@ class QuantizePassesTest {
                   %1 = annotation.simulated_quantize(meta[relay.Constant][0], 0f, kind="weight");
                   %2 = nn.conv2d(%0, %1, padding=[1, 1]);
                   %3 = nn.bias_add(%2, meta[relay.Constant][1]);
-                  %4 = annotation.simulated_quantize(%3, 0f, kind="activation");
+                  %4 = annotation.simulated_quantize(%3, 0f, kind="activation", sign=False);
                   %5 = nn.relu(%4);
                   %6 = annotation.simulated_quantize(meta[relay.Constant][2], 0f, kind="weight");
                   %7 = nn.conv2d(%5, %6, padding=[1, 1]);
