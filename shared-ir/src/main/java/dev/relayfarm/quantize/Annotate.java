@@ -53,8 +53,8 @@ public final class Annotate extends FunctionPass {
             "inserts simulated-quantize points at the data and weights of conv2d / dense");
 
     private final QuantizeConfig config;
-    /** Marks an edge whose point is unsigned (a relu lies between it and the anchor). */
-    private static final String UNSIGNED = "+unsigned";
+    /** The point an edge gets: its kind, whether it is unsigned (a relu lies between it and the anchor), a weight's channel axis. */
+    private record Mark(String kind, boolean unsigned, int axis) {}
 
     public Annotate(QuantizeConfig config) {
         super(INFO);
@@ -92,42 +92,51 @@ public final class Annotate extends FunctionPass {
             }
         }
         // (consumer, argument index) -> the kind of point to put on that edge
-        Map<Call, Map<Integer, String>> edges = new IdentityHashMap<>();
+        Map<Call, Map<Integer, Mark>> edges = new IdentityHashMap<>();
         mark(convs, config.skipConvLayers(), uses, types, edges);
         mark(denses, config.skipDenseLayers(), uses, types, edges);
         if (edges.isEmpty()) return function;
         return function.withBody(new Marker(edges, config).rewrite(function.body()));
     }
 
-    private void mark(List<Call> anchors, java.util.Set<Integer> skip, Map<Expr, Integer> uses, InferResult types, Map<Call, Map<Integer, String>> edges) {
+    private void mark(List<Call> anchors, java.util.Set<Integer> skip, Map<Expr, Integer> uses, InferResult types, Map<Call, Map<Integer, Mark>> edges) {
         for (int i = 0; i < anchors.size(); i++) {
             Call c = anchors.get(i);
             if (skip.contains(i) || skip.contains(i - anchors.size())) continue; // -1: the last one
             if (!QuantizeRules.quantizable(c, types::typeOf)) continue;
-            edges.computeIfAbsent(c, k -> new HashMap<>()).put(1, "weight");
-            // Up over single-use transparent operators: they then run on the quantized values.
-            Call consumer = c;
-            Expr data = c.args().get(0);
-            boolean relu = false;
-            while (data instanceof Call d && d.callee() instanceof Op op && QuantizeRules.TRANSPARENT.contains(op.name())
-                    && uses.getOrDefault(d, 0) == 1 && !d.args().isEmpty()) {
-                relu |= op.name().equals("nn.relu");
-                consumer = d;
-                data = d.args().get(0);
+            QuantizeRules.Anchor anchor = QuantizeRules.ANCHORS.get(((Op) c.callee()).name());
+            List<QuantizeRules.Role> roles = anchor.args();
+            for (int arg = 0; arg < roles.size(); arg++) {
+                if (roles.get(arg) == QuantizeRules.Role.WEIGHT) {
+                    edges.computeIfAbsent(c, k -> new HashMap<>()).put(arg, new Mark("weight", false, config.perChannelWeights() ? anchor.weightChannelAxis() : -1));
+                    continue;
+                }
+                // Up over single-use transparent operators: they then run on the quantized values.
+                Call consumer = c;
+                int index = arg;
+                Expr data = c.args().get(arg);
+                boolean relu = false;
+                while (data instanceof Call d && d.callee() instanceof Op op && QuantizeRules.TRANSPARENT.contains(op.name())
+                        && uses.getOrDefault(d, 0) == 1 && !d.args().isEmpty()) {
+                    relu |= op.name().equals("nn.relu");
+                    consumer = d;
+                    index = 0;
+                    data = d.args().get(0);
+                }
+                // A relu between the point and the anchor clips negatives anyway: the point may use the unsigned range
+                // (twice the levels for the same threshold); the transparent ops keep values non-negative after it.
+                edges.computeIfAbsent(consumer, k -> new HashMap<>()).put(index, new Mark(data instanceof Var ? "input" : "activation", relu, -1));
             }
-            // A relu between the point and the anchor clips negatives anyway: the point may use the unsigned range
-            // (twice the levels for the same threshold); the transparent ops keep values non-negative after it.
-            edges.computeIfAbsent(consumer, k -> new HashMap<>()).put(0, (data instanceof Var ? "input" : "activation") + (relu ? UNSIGNED : ""));
         }
     }
 
     /** Wraps the marked edges; one point per (value, kind), so anchors sharing an input share its quantization. */
     private static final class Marker extends ExprRewriter {
-        private final Map<Call, Map<Integer, String>> edges;
+        private final Map<Call, Map<Integer, Mark>> edges;
         private final QuantizeConfig config;
-        private final Map<Expr, Map<String, Call>> points = new IdentityHashMap<>();
+        private final Map<Expr, Map<Mark, Call>> points = new IdentityHashMap<>();
 
-        Marker(Map<Call, Map<Integer, String>> edges, QuantizeConfig config) {
+        Marker(Map<Call, Map<Integer, Mark>> edges, QuantizeConfig config) {
             this.edges = edges;
             this.config = config;
         }
@@ -139,9 +148,7 @@ public final class Annotate extends FunctionPass {
             Call p = (Call) post;
             List<Expr> args = new ArrayList<>(p.args());
             edges.get(c).forEach((i, mark) -> args.set(i, points.computeIfAbsent(args.get(i), k -> new HashMap<>()).computeIfAbsent(mark,
-                    k -> mark.equals("weight")
-                            ? point(args.get(i), mark, config.nbitWeight(), config.perChannelWeights() ? 0 : -1)
-                            : point(args.get(i), mark.replace(UNSIGNED, ""), config.nbitActivation(), -1, !mark.endsWith(UNSIGNED)))));
+                    m -> point(args.get(i), m.kind(), m.kind().equals("weight") ? config.nbitWeight() : config.nbitActivation(), m.axis(), !m.unsigned()))));
             return new Call(p.callee(), args, p.attrs(), p.typeArgs(), p.span());
         }
     }

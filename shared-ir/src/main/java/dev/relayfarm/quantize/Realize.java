@@ -165,7 +165,7 @@ public final class Realize extends FunctionPass {
                 q.put(out, new QValue(DType.INT32, s, s.length == 1 ? -1 : QuantizeRules.outputChannelAxis(pre, rank), rank));
                 return out;
             }
-            if (c.args().isEmpty()) return null;
+            if (c.args().isEmpty() || !QuantizeRules.EPILOGUE.contains(op) && !QuantizeRules.TRANSPARENT.contains(op)) return null;
             QValue x = q.get(c.args().get(0));
             switch (op) {
                 case "nn.bias_add", "add" -> {
