@@ -164,6 +164,34 @@ class QuantizePassesTest {
                 """ + meta(wq, m0, half, shift));
     }
 
+    /** An unsigned point after a dense, requantized by a float multiply; per-tensor weights. */
+    @Test
+    void realizeUnsignedPointWithFloatRequantize() {
+        NDArray w1 = f32(new int[] {2, 2}, 1, -0.5, 0.25, 2), w2 = f32(new int[] {1, 2}, 0.5, -1);
+        NDArray w1q = NDArray.fromLongs(DType.INT8, new int[] {2, 2}, new long[] {4, -2, 1, 8});
+        NDArray w2q = NDArray.fromLongs(DType.INT8, new int[] {1, 2}, new long[] {1, -2});
+        assertRewrites(new Realize(QuantizeConfig.Requantize.FLOAT), """
+                def @main(%x: Tensor[(1, 2), float32]) {
+                  %0 = annotation.simulated_quantize(%x, 0.5f, kind="input");
+                  %1 = annotation.simulated_quantize(meta[relay.Constant][0], 0.25f, kind="weight");
+                  %2 = nn.dense(%0, %1);
+                  %3 = annotation.simulated_quantize(%2, 0.25f, kind="activation", sign=False);
+                  %4 = nn.relu(%3);
+                  %5 = annotation.simulated_quantize(meta[relay.Constant][1], 0.5f, kind="weight");
+                  nn.dense(%4, %5)
+                }
+                """ + meta(w1, w2), """
+                def @main(%x: Tensor[(1, 2), float32]) {
+                  %0 = cast(clip(round(divide(%x, 0.5f)), a_min=-127f, a_max=127f), dtype="int8");
+                  %1 = nn.dense(%0, meta[relay.Constant][0], out_dtype="int32");
+                  %2 = multiply(cast(%1, dtype="float32"), 0.5f);
+                  %3 = cast(clip(round(%2), a_min=0f, a_max=255f), dtype="uint8");
+                  %4 = nn.dense(nn.relu(%3), meta[relay.Constant][1], out_dtype="int32");
+                  multiply(cast(%4, dtype="float32"), 0.125f)
+                }
+                """ + meta(w1q, w2q));
+    }
+
     @Test
     void realizeRefusesAnUncalibratedPoint() {
         IRModule annotated = QuantizeText.run(new Annotate(QuantizeConfig.DEFAULT), QuantizeText.typed(NET)).module();
