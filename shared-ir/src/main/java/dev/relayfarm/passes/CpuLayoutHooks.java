@@ -123,6 +123,10 @@ public final class CpuLayoutHooks {
         // NCHWc conv2d has only a template, which accumulates in the output dtype: a float16/bfloat16 conv stays
         // NCHW, whose compute accumulates in float32 (OpComputes) and rounds once
         if (dev.relayfarm.ir.HalfFloats.isNarrow(x.dtype()) || dev.relayfarm.ir.HalfFloats.isNarrow(w.dtype())) return Optional.empty();
+        // nor does it cast: an integer conv (int8 x int8 -> int32, as quantize-realize writes) stays NCHW, whose compute
+        // casts the operands to out_dtype
+        String outDtype = attrs.get("out_dtype").orElse(null) instanceof dev.relayfarm.ir.AttrValue.StringValue(String s) ? s : "";
+        if (!x.dtype().isFloat() || !w.dtype().isFloat() || !outDtype.isEmpty() && !outDtype.equals(x.dtype().toString())) return Optional.empty();
         Dim channels = data.extent(x.shape(), 'C');
         boolean depthwise = depthwise(call, x, w);
         int ic, oc;

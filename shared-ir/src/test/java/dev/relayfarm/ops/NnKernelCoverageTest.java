@@ -62,6 +62,7 @@ class NnKernelCoverageTest {
         m.put("nn.contrib_conv2d_NCHWc", () -> new Conv2DNCHWcTest().kernelMatchesConv2dOnPackedData());
         m.put("nn.contrib_conv2d_winograd_weight_transform", () -> new WinogradConv2DTest().matchesConv2d());
         m.put("nn.contrib_conv2d_winograd_NCHWc", () -> new WinogradConv2DTest().matchesConv2d());
+        m.put("annotation.simulated_quantize", () -> new SimulatedQuantizeTest().kernelByHand());
         m.put("image.resize2d", () -> {
             new Resize2DTest().nearest();
             new Resize2DTest().linear();

@@ -34,6 +34,7 @@ import picocli.CommandLine;
             GradCommand.class,
             TrainCommand.class,
             ImportCommand.class,
+            QuantizeCommand.class,
         })
 public final class Relayc implements Runnable {
 

@@ -33,6 +33,15 @@ public final class Conv2d {
     public record Def(Compute pad, Compute out, int fb, int xb) {}
 
     public static Def compute(Tensor data, Tensor weight, Params p, int groups) {
+        return compute(data, weight, p, groups, null);
+    }
+
+    /**
+     * With {@code outDtype} (an int8 x int8 -> int32 convolution, say): the operands are cast to it before they are
+     * multiplied and summed; null or the data's dtype computes in the data's dtype.
+     */
+    public static Def compute(Tensor data, Tensor weight, Params p, int groups, dev.relayfarm.ir.DType outDtype) {
+        boolean widen = outDtype != null && !outDtype.equals(data.dtype());
         if (data.rank() != 4 || weight.rank() != 4) throw new IllegalArgumentException("conv2d needs NCHW data and OIHW weight, got " + data.shape() + " and " + weight.shape());
         int n = data.shape().get(0), c = data.shape().get(1), h = data.shape().get(2), w = data.shape().get(3);
         int f = weight.shape().get(0), groupChannels = weight.shape().get(1), kh = weight.shape().get(2), kw = weight.shape().get(3);
@@ -54,10 +63,12 @@ public final class Conv2d {
         });
         Tensor src = padded ? pad : data;
         IterVar rc = Te.reduceAxis("rc", groupChannels), ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw);
-        Compute out = Te.compute("conv2d", List.of(n, f, oh, ow), List.of("n", "f", "y", "x"), ix -> Te.sum(
-                src.at(ix.get(0), groups == 1 ? rc.var() : ix.get(1).div(groupOutputs).mul(groupChannels).add(rc.var()), ix.get(2).mul(p.strideH()).add(ry.var().mul(p.dilationH())),
-                        ix.get(3).mul(p.strideW()).add(rx.var().mul(p.dilationW()))).mul(weight.at(ix.get(1), rc.var(), ry.var(), rx.var())),
-                rc, ry, rx));
+        Compute out = Te.compute("conv2d", List.of(n, f, oh, ow), List.of("n", "f", "y", "x"), ix -> {
+            PrimExpr d = src.at(ix.get(0), groups == 1 ? rc.var() : ix.get(1).div(groupOutputs).mul(groupChannels).add(rc.var()), ix.get(2).mul(p.strideH()).add(ry.var().mul(p.dilationH())),
+                    ix.get(3).mul(p.strideW()).add(rx.var().mul(p.dilationW())));
+            PrimExpr k = weight.at(ix.get(1), rc.var(), ry.var(), rx.var());
+            return Te.sum(widen ? ElementwiseComputes.cast(d, outDtype).mul(ElementwiseComputes.cast(k, outDtype)) : d.mul(k), rc, ry, rx);
+        });
         int xb = columnBlock(ow);
         int fb = Math.min(f, xb > 8 ? 4 : 8);
         return new Def(pad, out, fb, xb);

@@ -16,6 +16,7 @@ import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.kernel.template.ScheduleTemplate;
 import dev.relayfarm.ops.nn.Conv2D;
 import dev.relayfarm.ops.nn.Conv2DNCHWc;
+import dev.relayfarm.ops.nn.Dense;
 import dev.relayfarm.ops.nn.WinogradConv2D;
 import dev.relayfarm.ops.registry.OpRegistry;
 import java.util.Optional;
@@ -41,16 +42,23 @@ final class Anchors {
         return switch (op) {
             case "nn.conv2d" -> {
                 Conv2D.Conv2DAttrs a = (Conv2D.Conv2DAttrs) OpRegistry.get(op).parseAttrs(attrs);
+                // 8-bit data and int8 weights accumulating in int32 (quantize-realize's convolutions) take the NCHW
+                // template with widening casts; other mixed dtypes take the generic compute
+                boolean widening = a.outDtype() != null && !a.outDtype().equals(in.get(0).dtype());
+                boolean int8 = widening && a.outDtype().equals(dev.relayfarm.ir.DType.INT32) && in.get(1).dtype().equals(dev.relayfarm.ir.DType.INT8)
+                        && (in.get(0).dtype().equals(dev.relayfarm.ir.DType.INT8) || in.get(0).dtype().equals(dev.relayfarm.ir.DType.UINT8));
                 if (!a.dataLayout().name().equals("NCHW") || !a.kernelLayout().name().equals("OIHW")
-                        || !a.outLayout().name().equals("NCHW") || (a.outDtype() != null && !a.outDtype().equals(in.get(0).dtype()))) {
+                        || !a.outLayout().name().equals("NCHW") || widening && !int8) {
                     yield Optional.empty();
                 }
                 Conv2d.Params p = params(a.strides(), a.padding(), a.dilation());
                 String wl = ("nn.conv2d(data" + in.get(0).shape() + ",weight" + in.get(1).shape() + ",strides=" + a.strides()[0] + "x" + a.strides()[1]
                         + ",padding=" + a.padding()[0] + "," + a.padding()[1] + "," + a.padding()[2] + "," + a.padding()[3]
-                        + ",dilation=" + a.dilation()[0] + "x" + a.dilation()[1] + (a.groups() == 1 ? "" : ",groups=" + a.groups()) + ")").replace(" ", "");
+                        + ",dilation=" + a.dilation()[0] + "x" + a.dilation()[1] + (a.groups() == 1 ? "" : ",groups=" + a.groups())
+                        + (int8 ? ",dtype=" + in.get(0).dtype() + "->int32" : "") + ")").replace(" ", "");
                 String which = config.map(ScheduleConfig::template)
-                        .orElse(a.groups() == 1 && smallInChannels(in.get(1).shape()) ? Conv2dNCHWOcVecTemplate.NAME : Conv2dNCHWTemplate.NAME);
+                        .orElse(!int8 && a.groups() == 1 && smallInChannels(in.get(1).shape()) ? Conv2dNCHWOcVecTemplate.NAME : Conv2dNCHWTemplate.NAME);
+                if (int8 && !which.equals(Conv2dNCHWTemplate.NAME)) throw new InvalidConfigException(which + " does not cover int8 convolutions (" + wl + "); use " + Conv2dNCHWTemplate.NAME);
                 if (which.equals(Conv2dNCHWOcVecTemplate.NAME)) {
                     if (a.groups() != 1) throw new InvalidConfigException(Conv2dNCHWOcVecTemplate.NAME + " does not cover grouped convolutions (" + wl + "); use " + Conv2dNCHWTemplate.NAME);
                     yield Optional.of(Conv2dNCHWOcVecTemplate.create(in.get(0), in.get(1), p, name, wl, config));
@@ -58,7 +66,7 @@ final class Anchors {
                 if (!which.equals(Conv2dNCHWTemplate.NAME)) {
                     throw new InvalidConfigException("config is for template " + which + ", but nn.conv2d has templates " + Conv2dNCHWTemplate.NAME + " and " + Conv2dNCHWOcVecTemplate.NAME);
                 }
-                Conv2d.Def def = Conv2d.compute(in.get(0), in.get(1), p, a.groups());
+                Conv2d.Def def = Conv2d.compute(in.get(0), in.get(1), p, a.groups(), int8 ? a.outDtype() : null);
                 Compute pad = def.pad() == null ? null : rename(def.pad(), name + "_pad", null, null);
                 Compute out = rename(def.out(), name, def.pad(), pad);
                 yield Optional.of(new Conv2dNCHWTemplate(new Conv2d.Def(pad, out, def.fb(), def.xb()), in.get(1).shape().get(3), wl));
@@ -83,6 +91,10 @@ final class Anchors {
             }
             case "nn.dense" -> {
                 if (in.get(0).rank() != 2 || in.get(1).rank() != 2) yield Optional.empty();
+                // Both templates accumulate in the data's dtype: an int8 x int8 -> int32 product (out_dtype) takes the
+                // generic compute, which casts its operands to the output dtype, as conv2d does above.
+                Dense.DenseAttrs da = (Dense.DenseAttrs) OpRegistry.get(op).parseAttrs(attrs);
+                if (da.outDtype() != null && !da.outDtype().equals(in.get(0).dtype()) || !in.get(1).dtype().equals(in.get(0).dtype())) yield Optional.empty();
                 String which = config.map(ScheduleConfig::template).orElse(in.get(0).shape().get(0) <= 4 ? DenseNoPackTemplate.NAME : DensePackTemplate.NAME);
                 yield Optional.of(switch (which) {
                     case DenseNoPackTemplate.NAME -> DenseNoPackTemplate.create(in.get(0), in.get(1), name, config);

@@ -45,7 +45,8 @@ public final class NnOps {
                 BatchFlatten.def(),
                 Conv2DNCHWc.def(),
                 WinogradConv2D.weightTransform(),
-                WinogradConv2D.def());
+                WinogradConv2D.def(),
+                SimulatedQuantize.def());
     }
 
 }
