@@ -1,5 +1,6 @@
 package dev.relayfarm.kernel.compute;
 
+import dev.relayfarm.ir.DType;
 import dev.relayfarm.kernel.expr.IterVar;
 import dev.relayfarm.kernel.expr.PrimExpr;
 import dev.relayfarm.kernel.expr.Select;
@@ -40,7 +41,7 @@ public final class Conv2d {
      * With {@code outDtype} (an int8 x int8 -> int32 convolution, say): the operands are cast to it before they are
      * multiplied and summed; null or the data's dtype computes in the data's dtype.
      */
-    public static Def compute(Tensor data, Tensor weight, Params p, int groups, dev.relayfarm.ir.DType outDtype) {
+    public static Def compute(Tensor data, Tensor weight, Params p, int groups, DType outDtype) {
         boolean widen = outDtype != null && !outDtype.equals(data.dtype());
         if (data.rank() != 4 || weight.rank() != 4) throw new IllegalArgumentException("conv2d needs NCHW data and OIHW weight, got " + data.shape() + " and " + weight.shape());
         int n = data.shape().get(0), c = data.shape().get(1), h = data.shape().get(2), w = data.shape().get(3);

@@ -1,6 +1,7 @@
 package dev.relayfarm.kernel.lower;
 
 import dev.relayfarm.ir.Attrs;
+import dev.relayfarm.ir.DType;
 import dev.relayfarm.kernel.compute.Conv2d;
 import dev.relayfarm.kernel.te.Compute;
 import dev.relayfarm.kernel.te.Tensor;
@@ -45,8 +46,8 @@ final class Anchors {
                 // 8-bit data and int8 weights accumulating in int32 (quantize-realize's convolutions) take the NCHW
                 // template with widening casts; other mixed dtypes take the generic compute
                 boolean widening = a.outDtype() != null && !a.outDtype().equals(in.get(0).dtype());
-                boolean int8 = widening && a.outDtype().equals(dev.relayfarm.ir.DType.INT32) && in.get(1).dtype().equals(dev.relayfarm.ir.DType.INT8)
-                        && (in.get(0).dtype().equals(dev.relayfarm.ir.DType.INT8) || in.get(0).dtype().equals(dev.relayfarm.ir.DType.UINT8));
+                boolean int8 = widening && a.outDtype().equals(DType.INT32) && in.get(1).dtype().equals(DType.INT8)
+                        && (in.get(0).dtype().equals(DType.INT8) || in.get(0).dtype().equals(DType.UINT8));
                 if (!a.dataLayout().name().equals("NCHW") || !a.kernelLayout().name().equals("OIHW")
                         || !a.outLayout().name().equals("NCHW") || widening && !int8) {
                     yield Optional.empty();

@@ -246,7 +246,7 @@ public final class Tuner {
      * The median of the default's cost over the batches of {@code records} (one workload's): a batch's records share its
      * default's measurement and time, so each batch counts once, whatever its size. NaN when none carries one.
      */
-    private static double defaultMedian(List<TuningRecord> records) {
+    static double defaultMedian(List<TuningRecord> records) {
         Map<Instant, Double> byBatch = new HashMap<>();
         for (TuningRecord r : records) r.defaultCostUs().ifPresent(d -> byBatch.put(r.measuredAt(), d));
         return byBatch.isEmpty() ? Double.NaN : TaskScheduler.median(List.copyOf(byBatch.values()));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.kernel.template.DensePackTemplate;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.tuning.TuningModels;
@@ -19,8 +20,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * machine.
  * <pre>
  * ./mvnw -q -o -pl shared-ir test -Dtest=TransferBenchmark -Drelayfarm.bench=true [-Drelayfarm.bench.trials=96] [-Drelayfarm.bench.seeds=1,2,3]
- *     [-Drelayfarm.bench.batch=4] [-Drelayfarm.bench.records=DIR]
+ *     [-Drelayfarm.bench.batch=4] [-Drelayfarm.bench.records=DIR] [-Drelayfarm.bench.reuse=true]
  * </pre>
  * Two three-layer MLPs with the same layer widths (256 → 512 → 512 → 256, each dense with bias and relu) at different
  * batch sizes (A: 16 rows, B: 8), so their workloads differ but their template ({@code dense_pack.x86}, whose knobs have
@@ -41,16 +45,21 @@ import org.junit.jupiter.api.io.TempDir;
  * B is tuned from scratch; A is tuned; then B again, with A's records as prior records (the {@link Tuner}'s transfer: each of B's tasks first
  * measures the configs that beat their default on A's workloads of its template). Both B runs use the same seed,
  * strategy (xgb), batch (4; the model's first estimate comes after one round of each task, 3 × batch trials,
- * which is also the fewest trials in which any run can reach the target) and trial budget, over the three dense layers. "Speed" is the scheduler's estimate of the
- * time per model run against each run's own defaults, a default being the median of all its measurements so far (each
- * round measures it again: one measurement's noise would move every point of the curve). The target is 90% of the gain
- * the scratch run found by its end (time at most default − 0.9 × (default − final)): 90% of the final speed itself
- * would be met by the defaults whenever tuning gains less than 11%. A run reaches it at the trial from which its
- * estimate stays there to the end of the run (on a quiet machine the estimate hardly ever falls back, and that is the
- * first trial at the target).
+ * which is also the fewest trials in which any run can reach the target) and trial budget, over the three dense layers.
+ * <p>"Speed" after trial t is read from each B run's records file: the model's time if every layer took the fastest
+ * config measured in the run's first t trials (or its default, if none beat it), against the same defaults for both
+ * runs — per layer, the median of every measurement of its default in both B runs (each batch measures it again).
+ * A curve read this way only rises, and both runs are measured against one baseline. (The scheduler's own estimate,
+ * against each run's median of its defaults so far, moved by ±5% as that median moved, which decided the trial at
+ * which a run "reached" a target 3% away.) The target is 90% of the gain the scratch run found by its end (time at most
+ * default − 0.9 × (default − final)): 90% of the final speed itself would be met by the defaults whenever tuning gains
+ * less than 11%. Each seed is one draw of the searches' first configs, so the benchmark runs several seeds and reports
+ * the median of their ratios.
  */
 class TransferBenchmark {
     static final String A = mlp(16), B = mlp(8);
+    /** Read the curves again from the records a run with the same {@code records} folder left, instead of tuning. */
+    private static final boolean REUSE = Boolean.getBoolean("relayfarm.bench.reuse");
 
     /** dense 256→512, 512→512, 512→256, each with bias and relu, on a {@code batch}×256 input. */
     static String mlp(int batch) {
@@ -65,8 +74,11 @@ class TransferBenchmark {
                 """, batch);
     }
 
-    /** After each round: trials so far and the model's estimated speedup over its defaults (NaN until every task has a round). */
+    /** After a trial: trials so far and the model's speedup over the common defaults with the best configs measured so far. */
     private record Point(int trials, double speedup) {}
+
+    /** A run's records and what its curve is read against. */
+    private record Run(List<TuningRecord> records, List<TuningTask> tasks, Map<String, Integer> calls) {}
 
     /** One seed's outcome: trials to the target from scratch and after A (-1: never), and both final speedups. */
     private record Outcome(long seed, int fromScratch, int transferred, double scratchFinal, double transferFinal) {
@@ -105,60 +117,82 @@ class TransferBenchmark {
     }
 
     private static Outcome run(long seed, Path dir, SandboxedRunner runner, RecordContext context, Tuner.Options options) throws IOException {
-        // records are appended: an earlier run's in the same folder would count as this one's
-        for (String f : List.of("b-scratch.jsonl", "a.jsonl", "b-transfer.jsonl")) Files.deleteIfExists(dir.resolve(f));
+        // records are appended: an earlier run's in the same folder would count as this one's, unless it is to be re-read
+        if (!REUSE) for (String f : List.of("b-scratch.jsonl", "a.jsonl", "b-transfer.jsonl")) Files.deleteIfExists(dir.resolve(f));
         System.out.printf("%n== seed %d ==%n", seed);
-        List<Point> scratch = tune(B, runner, context, options, dir.resolve("b-scratch.jsonl"), List.of());
+        Run scratchRun = tune(B, runner, context, options, dir.resolve("b-scratch.jsonl"), List.of());
         tune(A, runner, context, options, dir.resolve("a.jsonl"), List.of());
         List<TuningRecord> fromA = RecordFile.read(dir.resolve("a.jsonl"));
-        List<Point> transfer = tune(B, runner, context, options, dir.resolve("b-transfer.jsonl"), fromA);
-
+        Run transferRun = tune(B, runner, context, options, dir.resolve("b-transfer.jsonl"), fromA);
+        // one baseline for both: each layer's default, the median over both runs' batches
+        Map<String, Double> defaults = new HashMap<>();
+        for (TuningTask t : scratchRun.tasks()) {
+            List<TuningRecord> both = Stream.concat(scratchRun.records().stream(), transferRun.records().stream()).filter(r -> r.workloadKey().equals(t.key())).toList();
+            defaults.put(t.key(), Tuner.defaultMedian(both));
+        }
+        List<Point> scratch = curve(scratchRun, defaults), transfer = curve(transferRun, defaults);
+        int batch = options.batch();
         double finalSpeedup = scratch.getLast().speedup();
         // 90% of the gain: time <= default - 0.9 (default - final), i.e. 1/speedup <= 1 - 0.9 (1 - 1/final)
         double target = 1 / (1 - 0.9 * (1 - 1 / finalSpeedup));
         // no gain from scratch: every run "reaches" it at its first complete estimate, and the ratio would mean nothing
         boolean gained = finalSpeedup > 1;
         int fromScratch = gained ? reached(scratch, target) : -1, transferred = gained ? reached(transfer, target) : -1;
-        System.out.printf("%n%-6s %22s %22s%n", "round", "B from scratch", "B after A");
-        for (int i = 0; i < Math.max(scratch.size(), transfer.size()); i++) {
-            System.out.printf(Locale.ROOT, "%-6d %22s %22s%n", i + 1, i < scratch.size() ? point(scratch.get(i)) : "", i < transfer.size() ? point(transfer.get(i)) : "");
+        System.out.printf("%n%-6s %22s %22s%n", "batch", "B from scratch", "B after A");
+        for (int i = batch - 1; i < Math.max(scratch.size(), transfer.size()); i += batch) {
+            System.out.printf(Locale.ROOT, "%-6d %22s %22s%n", (i + 1) / batch, i < scratch.size() ? point(scratch.get(i)) : "", i < transfer.size() ? point(transfer.get(i)) : "");
         }
+        defaults.forEach((key, us) -> System.out.printf(Locale.ROOT, "  default of %s: %.1f us (median of both runs)%n", key, us));
         System.out.printf(Locale.ROOT, "A's records: %d, of which %d beat their default%n", fromA.size(), fromA.stream().filter(TuningRecord::fasterThanDefault).count());
         System.out.printf(Locale.ROOT, "B from scratch: final speedup %.3fx after %d trials; 90%% of its gain (%.3fx) from trial %s on; after A: from trial %s on%n",
                 finalSpeedup, scratch.getLast().trials(), target, text(fromScratch), text(transferred));
         return new Outcome(seed, fromScratch, transferred, finalSpeedup, transfer.getLast().speedup());
     }
 
-    private static List<Point> tune(String relay, SandboxedRunner runner, RecordContext context, Tuner.Options options, Path records, List<TuningRecord> prior) {
+    private static Run tune(String relay, SandboxedRunner runner, RecordContext context, Tuner.Options options, Path records, List<TuningRecord> prior) throws IOException {
         IRModule optimized = TuningModels.optimized(relay, Target.host());
         // the dense layers only: whatever else the module holds is not what is being compared
         List<TuningTask> tasks = Stages.tasks(optimized, Target.host()).stream().filter(t -> t.template().equals(DensePackTemplate.NAME)).toList();
-        List<Point> curve = new ArrayList<>();
         System.out.printf("%s: %s%n", records.getFileName(), tasks.stream().map(t -> t.key() + " (" + t.space().size() + " configs)").toList());
-        Tuner.Result result = new Tuner(runner, context, records, options, (task, batch, s) -> curve.add(new Point(s.trials(), s.defaultModelUs() / s.modelUs())))
-                .tune(tasks, Tuner.callsPerWorkload(optimized, tasks), prior);
+        Map<String, Integer> calls = Tuner.callsPerWorkload(optimized, tasks);
+        if (REUSE && Files.exists(records)) return new Run(RecordFile.read(records), tasks, calls);
+        Tuner.Result result = new Tuner(runner, context, records, options, null).tune(tasks, calls, prior);
         // the headroom: what each layer's best found beats its default by
         for (TaskScheduler.Progress p : result.status().tasks()) {
             System.out.printf(Locale.ROOT, "  %-60s %3d trials  default %8.1f us  best %8.1f us  %.2fx%n", p.task().key(), p.trials(), p.defaultUs(), p.bestUs(), p.speedup());
         }
-        return curve;
+        return new Run(RecordFile.read(records), tasks, calls);
     }
 
     /**
-     * The trial count from which the speedup stays at or above {@code target} to the end of the curve, or -1: a point
-     * that comes up to it and falls back later (a default's median moving with the machine's load) has not reached it.
+     * After each trial of {@code run} (its records in the order measured; a measurement of a default is not a trial, a
+     * failed one is), the model's speedup over {@code defaults} if each layer took the fastest config measured so far.
      */
-    private static int reached(List<Point> curve, double target) {
-        int from = -1;
-        for (Point p : curve) {
-            if (!(p.speedup() >= target)) from = -1;
-            else if (from < 0) from = p.trials();
+    private static List<Point> curve(Run run, Map<String, Double> defaults) {
+        Map<String, ScheduleConfig> defaultConfigs = new HashMap<>();
+        for (TuningTask t : run.tasks()) defaultConfigs.put(t.key(), t.defaultConfig());
+        Map<String, Double> best = new HashMap<>(defaults);
+        double defaultModel = 0;
+        for (TuningTask t : run.tasks()) defaultModel += run.calls().get(t.key()) * defaults.get(t.key());
+        List<Point> curve = new ArrayList<>();
+        for (TuningRecord r : run.records()) {
+            if (!defaults.containsKey(r.workloadKey()) || r.config().equals(defaultConfigs.get(r.workloadKey()))) continue;
+            if (r.ok()) best.merge(r.workloadKey(), r.costUs(), Math::min);
+            double model = 0;
+            for (TuningTask t : run.tasks()) model += run.calls().get(t.key()) * best.get(t.key());
+            curve.add(new Point(curve.size() + 1, defaultModel / model));
         }
-        return from;
+        return curve;
+    }
+
+    /** The first trial at which the (rising) curve is at {@code target} or above, or -1. */
+    private static int reached(List<Point> curve, double target) {
+        for (Point p : curve) if (p.speedup() >= target) return p.trials();
+        return -1;
     }
 
     private static String point(Point p) {
-        return String.format(Locale.ROOT, "%4d trials %8s", p.trials(), Double.isNaN(p.speedup()) ? "-" : String.format(Locale.ROOT, "%.3fx", p.speedup()));
+        return String.format(Locale.ROOT, "%4d trials %7.3fx", p.trials(), p.speedup());
     }
 
     private static String text(int trials) {
