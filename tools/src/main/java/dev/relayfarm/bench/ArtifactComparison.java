@@ -21,6 +21,8 @@ public final class ArtifactComparison implements ModelGuard.ModelTimer, AutoClos
     private static final int WARMUP = 3;
     /** Each artifact is timed for at least this long per comparison (more runs than asked for a model of microseconds). */
     private static final double MIN_MS = 1000;
+    /** Many short rounds rather than {@link SideBySide#BLOCKS} long ones: see {@link ModelGuard.Comparison}. */
+    private static final int ROUNDS = 20;
 
     private final IRModule optimized;
     private final CompileOptions defaults;
@@ -52,9 +54,9 @@ public final class ArtifactComparison implements ModelGuard.ModelTimer, AutoClos
         compared++;
         try (CompiledRunner tuned = load(new CompileOptions(defaults.target(), defaults.optLevel(), configs), "tuned-" + compared)) {
             int n = SideBySide.runsFor(untuned, inputs, runs, MIN_MS);
-            double[][] t = SideBySide.alternate(List.of(untuned, tuned), inputs, WARMUP, n);
-            double worst = Arrays.stream(SideBySide.roundRatios(t[0], t[1])).max().orElseThrow();
-            return new ModelGuard.Comparison(configs.keySet(), SideBySide.percentile(t[0], 0.5), SideBySide.percentile(t[1], 0.5), n, worst);
+            double[][] t = SideBySide.alternate(List.of(untuned, tuned), inputs, WARMUP, n, ROUNDS);
+            List<Double> rounds = Arrays.stream(SideBySide.roundRatios(t[0], t[1], ROUNDS)).boxed().toList();
+            return new ModelGuard.Comparison(configs.keySet(), SideBySide.percentile(t[0], 0.5), SideBySide.percentile(t[1], 0.5), n, rounds);
         }
     }
 

@@ -58,11 +58,17 @@ public final class SideBySide {
      * over all engines alike.
      */
     public static double[][] alternate(List<? extends ModelRunner> runners, List<NDArray> inputs, int warmup, int iterations) {
+        return alternate(runners, inputs, warmup, iterations, BLOCKS);
+    }
+
+    /** {@link #alternate(List, List, int, int)} in up to {@code rounds} rounds instead of {@link #BLOCKS}. */
+    public static double[][] alternate(List<? extends ModelRunner> runners, List<NDArray> inputs, int warmup, int iterations, int rounds) {
         if (iterations < 1) throw new IllegalArgumentException("iterations must be at least 1, got " + iterations);
+        if (rounds < 1) throw new IllegalArgumentException("rounds must be at least 1, got " + rounds);
         double[][] t = new double[runners.size()][iterations];
         List<Integer> order = new ArrayList<>(IntStream.range(0, runners.size()).boxed().toList());
         Random random = new Random(42);
-        int blocks = Math.min(BLOCKS, iterations), done = 0;
+        int blocks = Math.min(rounds, iterations), done = 0;
         for (int b = 0; b < blocks; b++) {
             int runs = (iterations - done) / (blocks - b);
             Collections.shuffle(order, random);
@@ -82,12 +88,13 @@ public final class SideBySide {
     }
 
     /**
-     * Per round of {@link #alternate} (the same split of its {@code iterations}), the median of {@code b}'s runs over the
-     * median of {@code a}'s: how two engines compared in each round, which one burst of load cannot move all of.
+     * Per round of {@link #alternate} in {@code rounds} rounds (the same split of its {@code iterations}), the median of
+     * {@code b}'s runs over the median of {@code a}'s: how two engines compared in each round, their blocks run next to
+     * each other in time.
      */
-    public static double[] roundRatios(double[] a, double[] b) {
+    public static double[] roundRatios(double[] a, double[] b, int rounds) {
         if (a.length != b.length || a.length == 0) throw new IllegalArgumentException("rounds need runs of the same, non-zero count: " + a.length + " and " + b.length);
-        int blocks = Math.min(BLOCKS, a.length), done = 0;
+        int blocks = Math.min(rounds, a.length), done = 0;
         double[] ratios = new double[blocks];
         for (int r = 0; r < blocks; r++) {
             int runs = (a.length - done) / (blocks - r);

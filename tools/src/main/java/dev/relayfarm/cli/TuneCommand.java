@@ -196,8 +196,9 @@ public final class TuneCommand implements Callable<Integer> {
     }
 
     private static String describe(ModelGuard.Comparison c) {
-        return String.format(Locale.ROOT, "%d tuned workloads: %.3f ms untuned, %.3f ms tuned (%.3fx; worst round %.3fx), medians of %d runs each, side by side",
-                c.workloads().size(), c.untunedMs(), c.tunedMs(), c.ratio(), c.worstRound(), c.runs());
+        return String.format(Locale.ROOT, "%d tuned workloads: %.3f ms untuned, %.3f ms tuned (%.3fx), medians of %d runs each, side by side; "
+                + "median round %.3fx, tuned faster in %d of %d rounds", c.workloads().size(), c.untunedMs(), c.tunedMs(), c.ratio(), c.runs(),
+                c.medianRound(), c.roundsWon(), c.roundRatios().size());
     }
 
     private String budgetText(Duration time) {

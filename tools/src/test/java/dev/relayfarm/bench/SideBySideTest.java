@@ -122,7 +122,7 @@ class SideBySideTest {
         // 12 runs in 5 rounds: 2, 2, 2, 3, 3 (alternate's split); b is a's double but 4x in the fourth round
         double[] a = {1, 1, 2, 2, 3, 3, 4, 4, 4, 5, 5, 5};
         double[] b = {2, 2, 4, 4, 6, 6, 16, 16, 16, 10, 10, 10};
-        assertArrayEquals(new double[] {2, 2, 2, 4, 2}, SideBySide.roundRatios(a, b), 1e-12);
-        assertThrows(IllegalArgumentException.class, () -> SideBySide.roundRatios(a, new double[3]));
+        assertArrayEquals(new double[] {2, 2, 2, 4, 2}, SideBySide.roundRatios(a, b, 5), 1e-12);
+        assertThrows(IllegalArgumentException.class, () -> SideBySide.roundRatios(a, new double[3], 5));
     }
 }

@@ -118,8 +118,8 @@ class TunedModelsBenchmark {
                     ModelGuard.Verdict v = ModelGuard.checkRecords(records, tasks, target, timer);
                     check = v.comparisons().isEmpty() ? "-" : v.rejected().isEmpty() ? "kept" : v.kept().isEmpty() ? "rejected" : "partly";
                     for (ModelGuard.Comparison c : v.comparisons()) {
-                        System.out.printf(Locale.ROOT, "%s: model check with %d tuned workloads: %.3fx (worst round %.3fx), %d runs each%n", in.model(),
-                                c.workloads().size(), c.ratio(), c.worstRound(), c.runs());
+                        System.out.printf(Locale.ROOT, "%s: model check with %d tuned workloads: %.3fx over all %d runs each, median round %.3fx, faster in %d of %d rounds%n",
+                                in.model(), c.workloads().size(), c.ratio(), c.runs(), c.medianRound(), c.roundsWon(), c.roundRatios().size());
                     }
                 }
             }
