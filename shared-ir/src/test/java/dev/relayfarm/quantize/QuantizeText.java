@@ -2,10 +2,10 @@ package dev.relayfarm.quantize;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.StructuralEquality;
+import dev.relayfarm.passes.MetaText;
 import dev.relayfarm.passes.Pass;
 import dev.relayfarm.passes.PassContext;
 import dev.relayfarm.passes.PassOptions;
@@ -14,7 +14,6 @@ import dev.relayfarm.passes.Sequential;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.text.RelayPrinter;
 import dev.relayfarm.types.TypeInference;
-import java.util.Base64;
 import java.util.List;
 
 /** Relay text in, text out for the quantize passes (they are not in the pass registry, which sits below them). */
@@ -40,24 +39,14 @@ final class QuantizeText {
     }
 
     static String meta(NDArray... constants) {
-        StringBuilder sb = new StringBuilder("\n#[metadata]\n{\"relay.Constant\": [\n");
-        for (int i = 0; i < constants.length; i++) {
-            NDArray a = constants[i];
-            sb.append("{\"dtype\": \"").append(a.dtype()).append("\", \"shape\": ").append(java.util.Arrays.toString(a.shape()))
-                    .append(", \"data\": \"").append(Base64.getEncoder().encodeToString(a.toBytes())).append("\"}")
-                    .append(i + 1 < constants.length ? ",\n" : "\n");
-        }
-        return sb.append("]}\n").toString();
+        return MetaText.of(constants);
     }
 
     static NDArray f32(int[] shape, double... values) {
-        return NDArray.fromDoubles(DType.FLOAT32, shape, values);
+        return MetaText.f32(shape, values);
     }
 
     static NDArray spread(long seed, int... shape) {
-        java.util.Random r = new java.util.Random(seed);
-        double[] v = new double[NDArray.elementCount(DType.FLOAT32, shape)];
-        for (int i = 0; i < v.length; i++) v[i] = Math.round((r.nextDouble() * 2 - 1) * 100) / 100.0;
-        return f32(shape, v);
+        return MetaText.spread(seed, shape);
     }
 }
