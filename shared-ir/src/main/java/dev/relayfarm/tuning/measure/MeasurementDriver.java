@@ -12,7 +12,7 @@ import java.util.List;
  *
  * <p>What it does, in order:
  * <ol>
- *   <li>allocates every parameter 64-byte aligned (the kernel ABI's promise; 2 MiB and more on huge pages, as the
+ *   <li>allocates every parameter 64-byte aligned (the kernel ABI's promise; 64 KiB and more on 2 MiB huge pages, as the
  *       artifact does, see {@link HugePages}), fills the inputs from a splitmix64
  *       stream seeded by {@code seed} (floats uniform in [-1, 1), bools 0/1, integers 0: an integer input may be an
  *       index, and 0 is in bounds for every shape) and the outputs with 0xFF bytes (NaN for floats, so an element a
