@@ -72,8 +72,10 @@ public final class QuantizeCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "N", description = "Seed of the random calibration inputs (default 0).")
     long seed;
 
-    @Option(names = "--skip-first", negatable = true, description = "Keep the first conv2d in float32 (default: true, as TVM).")
-    boolean skipFirst = true;
+    // picocli: a negatable option that is true by default needs both values true, or --skip-first would turn it off
+    @Option(names = "--skip-first", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Keep the first conv2d in float32 (default: true, as TVM; --no-skip-first quantizes it too).")
+    boolean skipFirst;
 
     @Option(names = "--requantize", paramLabel = "KIND", description = "fixed-point (default) or float.")
     String requantize = "fixed-point";

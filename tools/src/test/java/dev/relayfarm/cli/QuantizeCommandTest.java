@@ -65,5 +65,10 @@ class QuantizeCommandTest {
         assertEquals(0, r.exitCode(), r.err());
         assertTrue(r.out().contains("nn.conv2d") && r.out().contains("out_dtype=\"int32\""), r.out());
         assertTrue(r.err().contains("kl calibration on 16 inputs"), r.err());
+        // mnist8: two convs and a dense, a data and a weight point each; the first conv is skipped unless asked not to
+        assertTrue(r.err().contains("4 quantize points"), r.err());
+        assertTrue(CliRun.relayc("quantize", model.get().toString(), "--calib-samples", "4").err().contains("4 quantize points"));
+        CliRun all = CliRun.relayc("quantize", model.get().toString(), "--calib-samples", "4", "--no-skip-first");
+        assertTrue(all.err().contains("6 quantize points"), all.err());
     }
 }
