@@ -61,12 +61,10 @@ public final class Annotate extends FunctionPass {
         this.config = config;
     }
 
-    /** A point's call, as the other quantize passes read it. */
-    public static Call point(Expr data, String kind, int nbit, int axis) {
-        return point(data, kind, nbit, axis, true);
-    }
-
-    /** {@code sign=False}: the unsigned range [0, 2^nbit - 1], for a value a relu makes non-negative anyway. */
+    /**
+     * A point's call, as the other quantize passes read it; {@code sign=False}: the unsigned range [0, 2^nbit - 1], for a
+     * value a relu makes non-negative anyway.
+     */
     public static Call point(Expr data, String kind, int nbit, int axis, boolean sign) {
         Attrs attrs = Attrs.of("kind", AttrValue.of(kind));
         if (nbit != 8) attrs = attrs.with("nbit", AttrValue.of((long) nbit));

@@ -11,7 +11,6 @@ import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.ExprRewriter;
 import dev.relayfarm.ir.ExprTraversal;
 import dev.relayfarm.ir.Function;
-import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.Tuple;
@@ -100,16 +99,12 @@ public final class Calibration {
                 return post;
             }
         }.rewrite(main.body());
-        IRModule out = annotated.withFunction(mainVar(annotated), main.withBody(body));
+        IRModule out = annotated.withFunction("main", main.withBody(body));
         return new Result(TypeInference.infer(out).module(), report);
     }
 
     static SimulatedQuantize.Attributes attrs(Call point) {
         return SimulatedQuantize.parse(point.attrs());
-    }
-
-    private static GlobalVar mainVar(IRModule m) {
-        return m.functions().keySet().stream().filter(g -> g.name().equals("main")).findFirst().orElseThrow();
     }
 
     /** max |w| per index of {@code axis} (one value when {@code axis < 0}). */
@@ -144,7 +139,7 @@ public final class Calibration {
         drop.rewrite(main.body());
         List<Expr> fields = points.stream().map(p -> rewritten.get(p)).toList();
         Function profile = new Function(main.params(), new Tuple(fields, main.body().span()));
-        return TypeInference.infer(module.withFunction(mainVar(module), profile)).module();
+        return TypeInference.infer(module.withFunction("main", profile)).module();
     }
 
     private static double[] activationThresholds(IRModule module, Function main, List<Call> points, List<List<NDArray>> inputs, QuantizeConfig config) {

@@ -67,7 +67,11 @@ public record BenchInputs(String model, Path onnx, Map<String, List<Long>> shape
 
     /** Seeded pseudo-random values for an artifact's inputs (a model known only by its artifact: Relay text, a tuned module). */
     public static List<NDArray> random(List<TensorSpec> inputs, long seed) {
-        Random random = new Random(seed);
+        return random(inputs, new Random(seed));
+    }
+
+    /** The same, drawing from {@code random}: several sets from one stream (calibration inputs, say). */
+    public static List<NDArray> random(List<TensorSpec> inputs, Random random) {
         List<NDArray> values = new ArrayList<>();
         for (TensorSpec in : inputs) {
             values.add(random(in.dtype(), in.shape().stream().map(Integer::longValue).toList(), random, "input '" + in.name() + "'"));

@@ -1,7 +1,8 @@
 package dev.relayfarm.cli;
 
+import dev.relayfarm.artifact.TensorSpec;
+import dev.relayfarm.bench.BenchInputs;
 import dev.relayfarm.interp.Npy;
-import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.IRModule;
@@ -138,21 +139,16 @@ public final class QuantizeCommand implements Callable<Integer> {
             return out;
         }
         if (config.calibration() == Calibration.Mode.GLOBAL_SCALE) return out;
-        Random r = new Random(seed);
-        for (int s = 0; s < config.calibSamples(); s++) {
-            List<NDArray> args = new ArrayList<>();
-            for (Var v : main.params()) {
-                if (!(v.annotation() instanceof TensorType t) || !t.dtype().isFloat() || !t.shape().stream().allMatch(Dim::isStatic)) {
-                    throw new ModelInputException("random calibration inputs need static float tensor inputs; %" + v.name() + " is " + v.annotation()
-                            + " (give --calib FILE.npy or --shape)");
-                }
-                int[] shape = t.shape().stream().mapToInt(d -> (int) d.value()).toArray();
-                NDArray a = NDArray.zeros(t.dtype(), shape);
-                for (int i = 0; i < a.elementCount(); i++) a.setDouble(i, r.nextDouble());
-                args.add(a);
+        List<TensorSpec> specs = new ArrayList<>();
+        for (Var v : main.params()) {
+            if (!(v.annotation() instanceof TensorType t) || !t.dtype().isFloat() || !t.shape().stream().allMatch(Dim::isStatic)) {
+                throw new ModelInputException("random calibration inputs need static float tensor inputs; %" + v.name() + " is " + v.annotation()
+                        + " (give --calib FILE.npy or --shape)");
             }
-            out.add(args);
+            specs.add(new TensorSpec(v.name(), t.shape().stream().map(d -> (int) d.value()).toList(), t.dtype()));
         }
+        Random r = new Random(seed);
+        for (int s = 0; s < config.calibSamples(); s++) out.add(BenchInputs.random(specs, r));
         return out;
     }
 }
