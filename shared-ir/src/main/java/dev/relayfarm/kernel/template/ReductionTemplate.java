@@ -1,6 +1,10 @@
 package dev.relayfarm.kernel.template;
 
+import dev.relayfarm.kernel.expr.Combiner;
 import dev.relayfarm.kernel.expr.IterVar;
+import dev.relayfarm.kernel.expr.PrimExprs;
+import dev.relayfarm.kernel.expr.Reduce;
+import dev.relayfarm.kernel.expr.TensorLoad;
 import dev.relayfarm.kernel.schedule.Primitive;
 import dev.relayfarm.kernel.schedule.Schedule;
 import dev.relayfarm.kernel.te.Compute;
@@ -15,10 +19,13 @@ import java.util.Map;
  * channels per instruction, and an NCHW pooling row at once).
  *
  * <p>Knobs: {@code parallel} (1 = threads over the fused outer axes), {@code vectorize} (1 = the
- * innermost data axis inside the reduction, vectorized; needs a data axis of extent at least 2).
+ * innermost data axis inside the reduction, vectorized; needs a data axis of extent at least 2). The default
+ * vectorizes unless the compute is an integer dot product over contiguous rows ({@link #integerDotProduct}).
  */
 public final class ReductionTemplate implements ScheduleTemplate {
     public static final String NAME = "reduction.x86";
+    /** The shortest reduction read as a dot product: a few vectors' worth of 8-bit elements. */
+    private static final int MIN_DOT_LENGTH = 32;
     private final Compute r;
     private final String workload;
 
@@ -64,9 +71,32 @@ public final class ReductionTemplate implements ScheduleTemplate {
         long size = r.shape().stream().mapToLong(Integer::longValue).reduce(1, (a, b) -> a * b);
         long work = size;
         for (IterVar iv : r.reduceAxes()) work *= iv.extent();
-        boolean vec = innermost() >= 4 && r.axes().size() >= 1;
+        boolean vec = innermost() >= 4 && r.axes().size() >= 1 && !integerDotProduct();
         long outer = vec ? size / innermost() : size;
         return new ScheduleConfig(NAME, Map.of("parallel", outer >= 2 && work >= 32768 ? 1 : 0, "vectorize", vec ? 1 : 0));
+    }
+
+    /**
+     * An integer sum whose every tensor read is indexed last by the innermost reduction variable alone, over at least
+     * {@link #MIN_DOT_LENGTH} steps: a dot product of contiguous rows (an int8 dense: data row × weight row). With the
+     * reduction innermost the C compiler vectorizes it as one (an integer sum may be reassociated: {@code vpdpbusd} or
+     * {@code pmaddubsw}/{@code pmaddwd} for 8-bit inputs); with a data axis inside it the weight is read with a row's
+     * stride. mnist8's int8 dense (1x256 by 10x256): 26 µs with the data axis inside, 0.09 µs with the reduction
+     * innermost. Not for floats: without reassociation their sum stays one chain of adds.
+     */
+    private boolean integerDotProduct() {
+        if (!(r.body() instanceof Reduce red) || red.combiner() != Combiner.SUM || !red.dtype().isInteger()) return false;
+        IterVar k = red.axes().getLast();
+        if (k.extent() < MIN_DOT_LENGTH) return false;
+        boolean[] contiguous = {true};
+        int[] reads = {0};
+        PrimExprs.forEach(red.source(), e -> {
+            if (e instanceof TensorLoad t) {
+                reads[0]++;
+                if (!t.indices().getLast().equals(k.var())) contiguous[0] = false;
+            }
+        });
+        return reads[0] > 0 && contiguous[0];
     }
 
     @Override

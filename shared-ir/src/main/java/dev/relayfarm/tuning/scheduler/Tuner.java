@@ -13,6 +13,7 @@ import dev.relayfarm.tuning.measure.MeasuredBatch;
 import dev.relayfarm.tuning.record.RecordContext;
 import dev.relayfarm.tuning.record.RecordFile;
 import dev.relayfarm.tuning.record.TuningRecord;
+import dev.relayfarm.tuning.record.WorkloadDistance;
 import dev.relayfarm.tuning.search.CostModels;
 import dev.relayfarm.tuning.search.CostSample;
 import dev.relayfarm.tuning.search.EarlyStopping;
@@ -25,8 +26,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -39,12 +42,15 @@ import java.util.Optional;
  * comes (a killed tuner loses at most the batch in flight), and the strategy and the scheduler learn from the results.
  * It stops when the budget (trials or wall-clock time) is spent or every task's space is exhausted or its search has
  * stopped improving. Records of an earlier run ({@link #tune}'s {@code prior}) resume it: their configs are never
- * proposed again and their costs count. Prior records of other workloads transfer: a task's first round measures the
- * configs that beat their default on other workloads of its template ({@link #transferred}), before its search starts;
+ * proposed again and their costs count. Prior records of other workloads transfer: a task's first rounds measure the
+ * configs that beat their default on the nearest other workloads of its template ({@link #transferred}, at least
+ * {@link #TRANSFERRED}), before its search starts;
  * and with the model-guided search, a task's cost model starts from what the run measured on the tasks before it
  * (the features are of the loop nest, not of the knobs, so they carry across workloads).
  */
 public final class Tuner {
+    /** Transferred configs measured first per task (at least a round's worth): enough that one of them is the nearest workload's best, not only its luckiest measurement. */
+    static final int TRANSFERRED = 4;
     /**
      * @param strategy  {@link SearchStrategies#NAMES}
      * @param batch     configs per round (besides the default measured with them)
@@ -114,7 +120,7 @@ public final class Tuner {
         EarlyStopping stop = new EarlyStopping(options.patience());
         for (TuningTask t : tasks) {
             List<Measurement> mine = resume(t, scheduler, prior);
-            if (mine.isEmpty()) transfer.put(t.key(), transferred(t, prior, context, options.batch()));
+            if (mine.isEmpty()) transfer.put(t.key(), new ArrayList<>(transferred(t, prior, context, Math.max(options.batch(), TRANSFERRED))));
             else resumed.put(t.key(), mine);
         }
         int trials = 0;
@@ -140,9 +146,16 @@ public final class Tuner {
                 long fits = (long) (options.time().minus(elapsed).toNanos() / perMeasurement) - 1;
                 size = (int) Math.max(1, Math.min(size, fits));
             }
-            List<ScheduleConfig> pending = transfer.remove(task.key());
-            List<ScheduleConfig> configs = new ArrayList<>(pending != null && !pending.isEmpty() ? pending.subList(0, Math.min(size, pending.size()))
-                    : search.next(size));
+            // transferred configs first, round by round, then the search
+            List<ScheduleConfig> pending = transfer.getOrDefault(task.key(), List.of());
+            List<ScheduleConfig> configs;
+            if (pending.isEmpty()) {
+                configs = new ArrayList<>(search.next(size));
+            } else {
+                List<ScheduleConfig> taken = pending.subList(0, Math.min(size, pending.size()));
+                configs = new ArrayList<>(taken);
+                taken.clear();
+            }
             // the default is measured with every batch anyway, as the baseline
             configs.removeIf(c -> c.equals(task.defaultConfig()));
             if (configs.isEmpty()) {
@@ -187,10 +200,11 @@ public final class Tuner {
 
     /**
      * Configs worth measuring first for {@code task}, from records of other workloads measured in {@code context}
-     * (same target, device class and compiler) with the task's template: each workload's configs that beat its default,
-     * by speedup, that are points of this task's space (knob values fit its shape) — at most {@code limit}. The speedup
-     * is over the median of the workload's default measurements, not over the one in the config's batch: a batch whose
-     * default was measured slow (a busy machine) would put its every config first.
+     * (same target, device class and compiler) with the task's template: the configs that beat their workload's default
+     * and are points of this task's space (knob values fit its shape), the nearest workloads' first
+     * ({@link WorkloadDistance}), each workload's by speedup — at most {@code limit}. The speedup is over the median of
+     * the workload's default measurements, not over the one in the config's batch: a batch whose default was measured
+     * slow (a busy machine) would put its every config first.
      */
     public static List<ScheduleConfig> transferred(TuningTask task, List<TuningRecord> prior, RecordContext context, int limit) {
         Map<String, List<TuningRecord>> byWorkload = new LinkedHashMap<>();
@@ -199,16 +213,20 @@ public final class Tuner {
                 byWorkload.computeIfAbsent(r.workloadKey(), k -> new ArrayList<>()).add(r);
             }
         }
-        Map<ScheduleConfig, Double> speedup = new LinkedHashMap<>();
-        for (List<TuningRecord> records : byWorkload.values()) {
+        List<String> nearestFirst = byWorkload.keySet().stream()
+                .sorted(Comparator.comparingDouble((String w) -> WorkloadDistance.between(w, task.key()))).toList();
+        LinkedHashSet<ScheduleConfig> out = new LinkedHashSet<>();
+        for (String workload : nearestFirst) {
+            List<TuningRecord> records = byWorkload.get(workload);
             double defaultUs = defaultMedian(records);
+            Map<ScheduleConfig, Double> speedup = new HashMap<>();
             for (TuningRecord r : records) {
                 if (!r.fasterThanDefault() || r.config().equals(task.defaultConfig()) || !inSpace(task, r.config())) continue;
                 speedup.merge(r.config(), defaultUs / r.costUs(), Math::max);
             }
+            speedup.entrySet().stream().sorted(Map.Entry.<ScheduleConfig, Double>comparingByValue().reversed()).forEach(e -> out.add(e.getKey()));
         }
-        return speedup.entrySet().stream().sorted(Map.Entry.<ScheduleConfig, Double>comparingByValue().reversed()).limit(limit)
-                .map(Map.Entry::getKey).toList();
+        return out.stream().limit(limit).toList();
     }
 
     private static boolean inSpace(TuningTask task, ScheduleConfig config) {

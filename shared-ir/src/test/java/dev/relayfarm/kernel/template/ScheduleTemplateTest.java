@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.kernel.compute.Conv2d;
+import dev.relayfarm.kernel.expr.Cast;
+import dev.relayfarm.kernel.expr.IterVar;
 import dev.relayfarm.kernel.schedule.Lowering;
 import dev.relayfarm.kernel.te.KernelDef;
 import dev.relayfarm.kernel.te.Placeholder;
@@ -50,6 +52,29 @@ class ScheduleTemplateTest {
         // width 7: the whole row of 16 channels (14 accumulators)
         ScheduleConfig c7 = nchwc(7, 1).defaultConfig();
         assertEquals(List.of(7, 16), List.of(c7.getInt("reg_n"), c7.getInt("oc_vec")));
+    }
+
+    /** {@code out[i, j] = sum_k x[i, k] * w[j, k]} in {@code acc}, the inputs cast to it. */
+    private static ReductionTemplate rowDot(DType in, DType weights, DType acc, int k) {
+        Placeholder x = Te.placeholder("x", List.of(1, k), in), w = Te.placeholder("w", List.of(10, k), weights);
+        IterVar r = Te.reduceAxis("rk", k);
+        return new ReductionTemplate(Te.compute("dense", List.of(1, 10), ix -> Te.sum(
+                new Cast(acc, x.at(ix.get(0), r.var())).mul(new Cast(acc, w.at(ix.get(1), r.var()))), r)), "wl");
+    }
+
+    @Test
+    void anIntegerDotProductOverContiguousRowsKeepsTheReductionInnermost() {
+        // int8 dense: the reduction innermost (the C compiler's dot-product vectorization), not the 10 columns
+        assertEquals(0, rowDot(DType.UINT8, DType.INT8, DType.INT32, 256).defaultConfig().getInt("vectorize"));
+        // a float sum is not reassociated by the compiler: its columns stay the lanes
+        assertEquals(1, rowDot(DType.FLOAT32, DType.FLOAT32, DType.FLOAT32, 256).defaultConfig().getInt("vectorize"));
+        // too short to be worth a dot product
+        assertEquals(1, rowDot(DType.UINT8, DType.INT8, DType.INT32, 16).defaultConfig().getInt("vectorize"));
+        // an integer sum over a strided axis (x[k, j]): the contiguous columns stay the lanes
+        Placeholder x = Te.placeholder("x", List.of(256, 10), DType.INT32);
+        IterVar r = Te.reduceAxis("rk", 256);
+        ReductionTemplate columns = new ReductionTemplate(Te.compute("colsum", List.of(1, 10), ix -> Te.sum(x.at(r.var(), ix.get(1)), r)), "wl");
+        assertEquals(1, columns.defaultConfig().getInt("vectorize"));
     }
 
     @Test

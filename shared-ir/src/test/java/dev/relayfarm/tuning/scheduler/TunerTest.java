@@ -21,6 +21,7 @@ import dev.relayfarm.tuning.measure.SandboxedRunner;
 import dev.relayfarm.tuning.record.RecordContext;
 import dev.relayfarm.tuning.record.RecordFile;
 import dev.relayfarm.tuning.record.TuningRecord;
+import dev.relayfarm.tuning.record.WorkloadDistance;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -134,6 +135,25 @@ class TunerTest {
                 TuningRecord.of(new Measurement(seen.key(), seen.defaultConfig(), new Measurement.Cost(10, 0.01, 100, 5)), context, OptionalDouble.of(10), t0.plusSeconds(1)),
                 TuningRecord.of(new Measurement(seen.key(), lucky, new Measurement.Cost(12, 0.01, 100, 5)), context, OptionalDouble.of(30), t0.plusSeconds(2)));
         assertEquals(List.of(steady, lucky), Tuner.transferred(wideDense(), prior, context, 2));
+    }
+
+    /** Configs of the workload nearest in shape come first, whatever the speedups a farther one's configs reached. */
+    @Test
+    void theNearestWorkloadsConfigsTransferFirst(@TempDir Path tmp) {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+        RecordContext context = RecordContext.local(HOST, CCompiler.host().orElseThrow().withCache(tmp.resolve("cc")));
+        TuningTask seen = Stages.tasks(TuningModels.optimizedLayers(HOST), HOST).getFirst(); // dense 1x64 by 64x64
+        TuningTask fresh = wideDense(); // dense 1x128 by 64x128
+        List<ScheduleConfig> two = transferable(seen, fresh).limit(2).toList();
+        String near = "nn.dense(data[1, 128],weight[64, 96])", far = "nn.dense(data[16, 1024],weight[1024, 1024])";
+        assertTrue(WorkloadDistance.between(near, fresh.key()) < WorkloadDistance.between(far, fresh.key()), fresh.key());
+        Instant at = Instant.parse("2026-01-01T00:00:00Z");
+        List<TuningRecord> prior = List.of(
+                TuningRecord.of(new Measurement(far, two.get(0), new Measurement.Cost(2, 0.01, 100, 5)), context, OptionalDouble.of(10), at),
+                TuningRecord.of(new Measurement(near, two.get(1), new Measurement.Cost(9, 0.01, 100, 5)), context, OptionalDouble.of(10), at));
+        assertEquals(List.of(two.get(1), two.get(0)), Tuner.transferred(fresh, prior, context, 4), "the near workload's 1.1x before the far one's 5x");
+        assertEquals(Double.POSITIVE_INFINITY, WorkloadDistance.between("nn.conv2d(data[1, 8])", fresh.key()), "another operator");
+        assertEquals(0, WorkloadDistance.between(fresh.key(), fresh.key()));
     }
 
     /** A dense layer of another shape than {@link TuningModels#LAYERS}' first, with the same template. */
