@@ -5,6 +5,7 @@ import dev.relayfarm.ir.DType;
 import dev.relayfarm.kernel.compute.Conv2d;
 import dev.relayfarm.kernel.te.Compute;
 import dev.relayfarm.kernel.te.Tensor;
+import dev.relayfarm.kernel.template.Conv2dInt8DotTemplate;
 import dev.relayfarm.kernel.template.Conv2dNCHWOcVecTemplate;
 import dev.relayfarm.kernel.template.Conv2dNCHWTemplate;
 import dev.relayfarm.kernel.template.Conv2dNCHWcTemplate;
@@ -29,7 +30,8 @@ import java.util.Optional;
  * like any other op and, when it reduces, scheduled by the generic reduction template. Depthwise
  * convolutions in a blocked layout have their own template; grouped ones whose groups split whole
  * channel blocks share the blocked template; the rest stay NCHW (alter-op-layout keeps them there)
- * and use the NCHW template. Winograd convolutions ({@code nn.contrib_conv2d_winograd_NCHWc}, blocked) have their own.
+ * and use the NCHW template; 8-bit ones (quantize-realize's) are dot products of unfolded rows
+ * ({@link Conv2dInt8DotTemplate}). Winograd convolutions ({@code nn.contrib_conv2d_winograd_NCHWc}, blocked) have their own.
  */
 final class Anchors {
     private Anchors() {}
@@ -37,14 +39,14 @@ final class Anchors {
     /**
      * The template for {@code op}, or empty when it has none for these attributes. {@code config},
      * when given, selects among alternative templates (dense: packed or in place; NCHW conv2d:
-     * columns or channels as SIMD lanes) by its template name.
+     * columns or channels as SIMD lanes; 8-bit: dot products or the NCHW template) by its template name.
      */
     static Optional<ScheduleTemplate> template(String op, java.util.List<Tensor> in, Attrs attrs, String name, Optional<ScheduleConfig> config) {
         return switch (op) {
             case "nn.conv2d" -> {
                 Conv2D.Conv2DAttrs a = (Conv2D.Conv2DAttrs) OpRegistry.get(op).parseAttrs(attrs);
-                // 8-bit data and int8 weights accumulating in int32 (quantize-realize's convolutions) take the NCHW
-                // template with widening casts; other mixed dtypes take the generic compute
+                // 8-bit data and int8 weights accumulating in int32 (quantize-realize's convolutions) take the dot-product
+                // template (grouped ones the NCHW template with widening casts); other mixed dtypes take the generic compute
                 boolean widening = a.outDtype() != null && !a.outDtype().equals(in.get(0).dtype());
                 boolean int8 = widening && a.outDtype().equals(DType.INT32) && in.get(1).dtype().equals(DType.INT8)
                         && (in.get(0).dtype().equals(DType.INT8) || in.get(0).dtype().equals(DType.UINT8));
@@ -57,9 +59,16 @@ final class Anchors {
                         + ",padding=" + a.padding()[0] + "," + a.padding()[1] + "," + a.padding()[2] + "," + a.padding()[3]
                         + ",dilation=" + a.dilation()[0] + "x" + a.dilation()[1] + (a.groups() == 1 ? "" : ",groups=" + a.groups())
                         + (int8 ? ",dtype=" + in.get(0).dtype() + "->int32" : "") + ")").replace(" ", "");
+                boolean dot = int8 && Conv2dInt8DotTemplate.applies(in.get(0), in.get(1), a.groups());
                 String which = config.map(ScheduleConfig::template)
-                        .orElse(!int8 && a.groups() == 1 && smallInChannels(in.get(1).shape()) ? Conv2dNCHWOcVecTemplate.NAME : Conv2dNCHWTemplate.NAME);
-                if (int8 && !which.equals(Conv2dNCHWTemplate.NAME)) throw new InvalidConfigException(which + " does not cover int8 convolutions (" + wl + "); use " + Conv2dNCHWTemplate.NAME);
+                        .orElse(dot ? Conv2dInt8DotTemplate.NAME : !int8 && a.groups() == 1 && smallInChannels(in.get(1).shape()) ? Conv2dNCHWOcVecTemplate.NAME : Conv2dNCHWTemplate.NAME);
+                if (which.equals(Conv2dInt8DotTemplate.NAME)) {
+                    if (!dot) throw new InvalidConfigException(Conv2dInt8DotTemplate.NAME + " covers ungrouped 8-bit convolutions only (" + wl + "); use " + Conv2dNCHWTemplate.NAME);
+                    yield Optional.of(Conv2dInt8DotTemplate.create(in.get(0), in.get(1), p, name, wl));
+                }
+                if (int8 && !which.equals(Conv2dNCHWTemplate.NAME)) {
+                    throw new InvalidConfigException(which + " does not cover int8 convolutions (" + wl + "); use " + Conv2dInt8DotTemplate.NAME + " or " + Conv2dNCHWTemplate.NAME);
+                }
                 if (which.equals(Conv2dNCHWOcVecTemplate.NAME)) {
                     if (a.groups() != 1) throw new InvalidConfigException(Conv2dNCHWOcVecTemplate.NAME + " does not cover grouped convolutions (" + wl + "); use " + Conv2dNCHWTemplate.NAME);
                     yield Optional.of(Conv2dNCHWOcVecTemplate.create(in.get(0), in.get(1), p, name, wl, config));

@@ -7,6 +7,7 @@ import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
+import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.IRModule;
@@ -41,7 +42,12 @@ final class GroupCheck {
             case TensorType tt -> {
                 int[] shape = tt.shape().stream().mapToInt(d -> (int) ((Dim.Int) d).value()).toArray();
                 double[] v = new double[NDArray.elementCount(tt.dtype(), shape)];
-                for (int i = 0; i < v.length; i++) v[i] = rnd.nextDouble() * 2 - 1;
+                // 8-bit integers (quantized data and weights) over their whole range; others in [-1, 1) (wider integers
+                // become 0 there, which keeps index inputs such as gather's in bounds)
+                boolean byte8 = tt.dtype().equals(DType.UINT8) || tt.dtype().equals(DType.INT8);
+                for (int i = 0; i < v.length; i++) {
+                    v[i] = !byte8 ? rnd.nextDouble() * 2 - 1 : tt.dtype().equals(DType.UINT8) ? rnd.nextInt(256) : rnd.nextInt(256) - 128;
+                }
                 yield new TensorValue(NDArray.fromDoubles(tt.dtype(), shape, v));
             }
             case TupleType tup -> new TupleValue(tup.fields().stream().map(f -> random(f, rnd)).toList());

@@ -157,6 +157,29 @@ class PrimitiveLoweringTest {
                 fn (%x: Tensor[(2, 20), float32], %w: Tensor[(40, 20), float32], Primitive=1) {
                   nn.dense(%x, %w, units=40)
                 }""", Optional.of(ScheduleConfig.fromJson("{\"template\":\"dense_pack.x86\",\"knobs\":{\"tile_y\":2,\"tile_x\":8,\"tile_k\":4}}")));
+        // quantize-realize's convolutions: 8-bit data, int8 weights, int32 accumulation, requantized by a fixed-point
+        // multiplier and shift back to 8 bits; the dot-product template in both loop orders, and the NCHW template
+        String int8Epilogue = """
+                  %1 = add(%0, %b);
+                  %2 = cast(%1, dtype="int64");
+                  %3 = multiply(%2, 1518500250i64);
+                  %4 = add(%3, 1073741824i64);
+                  %5 = right_shift(%4, 38i64);
+                  %6 = clip(%5, a_min=0f, a_max=255f);
+                  cast(%6, dtype="uint8")
+                }""";
+        String int8Conv = """
+                fn (%x: Tensor[(1, 5, 9, 9), uint8], %w: Tensor[(7, 5, 3, 3), int8], %b: Tensor[(7, 1, 1), int32], Primitive=1) {
+                  %0 = nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=7, kernel_size=[3, 3], out_dtype="int32");
+                """ + int8Epilogue;
+        add("conv_int8_dot_requantize", int8Conv, Optional.empty());
+        add("conv_int8_dot_pixels_outer", int8Conv, Optional.of(ScheduleConfig.fromJson("{\"template\":\"conv2d_NCHW_int8_dot.x86\",\"knobs\":{\"order\":\"p_f\"}}")));
+        add("conv_int8_nchw_requantize", int8Conv, Optional.of(ScheduleConfig.fromJson(
+                "{\"template\":\"conv2d_NCHW.x86\",\"knobs\":{\"oc_bn\":7,\"reg_n\":5,\"unroll_kw\":0,\"order\":\"rc_ry_rx\"}}")));
+        add("conv_int8_signed_dilated", """
+                fn (%x: Tensor[(2, 3, 10, 11), int8], %w: Tensor[(4, 3, 3, 2), int8], Primitive=1) {
+                  nn.conv2d(%x, %w, padding=[2, 1, 0, 3], dilation=[2, 3], channels=4, kernel_size=[3, 2], out_dtype="int32")
+                }""", Optional.empty());
         add("injective_broadcast", """
                 fn (%x: Tensor[(2, 3, 5, 16), float32], %y: Tensor[(3, 1, 1), float32], Primitive=1) {
                   %0 = add(%x, %y);
@@ -225,6 +248,10 @@ class PrimitiveLoweringTest {
         assertEquals("conv2d_NCHW.x86", CASES.get("conv_grouped_bias_relu").kernel().config().template());
         assertEquals("nn.conv2d(data[1,6,11,11],weight[6,1,3,3],strides=2x2,padding=1,1,1,1,dilation=1x1,groups=6)",
                 CASES.get("conv_depthwise_stride2_pad").kernel().workload());
+        // 8-bit convolutions: dot products of unfolded rows, unless configured otherwise
+        assertEquals("conv2d_NCHW_int8_dot.x86", CASES.get("conv_int8_dot_requantize").kernel().config().template());
+        assertEquals("conv2d_NCHW_int8_dot.x86", CASES.get("conv_int8_signed_dilated").kernel().config().template());
+        assertEquals("conv2d_NCHW.x86", CASES.get("conv_int8_nchw_requantize").kernel().config().template());
     }
 
     @Test
