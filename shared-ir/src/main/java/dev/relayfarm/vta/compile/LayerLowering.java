@@ -86,15 +86,23 @@ public final class LayerLowering {
                     FixedPointPlan plan = FixedPointPlan.of(q);
                     steps.add(new AluStep(AluOp.MAX, A, Operand.CONSTANT, constant(constants, plan.lo())));
                     steps.add(new AluStep(AluOp.MIN, A, Operand.CONSTANT, constant(constants, plan.hi())));
-                    steps.add(new AluStep(AluOp.MUL, C, Operand.IMMEDIATE, 0));
+                    boolean carrying = false;
                     for (FixedPointPlan.Segment s : plan.segments()) {
-                        if (s.multiplies()) {
-                            // T = A · digit (copy by zeroing and adding: the ALU has no move), then C += T
+                        if (s.multiplies() && !carrying) {
+                            // the first digit starts the carry: C = A · digit (copied by zeroing and adding: the ALU has no move)
+                            steps.add(new AluStep(AluOp.MUL, C, Operand.IMMEDIATE, 0));
+                            steps.add(new AluStep(AluOp.ADD, C, Operand.REGION, A));
+                            steps.add(new AluStep(AluOp.MUL, C, Operand.CONSTANT, constant(constants, s.digit())));
+                        } else if (s.multiplies()) {
+                            // T = A · digit, then C += T
                             steps.add(new AluStep(AluOp.MUL, T, Operand.IMMEDIATE, 0));
                             steps.add(new AluStep(AluOp.ADD, T, Operand.REGION, A));
                             steps.add(new AluStep(AluOp.MUL, T, Operand.CONSTANT, constant(constants, s.digit())));
                             steps.add(new AluStep(AluOp.ADD, C, Operand.REGION, T));
+                        } else if (!carrying) {
+                            steps.add(new AluStep(AluOp.MUL, C, Operand.IMMEDIATE, 0));
                         }
+                        carrying = true;
                         if (s.round() != 0) steps.add(immediate(AluOp.ADD, C, s.round(), constants, cout));
                         steps.add(new AluStep(AluOp.SHR, C, Operand.IMMEDIATE, s.width()));
                     }
@@ -106,7 +114,6 @@ public final class LayerLowering {
                 }
             }
         }
-        int regions = requantized ? 3 : 1;
         if (layer.int32Output()) {
             if (requantized) throw new IllegalArgumentException(layer.name() + ": an int32 output after a requantize is not an accelerator layer");
             // byte planes: region p = value >> 8p, stored as its low 8 bits
@@ -115,8 +122,10 @@ public final class LayerLowering {
                 steps.add(new AluStep(AluOp.ADD, p, Operand.REGION, p - 1));
                 steps.add(new AluStep(AluOp.SHR, p, Operand.IMMEDIATE, 8));
             }
-            regions = 4;
         }
+        // the tile needs as many accumulator regions as the steps touch (T only when two digits multiply)
+        int regions = 1;
+        for (AluStep st : steps) regions = Math.max(regions, 1 + Math.max(st.dstRegion(), st.kind() == Operand.REGION ? st.value() : 0));
         return new Epilogue(steps, constants, regions, current);
     }
 

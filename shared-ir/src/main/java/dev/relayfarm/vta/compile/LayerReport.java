@@ -24,12 +24,12 @@ public record LayerReport(String layer, String shape, VtaSchedule schedule, long
     }
 
     public static String header() {
-        return String.format("%-9s %-44s %-24s %9s %9s %6s %6s %9s %9s %8s %7s %8s", "layer", "shape", "schedule", "cycles", "gemm", "util",
-                "useful", "inp B", "wgt B", "acc B", "uop B", "out B");
+        return String.format("%-18s %-50s %-24s %8s %8s %6s %6s %7s %8s %8s %7s %6s %7s", "layer", "shape", "schedule", "cycles", "gemm", "util",
+                "useful", "alu ops", "inp B", "wgt B", "acc B", "uop B", "out B");
     }
 
     public String row() {
-        return String.format("%-9s %-44s %-24s %9d %9d %5.1f%% %5.1f%% %9d %9d %8d %7d %8d", layer, shape, schedule, cycles, gemmCycles,
-                100 * utilization, 100 * usefulMacs, inputBytes, weightBytes, accBytes, uopBytes, storedBytes);
+        return String.format("%-18s %-50s %-24s %8d %8d %5.1f%% %5.1f%% %7d %8d %8d %7d %6d %7d", layer, shape, schedule, cycles, gemmCycles,
+                100 * utilization, 100 * usefulMacs, aluOps, inputBytes, weightBytes, accBytes, uopBytes, storedBytes);
     }
 }

@@ -13,6 +13,7 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.vta.BufferKind;
 import dev.relayfarm.vta.ExecutionStats;
+import dev.relayfarm.vta.InstructionCodec;
 import dev.relayfarm.vta.VtaConfig;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +40,9 @@ class LayerOffloadTest {
             NDArray got = ((TensorValue) r.value()).data();
             assertEquals(want.dtype(), got.dtype());
             assertTrue(got.contentEquals(want), "schedule " + s + ": accelerator output differs from the CPU int8 result");
+            LoweredLayer lowered = off.lowered().get(0);
+            // the stream survives its 128-bit encoding, as an artifact would carry it
+            assertEquals(lowered.program(), lowered.encoded().stream().map(InstructionCodec::decode).toList());
             ExecutionStats st = r.calls().get(0).stats();
             assertEquals(Map.of(), st.leftoverTokens(), "balanced tokens under " + s);
             stats.add(st);
@@ -90,7 +94,7 @@ class LayerOffloadTest {
     void aScheduleThatDoesNotFitIsRejectedNamingTheBuffer() {
         QuantizedLayer layer = VtaPartition.partition(QuantizedRelay.conv(2, 64, 14, 14, 64, 3, 1, 1, DType.INT8, true, true, 1e-4, 5e-3))
                 .layers().get(0);
-        // 14 rows × 4 blocks × 14 columns = 784 accumulator entries per region, three regions (requantize), two halves
+        // 14 rows × 4 blocks × 14 columns = 784 accumulator entries per region, at least two regions (requantize), two halves
         BufferCapacityException acc = assertThrows(BufferCapacityException.class, () -> LayerLowering.lower(layer, new VtaSchedule(14, 4, 2), CONFIG));
         assertEquals(BufferKind.ACC, acc.buffer());
         assertTrue(acc.getMessage().contains("the ACC buffer would need"), acc.getMessage());
