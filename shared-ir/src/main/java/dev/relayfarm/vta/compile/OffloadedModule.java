@@ -25,8 +25,8 @@ public record OffloadedModule(VtaPartition.Result partition, List<LoweredLayer> 
         lowered = List.copyOf(lowered);
     }
 
-    /** One offloaded call of a run. */
-    public record LayerCall(LoweredLayer layer, ExecutionStats stats) {
+    /** One offloaded call of a run: the layer, the activation it read and its cost. */
+    public record LayerCall(LoweredLayer layer, NDArray input, ExecutionStats stats) {
     }
 
     public record Result(Value value, List<LayerCall> calls) {
@@ -55,7 +55,7 @@ public record OffloadedModule(VtaPartition.Result partition, List<LoweredLayer> 
             throw new RelationException(VtaPartition.OP + " is typed by its layer, not by a relation; run it through OffloadedModule");
         }, OpPattern.OPAQUE, (args, layer) -> {
             LoweredLayer.Run run = lowered.get(layer).run(args.get(0));
-            calls.add(new LayerCall(lowered.get(layer), run.stats()));
+            calls.add(new LayerCall(lowered.get(layer), args.get(0), run.stats()));
             return List.of(run.output());
         });
         Interpreter interpreter = new Interpreter(partition.module(), name -> name.equals(VtaPartition.OP) ? vta : OpRegistry.get(name));
