@@ -31,8 +31,10 @@ import java.util.List;
  * @param hi         per channel, the upper bound
  * @param segments   the digits of M below 2^S, lowest first
  * @param high       per channel, {@code M >> S}
+ * @param withinClip whether every result for a in [lo, hi] already lies in [qmin, qmax] (true when no channel's
+ *                   multiplier exceeds 1: then y(hi) = qmax and y(lo) = qmin), so the clip after it is redundant
  */
-public record FixedPointPlan(int shift, int[] lo, int[] hi, List<Segment> segments, int[] high) {
+public record FixedPointPlan(int shift, int[] lo, int[] hi, List<Segment> segments, int[] high, boolean withinClip) {
 
     /** One digit of the long multiplication: w bits of M per channel (null when all are zero), the rounding add. */
     public record Segment(int width, int[] digit, int round) {
@@ -84,9 +86,15 @@ public record FixedPointPlan(int shift, int[] lo, int[] hi, List<Segment> segmen
             bound = Math.max(bound, Math.max(Math.abs((long) lo[c]), Math.abs((long) hi[c])));
             high[c] = m[c].shiftRight(s).intValueExact();
         }
+        boolean within = true;
+        for (int c = 0; c < n; c++) {
+            long yLo = r.m0()[c] == 0 ? 0 : reference(lo[c], r.m0()[c], r.shift()[c]);
+            long yHi = r.m0()[c] == 0 ? 0 : reference(hi[c], r.m0()[c], r.shift()[c]);
+            within &= yLo >= r.qmin() && yHi <= r.qmax();
+        }
         for (int k = 30; k >= 1; k--) {
             List<Segment> segs = segments(m, s, k);
-            if (fits(segs, high, bound)) return new FixedPointPlan(s, lo, hi, segs, high);
+            if (fits(segs, high, bound)) return new FixedPointPlan(s, lo, hi, segs, high, within);
         }
         throw new IllegalArgumentException("requantize with shift " + s + " needs |accumulator| up to " + bound
                 + " before it saturates; no digit width keeps a·digit inside the ALU's 32 bits, so it cannot run exactly on the accelerator");

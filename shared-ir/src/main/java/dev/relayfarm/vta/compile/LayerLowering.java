@@ -24,7 +24,8 @@ import java.util.Map;
  *
  * <p>Tiles: output-channel blocks (outer) × output rows (inner). Per tile t, on buffer half {@code t % vt}:
  * <ul>
- *   <li>load module: one contiguous weight DMA for the tile's channel blocks, then per input-channel block a 2-D
+ *   <li>load module: one contiguous weight DMA for the tile's channel blocks (skipped when the buffer half still
+ *       holds them from tile t - vt), then per input-channel block a 2-D
  *       strided DMA of the input rows the tile's output rows read, with the convolution's zero padding done by the
  *       DMA's pad fields (im2col-free: the GEMM micro-ops index the padded rows directly);
  *   <li>compute: the epilogue constants into the accumulator buffer, a GEMM reset, one GEMM whose micro-ops walk
@@ -68,7 +69,18 @@ public final class LayerLowering {
         List<int[]> constants = new ArrayList<>();
         int current = A;
         boolean requantized = false;
-        for (EpilogueOp op : layer.epilogue()) {
+        List<EpilogueOp> ops = layer.epilogue();
+        // peepholes, each exact: a relu right before the requantize folds into its lower saturation bound; a relu on a
+        // value known to be >= 0 and a clip the requantize's saturation already guarantees are dropped
+        Integer knownMin = null, knownMax = null;
+        for (int i = 0; i < ops.size(); i++) {
+            EpilogueOp op = ops.get(i);
+            boolean reluFolds = op instanceof EpilogueOp.Relu && i + 1 < ops.size() && ops.get(i + 1) instanceof EpilogueOp.Requantize;
+            if (op instanceof EpilogueOp.Relu && (reluFolds || knownMin != null && knownMin >= 0)) continue;
+            if (op instanceof EpilogueOp.Clip c && knownMin != null && knownMax != null && c.lo() <= knownMin && knownMax <= c.hi()) continue;
+            boolean afterRelu = i > 0 && ops.get(i - 1) instanceof EpilogueOp.Relu;
+            knownMin = null;
+            knownMax = null;
             switch (op) {
                 case EpilogueOp.BiasAdd b -> {
                     if (b.bias().length != cout) throw new IllegalArgumentException(layer.name() + ": bias has " + b.bias().length + " values for " + cout + " channels");
@@ -78,13 +90,18 @@ public final class LayerLowering {
                 case EpilogueOp.Clip c -> {
                     steps.add(immediate(AluOp.MAX, current, c.lo(), constants, cout));
                     steps.add(immediate(AluOp.MIN, current, c.hi(), constants, cout));
+                    knownMin = c.lo();
+                    knownMax = c.hi();
                 }
                 case EpilogueOp.Requantize q -> {
                     if (requantized) throw new IllegalArgumentException(layer.name() + ": two requantizes in one epilogue");
                     if (q.m0().length != cout) throw new IllegalArgumentException(layer.name() + ": requantize has " + q.m0().length + " channels, the layer " + cout);
                     requantized = true;
                     FixedPointPlan plan = FixedPointPlan.of(q);
-                    steps.add(new AluStep(AluOp.MAX, A, Operand.CONSTANT, constant(constants, plan.lo())));
+                    int[] lo = plan.lo().clone();
+                    // max(max(a, 0), lo) = max(a, max(lo, 0))
+                    if (afterRelu) for (int c = 0; c < lo.length; c++) lo[c] = Math.max(lo[c], 0);
+                    steps.add(new AluStep(AluOp.MAX, A, Operand.CONSTANT, constant(constants, lo)));
                     steps.add(new AluStep(AluOp.MIN, A, Operand.CONSTANT, constant(constants, plan.hi())));
                     boolean carrying = false;
                     for (FixedPointPlan.Segment s : plan.segments()) {
@@ -111,6 +128,10 @@ public final class LayerLowering {
                         steps.add(new AluStep(AluOp.ADD, C, Operand.REGION, A));
                     }
                     current = C;
+                    if (plan.withinClip()) {
+                        knownMin = q.qmin();
+                        knownMax = q.qmax();
+                    }
                 }
             }
         }
@@ -210,7 +231,9 @@ public final class LayerLowering {
                     for (int rt = 0; rt < rowTiles; rt++, t++) {
                         int c0 = bt * tileBlocks, blocks = Math.min(tileBlocks, outBlocks - c0);
                         int r0 = rt * tileRows, rows = Math.min(tileRows, oh - r0);
-                        tile(body, at, t, tiles, c0, blocks, r0, rows);
+                        // tile t - vt used the same buffer half for the same channel blocks: its weights are still there
+                        boolean weightsResident = rt >= vt;
+                        tile(body, at, t, tiles, c0, blocks, r0, rows, weightsResident);
                     }
                 }
                 body.add(new Finish(DependencyFlags.NONE.withPopNext()));
@@ -238,7 +261,7 @@ public final class LayerLowering {
             return new LoweredLayer(layer, schedule, config, program, layout, dram);
         }
 
-        private void tile(List<Instruction> out, BlockedLayout at, int t, int tiles, int c0, int blocks, int r0, int rows) {
+        private void tile(List<Instruction> out, BlockedLayout at, int t, int tiles, int c0, int blocks, int r0, int rows, boolean weightsResident) {
             int half = t % vt;
             int inpBase = half * inpHalf, wgtBase = half * wgtHalf, accBase = half * accHalf;
             int ow = g.outWidth(), oh = g.outHeight(), kh = g.kernelH(), kw = g.kernelW();
@@ -250,7 +273,10 @@ public final class LayerLowering {
 
             // load module
             List<Instruction> loads = new ArrayList<>();
-            loads.add(Load.contiguous(DependencyFlags.NONE, BufferKind.WGT, wgtBase, at.weightBase() + (long) c0 * inBlocks * kh * kw, blocks * inBlocks * kh * kw));
+            if (!weightsResident) {
+                loads.add(Load.contiguous(DependencyFlags.NONE, BufferKind.WGT, wgtBase, at.weightBase() + (long) c0 * inBlocks * kh * kw,
+                        blocks * inBlocks * kh * kw));
+            }
             int y0 = r0 * g.strideH() - g.padTop();
             int yPad0 = Math.max(0, -y0), yPad1 = Math.max(0, y0 + inRows - g.height());
             int ySize = inRows - yPad0 - yPad1;
@@ -271,7 +297,8 @@ public final class LayerLowering {
 
             // compute module
             List<Instruction> compute = new ArrayList<>();
-            if (k > 0) compute.add(Load.contiguous(DependencyFlags.NONE, BufferKind.ACC, constBase, at.constBase() + (long) c0 * k, blocks * k));
+            // the epilogue constants sit beside the regions, untouched by compute: resident like the weights
+            if (k > 0 && !weightsResident) compute.add(Load.contiguous(DependencyFlags.NONE, BufferKind.ACC, constBase, at.constBase() + (long) c0 * k, blocks * k));
             compute.add(new Gemm(DependencyFlags.NONE, true, loop(List.of(new Uop(accBase, 0, 0)), blocks * pixels, 1), new IndexFactors(1, 0),
                     IndexFactors.ZERO, IndexFactors.ZERO));
             List<Uop> gemm = new ArrayList<>();

@@ -44,6 +44,12 @@ class FixedPointPlanTest {
         long m0 = 1_518_500_250L, sh = 38; // m ≈ 0.0055
         FixedPointPlan plan = FixedPointPlan.of(new EpilogueOp.Requantize(new long[] {m0}, new long[] {sh}, -127, 127));
         assertTrue(plan.segments().size() > 1, "a 38-bit shift cannot be one 32-bit product: " + plan.segments());
+        // m < 1: the early saturation lands exactly on the clip bounds, so the clip after it is redundant
+        assertTrue(plan.withinClip());
+        assertEquals(127, FixedPointPlan.reference(plan.hi()[0], m0, sh));
+        assertEquals(126, FixedPointPlan.reference(plan.hi()[0] - 1, m0, sh));
+        assertEquals(-127, FixedPointPlan.reference(plan.lo()[0], m0, sh));
+        assertEquals(-126, FixedPointPlan.reference(plan.lo()[0] + 1, m0, sh));
         for (int a = plan.lo()[0] - 500; a <= plan.hi()[0] + 500; a++) {
             assertEquals(clipped(a, m0, sh, -127, 127), Math.min(Math.max(plan.evaluate(0, a), -127), 127), "a=" + a);
         }
