@@ -21,10 +21,10 @@ import java.util.List;
  *   <li>{@code y = c + a·(M >> S)}, the part of the multiplier at or above 2^S (non-zero when m ≥ 1).
  * </ol>
  *
- * Zero digits cost only a shift and are merged (up to 30 bits per shift). What it cannot do: a requantize whose
- * multiplier is so small that the early-saturation bound B leaves no digit width (below about 2^-23 of the
- * output range per accumulator unit), which {@link #of} rejects with the reason; TVM's VTA instead restricts
- * requantize to a power-of-two shift, which this plan covers as the one-digit case.
+ * Zero digits cost only a shift and are merged (up to 30 bits per shift). What it cannot do: a multiplier so small
+ * that the early-saturation bound B leaves no digit width (below about 2^-23 for an int8 output, 2^-22 for uint8),
+ * which {@link #of} rejects with the reason; TVM's VTA instead restricts requantize to a power-of-two shift, which
+ * this plan covers as the one-digit case.
  *
  * @param shift      S, the common shift
  * @param lo         per channel, the early-saturation lower bound of a

@@ -56,6 +56,21 @@ class FixedPointPlanTest {
     }
 
     @Test
+    void theSmallestMultiplierWithAPlanIsAbout2ToTheMinus23() {
+        // m = 2^-22 · 1.5 and 2^-22 for an int8 output: |a| saturates near 2^29, digits of one or two bits still fit
+        long[] m0 = {3L << 29, 1L << 30}, sh = {52, 52};
+        FixedPointPlan plan = FixedPointPlan.of(new EpilogueOp.Requantize(m0, sh, -127, 127));
+        Random r = new Random(3);
+        for (int c = 0; c < 2; c++) {
+            for (int i = 0; i < 5000; i++) {
+                int a = r.nextInt();
+                assertEquals(clipped(a, m0[c], sh[c], -127, 127), Math.min(Math.max(plan.evaluate(c, a), -127), 127), "a=" + a);
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> FixedPointPlan.of(new EpilogueOp.Requantize(new long[] {1L << 30}, new long[] {55}, -127, 127)));
+    }
+
+    @Test
     void aMultiplierTooSmallToSaturateWithinInt32IsRejected() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> FixedPointPlan.of(new EpilogueOp.Requantize(new long[] {1L << 30}, new long[] {62}, -127, 127)));
