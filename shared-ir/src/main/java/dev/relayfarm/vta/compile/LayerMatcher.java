@@ -30,8 +30,8 @@ import java.util.function.Function;
  *   [cast(int64) multiply(m0) add(2^(sh-1)) right_shift(sh) clip(qmin, qmax) cast(int8|uint8) [nn.relu | clip]*]
  * </pre>
  *
- * The requantize is taken whole or not at all; the region ends where the pattern stops, as int32 when no requantize
- * was taken. Conv2d must be NCHW / OIHW, batch 1, groups 1, dilation 1; dense 2-D.
+ * The requantize is taken whole or not at all (not when {@link FixedPointPlan} cannot do it exactly); the region ends
+ * where the pattern stops, as int32 when no requantize was taken. Conv2d must be NCHW / OIHW, batch 1, groups 1, dilation 1; dense 2-D.
  */
 final class LayerMatcher {
     /** A matched region: its layer, the anchor's data input, the region's last node and its node count. */
@@ -99,7 +99,7 @@ final class LayerMatcher {
                 ops.add(new EpilogueOp.Clip((int) Math.ceil(c.aMin()), (int) Math.floor(c.aMax())));
             } else if (dtype.equals(DType.INT32) && n.equals("cast") && castTo(u).equals(DType.INT64)) {
                 Requantized r = requantize(u, channels, rank);
-                if (r == null) break;
+                if (r == null || !hasPlan(r.op)) break;
                 ops.add(r.op);
                 ops.add(new EpilogueOp.Clip(r.op.qmin(), r.op.qmax()));
                 dtype = r.dtype;
@@ -111,8 +111,23 @@ final class LayerMatcher {
             cur = u;
             length++;
         }
-        QuantizedLayer layer = new QuantizedLayer(name, geometry, dense, w.data().byteData(), in.dtype(), ops, dtype);
-        return Optional.of(new Match(layer, anchor.args().get(0), cur, length));
+        try {
+            QuantizedLayer layer = new QuantizedLayer(name, geometry, dense, w.data().byteData(), in.dtype(), ops, dtype);
+            return Optional.of(new Match(layer, anchor.args().get(0), cur, length));
+        } catch (IllegalArgumentException e) {
+            // e.g. a -128 weight under a uint8 input: the layer stays on the CPU
+            return Optional.empty();
+        }
+    }
+
+    /** Whether the ALU can do this requantize exactly; when not, the region ends at the int32 accumulator instead. */
+    private static boolean hasPlan(EpilogueOp.Requantize r) {
+        try {
+            FixedPointPlan.of(r);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     private record Requantized(EpilogueOp.Requantize op, Call end, DType dtype) {

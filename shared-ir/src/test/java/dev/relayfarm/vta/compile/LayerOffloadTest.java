@@ -91,6 +91,19 @@ class LayerOffloadTest {
     }
 
     @Test
+    void aRequantizeTheAluCannotDoExactlyStaysOnTheCpu() {
+        // multipliers near 2^-25 have no exact 32-bit plan: the accelerator returns the int32 accumulator + bias
+        IRModule m = QuantizedRelay.conv(7, 16, 8, 8, 16, 3, 1, 1, DType.INT8, false, false, 3e-8, 4e-8);
+        OffloadedModule off = OffloadedModule.compile(m, CONFIG, l -> VtaScheduleSpace.defaultSchedule(l, CONFIG));
+        QuantizedLayer layer = off.lowered().get(0).layer();
+        assertEquals(DType.INT32, layer.outputDtype());
+        assertEquals(List.of(EpilogueOp.BiasAdd.class), layer.epilogue().stream().map(Object::getClass).toList());
+        NDArray x = QuantizedRelay.input(17, DType.INT8, 1, 16, 8, 8);
+        NDArray want = ((TensorValue) Interpreter.runMain(m, x)).data();
+        assertTrue(((TensorValue) off.run(x).value()).data().contentEquals(want));
+    }
+
+    @Test
     void aScheduleThatDoesNotFitIsRejectedNamingTheBuffer() {
         QuantizedLayer layer = VtaPartition.partition(QuantizedRelay.conv(2, 64, 14, 14, 64, 3, 1, 1, DType.INT8, true, true, 1e-4, 5e-3))
                 .layers().get(0);
