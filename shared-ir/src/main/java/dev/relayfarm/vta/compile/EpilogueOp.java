@@ -17,6 +17,11 @@ public sealed interface EpilogueOp {
         }
 
         @Override
+        public int[] bias() {
+            return bias.clone();
+        }
+
+        @Override
         public boolean equals(Object o) {
             return o instanceof BiasAdd b && Arrays.equals(bias, b.bias);
         }
@@ -52,6 +57,16 @@ public sealed interface EpilogueOp {
             }
             m0 = m0.clone();
             shift = shift.clone();
+        }
+
+        @Override
+        public long[] m0() {
+            return m0.clone();
+        }
+
+        @Override
+        public long[] shift() {
+            return shift.clone();
         }
 
         @Override

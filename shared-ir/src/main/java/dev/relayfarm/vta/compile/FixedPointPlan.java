@@ -38,6 +38,16 @@ public record FixedPointPlan(int shift, int[] lo, int[] hi, List<Segment> segmen
 
     /** One digit of the long multiplication: w bits of M per channel (null when all are zero), the rounding add. */
     public record Segment(int width, int[] digit, int round) {
+        public Segment {
+            digit = digit == null ? null : digit.clone();
+        }
+
+        /** A copy (null when every channel's digit is zero). */
+        @Override
+        public int[] digit() {
+            return digit == null ? null : digit.clone();
+        }
+
         public boolean multiplies() {
             return digit != null;
         }
@@ -45,6 +55,24 @@ public record FixedPointPlan(int shift, int[] lo, int[] hi, List<Segment> segmen
 
     public FixedPointPlan {
         segments = List.copyOf(segments);
+        lo = lo.clone();
+        hi = hi.clone();
+        high = high.clone();
+    }
+
+    @Override
+    public int[] lo() {
+        return lo.clone();
+    }
+
+    @Override
+    public int[] hi() {
+        return hi.clone();
+    }
+
+    @Override
+    public int[] high() {
+        return high.clone();
     }
 
     public boolean hasHigh() {
@@ -60,14 +88,15 @@ public record FixedPointPlan(int shift, int[] lo, int[] hi, List<Segment> segmen
     }
 
     public static FixedPointPlan of(EpilogueOp.Requantize r) {
-        int n = r.m0().length;
+        long[] m0 = r.m0(), sh = r.shift();
+        int n = m0.length;
         long common = 1;
         for (int c = 0; c < n; c++) {
-            if (r.shift()[c] < 1 || r.shift()[c] > 62 || r.m0()[c] < 0 || r.m0()[c] >= 1L << 31) {
-                throw new IllegalArgumentException("requantize channel " + c + ": m0 = " + r.m0()[c] + ", shift = " + r.shift()[c]
+            if (sh[c] < 1 || sh[c] > 62 || m0[c] < 0 || m0[c] >= 1L << 31) {
+                throw new IllegalArgumentException("requantize channel " + c + ": m0 = " + m0[c] + ", shift = " + sh[c]
                         + " is not Realize's fixed point (m0 in [0, 2^31), shift in [1, 62])");
             }
-            if (r.m0()[c] != 0) common = Math.max(common, r.shift()[c]);
+            if (m0[c] != 0) common = Math.max(common, sh[c]);
         }
         int s = (int) common;
         BigInteger[] m = new BigInteger[n];
@@ -77,7 +106,7 @@ public record FixedPointPlan(int shift, int[] lo, int[] hi, List<Segment> segmen
         BigInteger halfS = two.pow(s - 1), full = two.pow(s);
         for (int c = 0; c < n; c++) {
             // m0 = 0 is Realize's "below 2^-31" case, (0 + 1) >> 1 = 0 for every a
-            m[c] = r.m0()[c] == 0 ? BigInteger.ZERO : BigInteger.valueOf(r.m0()[c]).shiftLeft(s - (int) r.shift()[c]);
+            m[c] = m0[c] == 0 ? BigInteger.ZERO : BigInteger.valueOf(m0[c]).shiftLeft(s - (int) sh[c]);
             if (m[c].signum() == 0) continue;
             BigInteger hiB = ceilDiv(BigInteger.valueOf(r.qmax()).multiply(full).subtract(halfS), m[c]);
             BigInteger loB = ceilDiv(BigInteger.valueOf(r.qmin() + 1L).multiply(full).subtract(halfS), m[c]).subtract(BigInteger.ONE);
@@ -88,8 +117,8 @@ public record FixedPointPlan(int shift, int[] lo, int[] hi, List<Segment> segmen
         }
         boolean within = true;
         for (int c = 0; c < n; c++) {
-            long yLo = r.m0()[c] == 0 ? 0 : reference(lo[c], r.m0()[c], r.shift()[c]);
-            long yHi = r.m0()[c] == 0 ? 0 : reference(hi[c], r.m0()[c], r.shift()[c]);
+            long yLo = m0[c] == 0 ? 0 : reference(lo[c], m0[c], sh[c]);
+            long yHi = m0[c] == 0 ? 0 : reference(hi[c], m0[c], sh[c]);
             within &= yLo >= r.qmin() && yHi <= r.qmax();
         }
         for (int k = 30; k >= 1; k--) {
@@ -105,7 +134,7 @@ public record FixedPointPlan(int shift, int[] lo, int[] hi, List<Segment> segmen
         int a = Math.min(Math.max(acc, lo[channel]), hi[channel]);
         int c = 0;
         for (Segment seg : segments) {
-            if (seg.multiplies()) c += a * seg.digit()[channel];
+            if (seg.multiplies()) c += a * seg.digit[channel];
             c += seg.round();
             c >>= seg.width();
         }
@@ -148,7 +177,7 @@ public record FixedPointPlan(int shift, int[] lo, int[] hi, List<Segment> segmen
         for (Segment seg : segs) {
             long digit = 0;
             if (seg.multiplies()) {
-                for (int d : seg.digit()) digit = Math.max(digit, d);
+                for (int d : seg.digit) digit = Math.max(digit, d);
             }
             long t = carry + bound * digit + seg.round();
             if (bound * digit > max || t > max) return false;

@@ -40,6 +40,12 @@ public record QuantizedLayer(String name, ConvGeometry geometry, boolean dense, 
         weights = weights.clone();
     }
 
+    /** A copy: the record stays immutable. */
+    @Override
+    public byte[] weights() {
+        return weights.clone();
+    }
+
     /**
      * A uint8 input x is split into two int8 channels, {@code x & 127} and {@code -128 · (x >> 7)}, with weights w and
      * -w: {@code (x & 127)·w + (-128·(x >> 7))·(-w) = x·w} exactly, and a zero pad stays zero in both halves.
