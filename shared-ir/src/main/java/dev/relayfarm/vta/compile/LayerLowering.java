@@ -22,19 +22,21 @@ import java.util.Map;
 /**
  * Lowers one {@link QuantizedLayer} to an instruction stream for the simulated accelerator under a {@link VtaSchedule}.
  *
- * <p>Tiles: output-channel blocks (outer) × output rows (inner). Per tile t, on buffer half {@code t % vt}:
+ * <p>Tiles: output-channel blocks (outer) × output rows (inner), each accumulated over reduction steps of
+ * {@code tileCiBlocks} input-channel blocks. Tile t uses accumulator half {@code t % vt}; reduction step q (counted
+ * over the layer) uses input and weight half {@code q % vt}:
  * <ul>
- *   <li>load module: one contiguous weight DMA for the tile's channel blocks (skipped when the buffer half still
- *       holds them from tile t - vt), then per input-channel block a 2-D
+ *   <li>load module, per step: one 2-D weight DMA for the tile's channel blocks and the step's input blocks (skipped
+ *       when a one-step reduction finds them still in the half from tile t - vt), then per input-channel block a 2-D
  *       strided DMA of the input rows the tile's output rows read, with the convolution's zero padding done by the
  *       DMA's pad fields (im2col-free: the GEMM micro-ops index the padded rows directly);
- *   <li>compute: the epilogue constants into the accumulator buffer, a GEMM reset, one GEMM whose micro-ops walk
- *       (channel block, input block, ky, kx) and whose loops walk (output row, output column) with the stride in the
- *       input factors, then the epilogue as ALU ops (see {@link FixedPointPlan} for the requantize);
+ *   <li>compute: the epilogue constants into the accumulator buffer, a GEMM reset, per step one GEMM whose micro-ops
+ *       walk (channel block, input block, ky, kx) and whose loops walk (output row, output column) with the stride in
+ *       the input factors, then the epilogue as ALU ops (see {@link FixedPointPlan} for the requantize);
  *   <li>store module: one 2-D store per output plane (four byte planes for an int32 output, made by ALU shifts).
  * </ul>
- * Tokens: the last load of a tile pushes to compute, whose GEMM pops it and, when a later tile will reuse the half,
- * pushes it back to load, whose first load of tile t+vt pops it; the last compute op pushes to store; the last
+ * Tokens: the last load of a step pushes to compute, whose GEMM pops it and, when a later step will reuse the half,
+ * pushes it back to load, whose first load of step q+vt pops it; the last compute op pushes to store; the last
  * store hands the accumulator half back to compute (tile t+vt's first op pops it) and, for the last tile, to FINISH.
  */
 public final class LayerLowering {
@@ -169,7 +171,7 @@ public final class LayerLowering {
         private final VtaConfig config;
         private final ConvGeometry g;
         private final Epilogue epilogue;
-        private final int inBlocks, outBlocks, paddedWidth, xSize, xPad1, tileRows, tileBlocks, vt;
+        private final int inBlocks, outBlocks, paddedWidth, xSize, xPad1, tileRows, tileBlocks, ciBlocks, steps, vt;
         private final int inpHalf, wgtHalf, accHalf, regionEntries;
         private final List<Uop> uops = new ArrayList<>();
         private final Map<List<Uop>, Integer> uopRanges = new HashMap<>();
@@ -189,12 +191,14 @@ public final class LayerLowering {
             paddedWidth = needed;
             tileRows = Math.min(schedule.tileRows(), g.outHeight());
             tileBlocks = Math.min(schedule.tileCoBlocks(), outBlocks);
+            ciBlocks = Math.min(schedule.tileCiBlocks(), inBlocks);
+            steps = BlockedLayout.ceilDiv(inBlocks, ciBlocks);
             vt = schedule.virtualThreads();
             if (g.padLeft() > 15 || xPad1 > 15 || g.padTop() > 15 || g.padBottom() > 15) {
                 throw new IllegalArgumentException(layer.name() + ": padding " + g + " exceeds the DMA's 4-bit pad fields (at most 15)");
             }
-            long inp = (long) inBlocks * inputRows(tileRows) * paddedWidth;
-            long wgt = (long) tileBlocks * inBlocks * g.kernelH() * g.kernelW();
+            long inp = (long) ciBlocks * inputRows(tileRows) * paddedWidth;
+            long wgt = (long) tileBlocks * ciBlocks * g.kernelH() * g.kernelW();
             regionEntries = tileBlocks * tileRows * g.outWidth();
             long acc = (long) epilogue.regions() * regionEntries + (long) tileBlocks * epilogue.constants().size();
             inpHalf = fit(BufferKind.INP, inp);
@@ -231,9 +235,9 @@ public final class LayerLowering {
                     for (int rt = 0; rt < rowTiles; rt++, t++) {
                         int c0 = bt * tileBlocks, blocks = Math.min(tileBlocks, outBlocks - c0);
                         int r0 = rt * tileRows, rows = Math.min(tileRows, oh - r0);
-                        // tile t - vt used the same buffer half for the same channel blocks: its weights are still there
-                        boolean weightsResident = rt >= vt;
-                        tile(body, at, t, tiles, c0, blocks, r0, rows, weightsResident);
+                        // tile t - vt used the same buffer halves for the same channel blocks: its constants are still
+                        // there, and so are its weights when the reduction is one step
+                        tile(body, at, t, tiles, c0, blocks, r0, rows, rt >= vt);
                     }
                 }
                 body.add(new Finish(DependencyFlags.NONE.withPopNext()));
@@ -261,22 +265,14 @@ public final class LayerLowering {
             return new LoweredLayer(layer, schedule, config, program, layout, dram);
         }
 
-        private void tile(List<Instruction> out, BlockedLayout at, int t, int tiles, int c0, int blocks, int r0, int rows, boolean weightsResident) {
-            int half = t % vt;
-            int inpBase = half * inpHalf, wgtBase = half * wgtHalf, accBase = half * accHalf;
+        private void tile(List<Instruction> out, BlockedLayout at, int t, int tiles, int c0, int blocks, int r0, int rows, boolean resident) {
+            int accBase = (t % vt) * accHalf;
             int ow = g.outWidth(), oh = g.outHeight(), kh = g.kernelH(), kw = g.kernelW();
+            boolean reuseLater = t + vt < tiles;
             int pixels = rows * ow;
             int inRows = inputRows(rows);
             int constBase = accBase + epilogue.regions() * regionEntries;
             int k = epilogue.constants().size();
-            boolean reuseLater = t + vt < tiles;
-
-            // load module
-            List<Instruction> loads = new ArrayList<>();
-            if (!weightsResident) {
-                loads.add(Load.contiguous(DependencyFlags.NONE, BufferKind.WGT, wgtBase, at.weightBase() + (long) c0 * inBlocks * kh * kw,
-                        blocks * inBlocks * kh * kw));
-            }
             int y0 = r0 * g.strideH() - g.padTop();
             int yPad0 = Math.max(0, -y0), yPad1 = Math.max(0, y0 + inRows - g.height());
             int ySize = inRows - yPad0 - yPad1;
@@ -286,38 +282,50 @@ public final class LayerLowering {
                 yPad1 = 0;
             }
             if (yPad0 > 15 || yPad1 > 15) throw new IllegalArgumentException(layer.name() + ": a tile's row padding " + yPad0 + "/" + yPad1 + " exceeds the DMA's 4-bit pad fields");
-            for (int cib = 0; cib < inBlocks; cib++) {
-                long dram = at.inputBase() + ((long) cib * g.height() + Math.max(y0, 0)) * g.width();
-                loads.add(new Load(DependencyFlags.NONE, BufferKind.INP, inpBase + cib * inRows * paddedWidth, dram, ySize, xSize, g.width(), yPad0, yPad1,
-                        g.padLeft(), xPad1));
-            }
-            if (t >= vt) loads.set(0, withDeps(loads.get(0), DependencyFlags.NONE.withPopNext()));
-            loads.set(loads.size() - 1, withDeps(loads.get(loads.size() - 1), DependencyFlags.NONE.withPushNext()));
-            out.addAll(loads);
 
-            // compute module
             List<Instruction> compute = new ArrayList<>();
             // the epilogue constants sit beside the regions, untouched by compute: resident like the weights
-            if (k > 0 && !weightsResident) compute.add(Load.contiguous(DependencyFlags.NONE, BufferKind.ACC, constBase, at.constBase() + (long) c0 * k, blocks * k));
+            if (k > 0 && !resident) compute.add(Load.contiguous(DependencyFlags.NONE, BufferKind.ACC, constBase, at.constBase() + (long) c0 * k, blocks * k));
             compute.add(new Gemm(DependencyFlags.NONE, true, loop(List.of(new Uop(accBase, 0, 0)), blocks * pixels, 1), new IndexFactors(1, 0),
                     IndexFactors.ZERO, IndexFactors.ZERO));
-            List<Uop> gemm = new ArrayList<>();
-            for (int b = 0; b < blocks; b++) {
-                for (int cib = 0; cib < inBlocks; cib++) {
-                    for (int ky = 0; ky < kh; ky++) {
-                        for (int kx = 0; kx < kw; kx++) {
-                            gemm.add(new Uop(accBase + b * pixels, inpBase + (cib * inRows + ky) * paddedWidth + kx,
-                                    wgtBase + ((b * inBlocks + cib) * kh + ky) * kw + kx));
+            if (t >= vt) compute.set(0, withDeps(compute.get(0), DependencyFlags.NONE.withPopNext()));
+
+            // reduction steps: step q (counted over the whole layer) loads into input / weight half q % vt
+            for (int j = 0; j < steps; j++) {
+                int q = t * steps + j, total = tiles * steps;
+                int inpBase = (q % vt) * inpHalf, wgtBase = (q % vt) * wgtHalf;
+                int ci0 = j * ciBlocks, cis = Math.min(ciBlocks, inBlocks - ci0);
+                List<Instruction> loads = new ArrayList<>();
+                if (!(resident && steps == 1)) {
+                    // channel blocks c0.. of reduction blocks ci0..: one row of weight blocks per output-channel block
+                    loads.add(new Load(DependencyFlags.NONE, BufferKind.WGT, wgtBase, at.weightBase() + ((long) c0 * inBlocks + ci0) * kh * kw, blocks,
+                            cis * kh * kw, inBlocks * kh * kw, 0, 0, 0, 0));
+                }
+                for (int c = 0; c < cis; c++) {
+                    long dram = at.inputBase() + ((long) (ci0 + c) * g.height() + Math.max(y0, 0)) * g.width();
+                    loads.add(new Load(DependencyFlags.NONE, BufferKind.INP, inpBase + c * inRows * paddedWidth, dram, ySize, xSize, g.width(), yPad0, yPad1,
+                            g.padLeft(), xPad1));
+                }
+                if (q >= vt) loads.set(0, withDeps(loads.get(0), DependencyFlags.NONE.withPopNext()));
+                loads.set(loads.size() - 1, withDeps(loads.get(loads.size() - 1), DependencyFlags.NONE.withPushNext()));
+                out.addAll(loads);
+
+                List<Uop> gemm = new ArrayList<>();
+                for (int b = 0; b < blocks; b++) {
+                    for (int c = 0; c < cis; c++) {
+                        for (int ky = 0; ky < kh; ky++) {
+                            for (int kx = 0; kx < kw; kx++) {
+                                gemm.add(new Uop(accBase + b * pixels, inpBase + (c * inRows + ky) * paddedWidth + kx, wgtBase + ((b * cis + c) * kh + ky) * kw + kx));
+                            }
                         }
                     }
                 }
+                DependencyFlags gemmDeps = DependencyFlags.NONE.withPopPrev();
+                if (q + vt < total) gemmDeps = gemmDeps.withPushPrev();
+                compute.add(new Gemm(gemmDeps, false, loop(gemm, rows, ow), new IndexFactors(ow, 1), new IndexFactors(g.strideH() * paddedWidth, g.strideW()),
+                        IndexFactors.ZERO));
             }
-            DependencyFlags gemmDeps = DependencyFlags.NONE.withPopPrev();
-            if (reuseLater) gemmDeps = gemmDeps.withPushPrev();
-            compute.add(new Gemm(gemmDeps, false, loop(gemm, rows, ow), new IndexFactors(ow, 1), new IndexFactors(g.strideH() * paddedWidth, g.strideW()),
-                    IndexFactors.ZERO));
             for (AluStep s : epilogue.steps()) compute.add(alu(s, accBase, constBase, k, blocks, pixels));
-            if (t >= vt) compute.set(0, withDeps(compute.get(0), DependencyFlags.NONE.withPopNext()));
             compute.set(compute.size() - 1, withDeps(compute.get(compute.size() - 1), DependencyFlags.NONE.withPushNext()));
             out.addAll(compute);
 

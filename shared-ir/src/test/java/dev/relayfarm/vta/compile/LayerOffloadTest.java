@@ -71,7 +71,20 @@ class LayerOffloadTest {
     void conv3x3Stride2From64To128ChannelsWithUint8Input() {
         IRModule m = QuantizedRelay.conv(3, 64, 14, 14, 128, 3, 2, 1, DType.UINT8, false, false, 1e-4, 5e-3);
         assertBitExact(m, QuantizedRelay.input(13, DType.UINT8, 1, 64, 14, 14),
-                List.of(new VtaSchedule(7, 8, 1), new VtaSchedule(2, 2, 2), new VtaSchedule(3, 5, 2)));
+                List.of(new VtaSchedule(7, 8, 1), new VtaSchedule(2, 2, 2), new VtaSchedule(3, 5, 2),
+                        // the reduction over the 8 (uint8-doubled) input blocks in steps of 1 and of 3 (3 + 3 + 2)
+                        new VtaSchedule(7, 4, 1, 2), new VtaSchedule(3, 2, 3, 1)));
+    }
+
+    @Test
+    void aLayerWhoseInputRowsExceedTheInputBufferAccumulatesOverReductionSteps() {
+        // 128 uint8 channels = 16 blocks × 3 input rows × 45 padded columns = 2160 entries > the 2048 of the INP buffer
+        IRModule m = QuantizedRelay.conv(8, 128, 44, 44, 32, 3, 2, 1, DType.UINT8, false, false, 1e-4, 5e-3);
+        QuantizedLayer layer = VtaPartition.partition(m).layers().get(0);
+        assertThrows(BufferCapacityException.class, () -> LayerLowering.checkFits(layer, new VtaSchedule(1, 1, 1), CONFIG));
+        VtaSchedule chosen = VtaScheduleSpace.defaultSchedule(layer, CONFIG);
+        assertTrue(chosen.tileCiBlocks() < 16, "the default splits the reduction: " + chosen);
+        assertBitExact(m, QuantizedRelay.input(18, DType.UINT8, 1, 128, 44, 44), List.of(chosen, new VtaSchedule(2, 1, 3, 2)));
     }
 
     @Test
