@@ -31,11 +31,12 @@ import java.util.function.Function;
  * </pre>
  *
  * The requantize is taken whole or not at all (not when {@link FixedPointPlan} cannot do it exactly); the region ends
- * where the pattern stops, as int32 when no requantize was taken. Conv2d must be NCHW / OIHW, batch 1, groups 1, dilation 1; dense 2-D.
+ * where the pattern stops, as int32 when no requantize was taken. Conv2d must be NCHW / OIHW, batch 1, groups 1,
+ * dilation 1; dense 2-D.
  */
 final class LayerMatcher {
-    /** A matched region: its layer, the anchor's data input, the region's last node and its node count. */
-    record Match(QuantizedLayer layer, Expr input, Expr output, int length) {
+    /** A matched region: its layer, the region's last node and its node count (the anchor is {@code length - 1} calls below). */
+    record Match(QuantizedLayer layer, Expr output, int length) {
     }
 
     private final Function<Expr, Type> types;
@@ -113,7 +114,7 @@ final class LayerMatcher {
         }
         try {
             QuantizedLayer layer = new QuantizedLayer(name, geometry, dense, w.data().byteData(), in.dtype(), ops, dtype);
-            return Optional.of(new Match(layer, anchor.args().get(0), cur, length));
+            return Optional.of(new Match(layer, cur, length));
         } catch (IllegalArgumentException e) {
             // e.g. a -128 weight under a uint8 input: the layer stays on the CPU
             return Optional.empty();
@@ -147,8 +148,8 @@ final class LayerMatcher {
         if (!to.equals(DType.INT8) && !to.equals(DType.UINT8)) return null;
         ClipAttrs c = ClipAttrs.parse(clip.attrs());
         int lo = (int) Math.ceil(c.aMin()), hi = (int) Math.floor(c.aMax());
-        // the clip must keep the value inside the narrow type, or the cast would wrap where the store truncates alike,
-        // but the early saturation of FixedPointPlan assumes the clip bounds
+        // the store keeps an accumulator's low 8 bits: the clip range must lie inside the narrow type for that byte to
+        // read back as the clipped value (and FixedPointPlan saturates early at these bounds)
         if (lo < (to.equals(DType.INT8) ? -128 : 0) || hi > (to.equals(DType.INT8) ? 127 : 255) || lo > hi) return null;
         return new Requantized(new EpilogueOp.Requantize(m0, sh, lo, hi), cast8, to);
     }
