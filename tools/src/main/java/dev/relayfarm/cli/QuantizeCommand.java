@@ -139,16 +139,21 @@ public final class QuantizeCommand implements Callable<Integer> {
             return out;
         }
         if (config.calibration() == Calibration.Mode.GLOBAL_SCALE) return out;
-        List<TensorSpec> specs = new ArrayList<>();
-        for (Var v : main.params()) {
-            if (!(v.annotation() instanceof TensorType t) || !t.dtype().isFloat() || !t.shape().stream().allMatch(Dim::isStatic)) {
-                throw new ModelInputException("random calibration inputs need static float tensor inputs; %" + v.name() + " is " + v.annotation()
-                        + " (give --calib FILE.npy or --shape)");
-            }
-            specs.add(new TensorSpec(v.name(), t.shape().stream().map(d -> (int) d.value()).toList(), t.dtype()));
-        }
+        List<TensorSpec> specs = floatInputSpecs(main, "random calibration inputs", "give --calib FILE.npy or --shape");
         Random r = new Random(seed);
         for (int s = 0; s < config.calibSamples(); s++) out.add(BenchInputs.random(specs, r));
         return out;
+    }
+
+    /** The inputs of {@code main} as specs for seeded random tensors; each must be a static float tensor. */
+    static List<TensorSpec> floatInputSpecs(Function main, String what, String hint) {
+        List<TensorSpec> specs = new ArrayList<>();
+        for (Var v : main.params()) {
+            if (!(v.annotation() instanceof TensorType t) || !t.dtype().isFloat() || !t.shape().stream().allMatch(Dim::isStatic)) {
+                throw new ModelInputException(what + " need static float tensor inputs; %" + v.name() + " is " + v.annotation() + " (" + hint + ")");
+            }
+            specs.add(new TensorSpec(v.name(), t.shape().stream().map(d -> (int) d.value()).toList(), t.dtype()));
+        }
+        return specs;
     }
 }

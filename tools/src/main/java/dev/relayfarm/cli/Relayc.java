@@ -35,6 +35,7 @@ import picocli.CommandLine;
             TrainCommand.class,
             ImportCommand.class,
             QuantizeCommand.class,
+            VtaCommand.class,
         })
 public final class Relayc implements Runnable {
 

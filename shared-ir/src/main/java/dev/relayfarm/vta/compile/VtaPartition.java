@@ -1,0 +1,98 @@
+package dev.relayfarm.vta.compile;
+
+import dev.relayfarm.ir.AttrValue;
+import dev.relayfarm.ir.Attrs;
+import dev.relayfarm.ir.Call;
+import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.ExprRewriter;
+import dev.relayfarm.ir.ExprTraversal;
+import dev.relayfarm.ir.Function;
+import dev.relayfarm.ir.GlobalVar;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.ir.Op;
+import dev.relayfarm.types.InferResult;
+import dev.relayfarm.types.TypeInference;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Splits a realized quantized module's {@code @main} between the accelerator and the CPU: every region
+ * {@link LayerMatcher} accepts (an int8 conv2d / dense and its integer epilogue) becomes one call
+ * {@code vta.layer(%input, layer=i)}, and everything else stays as it is, for the CPU.
+ *
+ * <pre>
+ * %4 = nn.conv2d(%3, meta[0], ..., out_dtype="int32"); %5 = nn.bias_add(%4, meta[1]); %6 = cast(%5, "int64"); ...
+ * %11 = cast(%10, dtype="uint8")
+ *   ==>  %11 = vta.layer(%3, layer=0)
+ * </pre>
+ *
+ * {@code vta.layer} is not a registered operator: the rewritten module runs through {@link OffloadedModule}, which
+ * resolves it to the lowered layer. Not done: {@code device_copy} annotations (the host↔accelerator copies are the
+ * packing in {@link BlockedLayout}, done inside each call), other functions than {@code @main}.
+ */
+public final class VtaPartition {
+    public static final String OP = "vta.layer";
+
+    private VtaPartition() {
+    }
+
+    /** The rewritten module and the offloaded layers, indexed by the calls' {@code layer} attribute. */
+    public record Result(IRModule module, List<QuantizedLayer> layers) {
+        public Result {
+            layers = List.copyOf(layers);
+        }
+    }
+
+    public static Result partition(IRModule module) {
+        Function main = module.main().orElseThrow(() -> new IllegalArgumentException("vta partition: the module has no @main"));
+        InferResult types = TypeInference.infer(module);
+        Map<Expr, List<Expr>> users = new IdentityHashMap<>();
+        List<Expr> order = ExprTraversal.postOrder(main.body());
+        for (Expr e : order) {
+            for (Expr child : children(e)) users.computeIfAbsent(child, k -> new ArrayList<>()).add(e);
+        }
+        users.computeIfAbsent(main.body(), k -> new ArrayList<>()).add(main);
+        LayerMatcher matcher = new LayerMatcher(types::typeOf, users);
+        Map<Expr, Integer> regionEnds = new IdentityHashMap<>();
+        List<LayerMatcher.Match> matches = new ArrayList<>();
+        int convs = 0, denses = 0;
+        for (Expr e : order) {
+            if (!(e instanceof Call c) || !(c.callee() instanceof Op op)) continue;
+            String name = switch (op.name()) {
+                case "nn.conv2d" -> "conv2d#" + convs++;
+                case "nn.dense" -> "dense#" + denses++;
+                default -> null;
+            };
+            if (name == null) continue;
+            matcher.match(c, name).ifPresent(m -> {
+                regionEnds.put(m.output(), matches.size());
+                matches.add(m);
+            });
+        }
+        Expr body = new ExprRewriter() {
+            @Override
+            protected Expr rewrite(Expr pre, Expr post) {
+                Integer i = regionEnds.get(pre);
+                if (i == null) return post;
+                // the chain above the anchor is rebuilt only over its own nodes: walk it down to the anchor's input
+                Expr anchor = post;
+                for (int step = 1; step < matches.get(i).length(); step++) anchor = ((Call) anchor).args().get(0);
+                return new Call(Op.get(OP), List.of(((Call) anchor).args().get(0)), Attrs.of("layer", AttrValue.of(i)));
+            }
+        }.rewrite(main.body());
+        IRModule rewritten = module.withFunction(new GlobalVar("main"), new Function(main.params(), body, main.retType(), main.typeParams(),
+                main.attrs(), main.span()));
+        return new Result(rewritten, matches.stream().map(LayerMatcher.Match::layer).toList());
+    }
+
+    private static List<Expr> children(Expr e) {
+        List<Expr> out = new ArrayList<>();
+        ExprRewriter.withChildren(e, c -> {
+            out.add(c);
+            return c;
+        });
+        return out;
+    }
+}
