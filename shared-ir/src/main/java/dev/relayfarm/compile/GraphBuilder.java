@@ -197,9 +197,9 @@ public final class GraphBuilder {
         List<Slot> args = new ArrayList<>();
         for (Expr a : c.args()) flatten(value(a), args);
         Type t = types.typeOf(c);
-        List<TensorSpec> outs = flattenTypes(t, "the result of kernel " + baseName(f));
+        List<TensorSpec> outs = flattenTypes(t, "the result of kernel " + kernelBaseName(f));
         List<TensorSpec> argSpecs = new ArrayList<>();
-        for (Expr a : c.args()) argSpecs.addAll(flattenTypes(types.typeOf(a), "an argument of kernel " + baseName(f)));
+        for (Expr a : c.args()) argSpecs.addAll(flattenTypes(types.typeOf(a), "an argument of kernel " + kernelBaseName(f)));
         if (!outs.isEmpty() && (outs.stream().allMatch(o -> o.elementCount() == 0) || (!argSpecs.isEmpty() && argSpecs.stream().allMatch(a -> a.elementCount() == 0)))) {
             List<Slot> computed = dataFreeResults(f, argSpecs, outs);
             return t instanceof TupleType ? regroup(t, computed, new int[1]) : new Leaf(computed.getFirst());
@@ -263,7 +263,7 @@ public final class GraphBuilder {
      * call needs no kernel: its result is the argument's buffer (TVM's graph executor does the same
      * for reshape-only groups), so it costs neither a kernel launch nor a copy.
      */
-    static int sameBytesParam(Function f) {
+    public static int sameBytesParam(Function f) {
         Expr e = f.body();
         while (e instanceof Call c && c.callee() instanceof Op op && SAME_BYTES.contains(op.name()) && c.args().size() == 1) e = c.args().getFirst();
         if (!(e instanceof Var v)) return -1;
@@ -300,12 +300,13 @@ public final class GraphBuilder {
 
     /** {@code fused_<ops>} (TVM's naming), with a counter when two different kernels fuse the same ops. */
     private String kernelName(Function f) {
-        String base = baseName(f);
+        String base = kernelBaseName(f);
         int n = kernelNames.merge(base, 1, Integer::sum);
         return base + "_" + (n - 1);
     }
 
-    private static String baseName(Function f) {
+    /** {@code fused_} and the fused function's operators in evaluation order (cut at about 60 characters): a kernel's name before its counter. */
+    public static String kernelBaseName(Function f) {
         StringBuilder sb = new StringBuilder("fused");
         for (Expr e : dev.relayfarm.ir.ExprTraversal.postOrder(f.body())) {
             if (e instanceof Call c && c.callee() instanceof Op op && sb.length() < 60) sb.append('_').append(op.name().replaceAll("[^A-Za-z0-9]", "_"));

@@ -1,0 +1,29 @@
+package dev.relayfarm.vm;
+
+import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.kernel.codegen.CModule;
+import dev.relayfarm.kernel.lower.LoweredKernel;
+import dev.relayfarm.runtime.KernelLibrary;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What {@link VmCompiler} produces: the executable and the kernels its {@link Instruction.InvokePacked}
+ * instructions call, lowered and ready for the C compiler (in {@link Executable#kernels()} order).
+ */
+public record VmProgram(Executable executable, List<LoweredKernel> kernels) {
+    public VmProgram {
+        kernels = List.copyOf(kernels);
+    }
+
+    /** The kernels as one C translation unit. */
+    public CModule kernelModule() {
+        return new CModule(kernels.stream().map(LoweredKernel::func).toList());
+    }
+
+    /** Compiles the kernels with {@code compiler} (a program without tensor operators needs none) and loads a VM. */
+    public VirtualMachine load(CCompiler compiler) {
+        Optional<KernelLibrary> lib = kernels.isEmpty() ? Optional.empty() : Optional.of(KernelLibrary.build(kernelModule(), compiler));
+        return new VirtualMachine(executable, lib);
+    }
+}
