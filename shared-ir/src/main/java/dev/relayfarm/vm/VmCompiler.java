@@ -1,5 +1,6 @@
 package dev.relayfarm.vm;
 
+import dev.relayfarm.artifact.Manifest;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.compile.GraphBuilder;
@@ -14,7 +15,10 @@ import dev.relayfarm.ir.Let;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.StructuralEquality;
 import dev.relayfarm.ir.StructuralHash;
+import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.TypeData;
+import dev.relayfarm.ir.Var;
 import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.passes.LambdaLift;
 import dev.relayfarm.passes.OptPipeline;
@@ -100,7 +104,14 @@ public final class VmCompiler {
         List<LoweredKernel> lowered = new ArrayList<>();
         for (GraphPlan.Kernel k : kernels) lowered.add(ArtifactCompiler.lower(k, options));
         Executable exe = new Executable(functions, constants, lowered.stream().map(LoweredKernel::signature).toList(), tags);
-        return new VmProgram(exe, lowered);
+        List<Manifest.Tensor> inputs = new ArrayList<>();
+        for (Var p : module.main().orElseThrow().params()) {
+            Type t = types.typeOf(p);
+            inputs.add(t instanceof TensorType tt && tt.isStatic()
+                    ? new Manifest.Tensor(p.name(), java.util.Arrays.stream(tt.staticShape()).boxed().toList(), tt.dtype().toString())
+                    : new Manifest.Tensor(p.name(), null, t.toString()));
+        }
+        return new VmProgram(exe, lowered, inputs);
     }
 
     // ---------------------------------------------------------------- what the function emitter asks for

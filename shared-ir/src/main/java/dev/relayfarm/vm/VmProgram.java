@@ -1,5 +1,6 @@
 package dev.relayfarm.vm;
 
+import dev.relayfarm.artifact.Manifest;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.codegen.CModule;
 import dev.relayfarm.kernel.lower.LoweredKernel;
@@ -9,11 +10,13 @@ import java.util.Optional;
 
 /**
  * What {@link VmCompiler} produces: the executable and the kernels its {@link Instruction.InvokePacked}
- * instructions call, lowered and ready for the C compiler (in {@link Executable#kernels()} order).
+ * instructions call, lowered and ready for the C compiler (in {@link Executable#kernels()} order), and @main's
+ * parameters as a manifest lists them (a parameter that is not a static tensor has a null shape and its type as dtype).
  */
-public record VmProgram(Executable executable, List<LoweredKernel> kernels) {
+public record VmProgram(Executable executable, List<LoweredKernel> kernels, List<Manifest.Tensor> inputs) {
     public VmProgram {
         kernels = List.copyOf(kernels);
+        inputs = List.copyOf(inputs);
     }
 
     /** The kernels as one C translation unit. */

@@ -51,11 +51,11 @@ class ExecutableFormatTest {
         IRModule m = VmProgramsTest.example("tree_lstm.relay");
         VmProgram p = VmProgramsTest.compile(m);
         Executable back = ExecutableFormat.fromBytes(ExecutableFormat.toBytes(p.executable()));
-        NDArray a = VmProgramsTest.random(1, 1, 4), b = VmProgramsTest.random(2, 1, 4), c = VmProgramsTest.random(3, 1, 4), w = VmProgramsTest.random(4, 16, 8);
+        NDArray d = NDArray.scalar(4), x = VmProgramsTest.random(1, 1, 4), w = VmProgramsTest.random(4, 16, 8);
         try (VirtualMachine vm = p.load(CCompiler.host().orElseThrow());
              VirtualMachine loaded = new VirtualMachine(back, Optional.of(KernelLibrary.build(p.kernelModule(), CCompiler.host().orElseThrow())))) {
-            NDArray want = ((VmObject.Tensor) vm.runMain(a, b, c, w)).toNDArray();
-            NDArray got = ((VmObject.Tensor) loaded.runMain(a, b, c, w)).toNDArray();
+            NDArray want = ((VmObject.Tensor) vm.runMain(d, x, w)).toNDArray();
+            NDArray got = ((VmObject.Tensor) loaded.runMain(d, x, w)).toNDArray();
             assertTrue(want.contentEquals(got), "the same bytecode and kernels give the same bits");
         }
     }
