@@ -32,10 +32,11 @@ import java.util.Optional;
  * push a {@link Frame} on an explicit stack and {@link Instruction.Ret} pops it, so a Relay program that
  * recurses 100,000 deep needs heap, not Java stack; {@code maxFrames} bounds it with an error naming the function.
  *
- * <p><b>Memory.</b> Tensors live in native memory from one arena per {@link #invoke run}, freed when it
- * returns (results are copied to the heap first); constants are copied to native memory once, when the VM
- * is made. Storage is not reused within a run yet ({@link Instruction.KillRegister} drops the reference;
- * storage coalescing is issue 19's memory-planning slice). Not thread-safe: one VM per thread.
+ * <p><b>Memory.</b> Tensors live in native memory the VM keeps between runs ({@link RunMemory}): each
+ * {@link #invoke run} allocates from the start again, so results are copied to the heap before it returns;
+ * constants are copied to native memory once, when the VM is made. Storage is not reused within a run yet
+ * ({@link Instruction.KillRegister} drops the reference; storage coalescing is issue 19's memory-planning
+ * slice). Not thread-safe: one VM per thread.
  */
 public final class VirtualMachine implements AutoCloseable {
     public static final int DEFAULT_MAX_FRAMES = 1_000_000;
@@ -47,6 +48,9 @@ public final class VirtualMachine implements AutoCloseable {
     private final Arena constantArena = Arena.ofShared();
     private final VmObject.Tensor[] constants;
     private final Map<Long, VmObject.Tensor> smallInts = new HashMap<>();
+    private final RunMemory memory = new RunMemory(constantArena);
+    /** Per kernel, the array of argument pointers it is called with: filled anew at each call, allocated once. */
+    private final MemorySegment[] kernelArgs;
     private final int maxFrames;
 
     /** A VM for {@code executable}, whose kernels are in {@code library} (empty when it calls none); the VM closes the library. */
@@ -68,6 +72,8 @@ public final class VirtualMachine implements AutoCloseable {
                 throw new VmException("kernel " + sig.name() + " in the library has signature " + kernels[i].signature() + ", the executable expects " + sig);
             }
         }
+        this.kernelArgs = new MemorySegment[kernels.length];
+        for (int i = 0; i < kernels.length; i++) kernelArgs[i] = constantArena.allocate(ValueLayout.ADDRESS, Math.max(1, kernels[i].signature().params().size()));
         this.code = new Instruction[executable.functions().size()][];
         for (int i = 0; i < code.length; i++) code[i] = executable.functions().get(i).code().toArray(Instruction[]::new);
         this.constants = new VmObject.Tensor[executable.constants().size()];
@@ -101,11 +107,10 @@ public final class VirtualMachine implements AutoCloseable {
                 + executable.functions().stream().map(VmFunction::name).toList() + ")"));
         VmFunction f = executable.functions().get(index);
         if (args.size() != f.numParams()) throw new VmException("function " + function + " takes " + f.numParams() + " arguments, got " + args.size());
-        try (Arena arena = Arena.ofConfined()) {
-            VmObject[] regs = new VmObject[f.registerCount()];
-            for (int i = 0; i < args.size(); i++) regs[i] = copy(args.get(i), arena);
-            return detach(execute(new Frame(index, regs, -1), arena));
-        }
+        memory.reset();
+        VmObject[] regs = new VmObject[f.registerCount()];
+        for (int i = 0; i < args.size(); i++) regs[i] = copy(args.get(i), memory);
+        return detach(execute(new Frame(index, regs, -1)));
     }
 
     /** One activation: its function, registers, the next instruction, and the caller's register for the result. */
@@ -122,7 +127,7 @@ public final class VirtualMachine implements AutoCloseable {
         }
     }
 
-    private VmObject execute(Frame entry, Arena arena) {
+    private VmObject execute(Frame entry) {
         ArrayList<Frame> stack = new ArrayList<>();
         Frame frame = entry;
         Instruction[] insns = code[frame.function];
@@ -173,7 +178,7 @@ public final class VirtualMachine implements AutoCloseable {
                 case Instruction.AllocStorage a -> {
                     long size = tensor(r[a.size()], frame).scalarAsLong();
                     if (size < 0) throw fault(frame, "allocates storage of " + size + " bytes");
-                    r[a.dst()] = new VmObject.Storage(arena.allocate(Math.max(size, 1), a.alignment()));
+                    r[a.dst()] = new VmObject.Storage(memory.allocate(size, a.alignment()));
                     frame.pc++;
                 }
                 case Instruction.AllocADT a -> {
@@ -210,7 +215,7 @@ public final class VirtualMachine implements AutoCloseable {
                 }
                 case Instruction.ShapeOf s -> {
                     int[] shape = tensor(r[s.tensor()], frame).shape();
-                    MemorySegment seg = arena.allocate(Math.max(8L * shape.length, 1), 64);
+                    MemorySegment seg = memory.allocate(8L * shape.length, 64);
                     for (int k = 0; k < shape.length; k++) seg.setAtIndex(ValueLayout.JAVA_LONG, k, shape[k]);
                     r[s.dst()] = new VmObject.Tensor(seg.asSlice(0, 8L * shape.length), new int[] {shape.length}, DType.INT64);
                     frame.pc++;
@@ -227,7 +232,7 @@ public final class VirtualMachine implements AutoCloseable {
                 case Instruction.DeviceCopy d -> {
                     if (d.srcDevice() != 0 || d.dstDevice() != 0) throw fault(frame, "copies from device " + d.srcDevice() + " to " + d.dstDevice() + "; only the host (0) exists");
                     VmObject.Tensor t = tensor(r[d.src()], frame);
-                    MemorySegment seg = arena.allocate(Math.max(t.data().byteSize(), 1), 64);
+                    MemorySegment seg = memory.allocate(t.data().byteSize(), 64);
                     MemorySegment.copy(t.data(), 0, seg, 0, t.data().byteSize());
                     r[d.dst()] = new VmObject.Tensor(seg.asSlice(0, t.data().byteSize()), t.shape(), t.dtype());
                     frame.pc++;
@@ -262,7 +267,7 @@ public final class VirtualMachine implements AutoCloseable {
         List<MemorySegment> buffers = new ArrayList<>(kernel.signature().params().size());
         for (int a : p.args()) flattenTensors(r[a], buffers, frame);
         try {
-            kernel.invoke(buffers);
+            kernel.invoke(kernelArgs[p.kernel()], buffers);
         } catch (RuntimeException e) {
             throw new VmException(where(frame) + ": " + e.getMessage(), e);
         }
@@ -337,22 +342,22 @@ public final class VirtualMachine implements AutoCloseable {
         return "function " + executable.functions().get(frame.function).name() + " at instruction " + frame.pc + " (" + code[frame.function][frame.pc] + ")";
     }
 
-    /** {@code v} with every tensor in native memory of {@code arena} (a kernel reads only native, aligned buffers). */
-    private static VmObject copy(VmObject v, Arena arena) {
+    /** {@code v} with every tensor in the run's native memory (a kernel reads only native, aligned buffers). */
+    private static VmObject copy(VmObject v, RunMemory memory) {
         return switch (v) {
             case VmObject.Tensor t -> {
-                MemorySegment seg = arena.allocate(Math.max(t.data().byteSize(), 1), 64);
+                MemorySegment seg = memory.allocate(t.data().byteSize(), 64);
                 MemorySegment.copy(t.data(), 0, seg, 0, t.data().byteSize());
                 yield new VmObject.Tensor(seg.asSlice(0, t.data().byteSize()), t.shape(), t.dtype());
             }
-            case VmObject.Adt a -> new VmObject.Adt(a.tag(), a.fields().stream().map(f -> copy(f, arena)).toList());
-            case VmObject.Closure c -> new VmObject.Closure(c.function(), c.captured().stream().map(f -> copy(f, arena)).toList());
+            case VmObject.Adt a -> new VmObject.Adt(a.tag(), a.fields().stream().map(f -> copy(f, memory)).toList());
+            case VmObject.Closure c -> new VmObject.Closure(c.function(), c.captured().stream().map(f -> copy(f, memory)).toList());
             case VmObject.Storage s -> throw new VmException("storage cannot be an argument of a VM function");
         };
     }
 
     /**
-     * {@code v} with every tensor copied to the heap, so it outlives the run's arena. Iterative: a result
+     * {@code v} with every tensor copied to the heap, so it outlives the run's memory. Iterative: a result
      * list of 100,000 elements is an ADT nested 100,000 deep.
      */
     private static VmObject detach(VmObject v) {
