@@ -301,7 +301,8 @@ public final class VirtualMachine implements AutoCloseable {
     }
 
     private VmObject.Tensor view(VmObject.Storage s, long offset, int[] shape, DType dtype, Frame frame) {
-        long bytes = new TensorSpec("t", Arrays.stream(shape).boxed().toList(), dtype).byteSize();
+        // what TensorSpec.byteSize says, without building one: this runs for every kernel result
+        long bytes = VmObject.Tensor.elements(shape) * dtype.storageBytes() * dtype.lanes();
         if (offset < 0 || offset + bytes > s.segment().byteSize()) {
             throw fault(frame, "places a tensor of " + bytes + " bytes at offset " + offset + " of storage of " + s.segment().byteSize() + " bytes");
         }
