@@ -63,7 +63,7 @@ class VmProgramsTest {
     static VmObject sameAsInterpreter(IRModule m, VirtualMachine vm, NDArray... args) {
         VmObject got = vm.runMain(args);
         Value want = Interpreter.runMain(m, args);
-        VmValues.assertSame(want, got, m);
+        VmValues.assertSame(want, got);
         return got;
     }
 

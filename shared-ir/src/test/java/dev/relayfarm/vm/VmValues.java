@@ -9,10 +9,8 @@ import dev.relayfarm.interp.RefValue;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
-import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 
 /** Compares a VM result with the interpreter's value of the same program: tensors by content, ADT values by tag and fields, tuples as tag 0. */
 final class VmValues {
@@ -21,7 +19,7 @@ final class VmValues {
     record Pair(Value want, VmObject got, String path) {}
 
     /** Iterative, so a list of 100,000 elements compares without a deep Java stack. */
-    static void assertSame(Value want, VmObject got, IRModule m) {
+    static void assertSame(Value want, VmObject got) {
         ArrayDeque<Pair> todo = new ArrayDeque<>();
         todo.push(new Pair(want, got, "result"));
         while (!todo.isEmpty()) {
@@ -52,9 +50,5 @@ final class VmValues {
                 case RefValue _ -> fail(p.path() + ": references are not compiled by the VM");
             }
         }
-    }
-
-    static String describe(NDArray a) {
-        return a.dtype() + Arrays.toString(a.shape());
     }
 }

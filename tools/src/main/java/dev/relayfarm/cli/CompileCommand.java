@@ -121,6 +121,7 @@ public final class CompileCommand implements Callable<Integer> {
 
     /** The VM artifact of {@code typed}, which the graph executor refused; both refusals are named when the VM cannot take it either. */
     private int compileForVm(IRModule typed, CompileRequest request, GraphException refused, long t0) {
+        if (typed.main().isEmpty()) return CliErrors.reportUser(spec, refused); // nothing to run on either executor
         VmArtifact.Written w;
         try {
             w = VmArtifact.write(VmCompiler.compile(typed, request.compileOptions(Map.of())), request.compileOptions(Map.of()), out);

@@ -1,5 +1,6 @@
 package dev.relayfarm.cli;
 
+import dev.relayfarm.artifact.Manifest;
 import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.interp.Interpreter;
@@ -16,6 +17,7 @@ import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.pipeline.ModelInputException;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.runtime.CompiledModel;
+import dev.relayfarm.runtime.HostBuffers;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.TypeInference;
 import dev.relayfarm.vm.VirtualMachine;
@@ -224,6 +226,10 @@ public final class RunCommand implements Callable<Integer> {
             List<NDArray> inputs = readInputs(file.toString(), manifest.inputs().stream().map(s -> new Input(s.name(),
                     s.shape() == null ? null : new TensorType(s.shape().stream().map(d -> (Dim) Dim.of(d)).toList(), dev.relayfarm.ir.DType.parse(s.dtype())),
                     s.shape() == null ? s.dtype() : s.dtype() + " " + s.shape())).toList());
+            if (manifest.inputs().stream().allMatch(s -> s.shape() != null)) {
+                // the bytecode does not check its inputs' types: a wrong shape would reach a kernel
+                HostBuffers.checkInputs("model " + file, "", manifest.inputs().stream().map(Manifest.Tensor::spec).toList(), inputs);
+            }
             vm.setNumThreads(threads);
             long t0 = System.nanoTime();
             VmObject result = vm.run("main", inputs);

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relayfarm.artifact.ArtifactException;
 import dev.relayfarm.interp.Npy;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.kernel.codegen.CCompiler;
+import dev.relayfarm.runtime.CompiledModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,6 +42,9 @@ class VmCompileCommandTest {
         for (String f : new String[] {"vm.rfx", "lib.so", "src/kernels.c"}) assertTrue(Files.isRegularFile(art.resolve(f)), f);
         assertEquals(64, manifest.get("files").get("vm.rfx").asText().length());
 
+        var e = assertThrows(ArtifactException.class, () -> CompiledModel.load(art));
+        assertTrue(e.getMessage().contains("an artifact for the vm executor, not the graph executor"), e.getMessage());
+
         Path n = tmp.resolve("n.npy");
         Npy.write(n, NDArray.scalar(10));
         CliRun vm = CliRun.relayc("run", art.toString(), "--arg", "n=" + n, "--out", tmp.resolve("vm").toString(), "--repeat", "2");
@@ -50,6 +55,11 @@ class VmCompileCommandTest {
         assertEquals(3628800, Npy.read(tmp.resolve("vm/output_0.npy")).getLong(0));
         assertTrue(Npy.read(tmp.resolve("ref/output_0.npy")).contentEquals(Npy.read(tmp.resolve("vm/output_0.npy"))));
 
+        Path wrong = tmp.resolve("wrong.npy");
+        Npy.write(wrong, NDArray.scalar(10L));
+        CliRun mismatched = CliRun.relayc("run", art.toString(), "--arg", "n=" + wrong);
+        assertEquals(1, mismatched.exitCode());
+        assertTrue(mismatched.err().contains("input 0 (n) must be int32, got int64"), mismatched.err());
         CliRun missing = CliRun.relayc("run", art.toString());
         assertEquals(1, missing.exitCode());
         assertTrue(missing.err().contains("needs --arg n=FILE.npy (int32 [])"), missing.err());
@@ -75,5 +85,15 @@ class VmCompileCommandTest {
         assertEquals(0, c.exitCode(), c.err());
         assertFalse(c.out().contains("executor vm"), c.out());
         assertFalse(new ObjectMapper().readTree(art.resolve("manifest.json").toFile()).has("executor"));
+    }
+
+    @Test
+    void aProgramNeitherExecutorRunsNamesBothRefusals() throws Exception {
+        Path f = tmp.resolve("refs.relay");
+        Files.writeString(f, "#[version = \"0.0.5\"]\ndef @main(%x: float32) -> float32 { let %r = ref(%x); ref_read(%r) }\n");
+        CliRun c = CliRun.relayc("compile", f.toString(), "-o", tmp.resolve("refs").toString());
+        assertEquals(2, c.exitCode(), c.out());
+        assertTrue(c.err().contains("; the VM cannot run it either: the VM compiler does not support references"), c.err());
+        assertFalse(Files.exists(tmp.resolve("refs/manifest.json")), "nothing half-written");
     }
 }
