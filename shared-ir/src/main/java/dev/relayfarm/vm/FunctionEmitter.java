@@ -36,7 +36,8 @@ import java.util.Map;
  * The bytecode of one global function of a module that {@link VmCompiler#prepare} has lambda-lifted and
  * put in A-normal form. Every expression's value lands in a fresh register (a let variable names the
  * register of its value, no {@link Instruction.Move}); the branches of an {@code if} or a {@code match}
- * each move their result into one join register.
+ * each move their result into one join register, except in tail position, where each branch returns itself
+ * ({@link #tail}).
  *
  * <p>{@code if}: {@code LoadConsti 1; If cond == 1 ? +1 : else; <then>; Move; Goto end; else: <else>; Move}.
  * {@code match}: the clauses in order; each pattern is tested by {@link Instruction.GetTag} and
@@ -74,8 +75,7 @@ final class FunctionEmitter {
             body = inner.body();
         }
         for (Var p : params) registers.put(p, nextRegister++);
-        int result = emit(body);
-        code.add(new Instruction.Ret(result));
+        tail(body);
         return new VmFunction(name, params.size(), nextRegister, code);
     }
 
@@ -130,8 +130,8 @@ final class FunctionEmitter {
                 add(new Instruction.GetField(tuple, g.index(), dst));
                 yield dst;
             }
-            case If i -> branch(i);
-            case Match m -> match(m);
+            case If i -> branch(i, fresh());
+            case Match m -> match(m, fresh());
             case Call c -> call(c);
             case Constructor c -> {
                 int dst = fresh();
@@ -171,39 +171,70 @@ final class FunctionEmitter {
         return dst;
     }
 
-    private int branch(If i) {
+    /** No join register: the construct is in tail position and each arm ends in its own {@link Instruction.Ret}. */
+    private static final int TAIL = -1;
+
+    /**
+     * Emits {@code e} in tail position: every path ends in a {@link Instruction.Ret}, so a call there is directly
+     * followed by the Ret of its result, which the VM runs as a tail call (no new frame): a tail-recursive loop,
+     * such as an imported ONNX Loop, runs in constant VM stack.
+     */
+    private void tail(Expr e) {
+        while (e instanceof Let l) {
+            if (l.body() == l.var() && !(l.value() instanceof Function)) {
+                e = l.value(); // A-normal form's "let %x = if ...; %x": the bound value is itself in tail position
+                continue;
+            }
+            bind(l);
+            e = l.body();
+        }
+        switch (e) {
+            case If i -> branch(i, TAIL);
+            case Match m -> match(m, TAIL);
+            default -> add(new Instruction.Ret(value(e)));
+        }
+    }
+
+    /** One arm of an {@code if} or {@code match}: its value moved to {@code join} and a jump to the end (unless {@code last}), or in tail position its own Ret. */
+    private void arm(Expr body, int join, boolean last, List<Integer> jumpsToEnd) {
+        if (join == TAIL) {
+            tail(body);
+            return;
+        }
+        add(new Instruction.Move(emit(body), join));
+        if (!last) jumpsToEnd.add(add(null));
+    }
+
+    private int branch(If i, int join) {
         int cond = value(i.cond());
         int one = fresh();
         add(new Instruction.LoadConsti(1, one));
         int test = add(null);
-        int dst = fresh();
-        add(new Instruction.Move(emit(i.thenBranch()), dst));
-        int skip = add(null);
+        List<Integer> jumps = new ArrayList<>();
+        arm(i.thenBranch(), join, false, jumps);
         int elseStart = code.size();
-        add(new Instruction.Move(emit(i.elseBranch()), dst));
+        arm(i.elseBranch(), join, true, jumps);
         code.set(test, new Instruction.If(cond, one, 1, elseStart - test));
-        code.set(skip, new Instruction.Goto(code.size() - skip));
-        return dst;
+        for (int at : jumps) code.set(at, new Instruction.Goto(code.size() - at));
+        return join;
     }
 
     /** A tag test waiting for the start of the next clause, where it jumps when the tag differs. */
     private record PendingTest(int at, int tag, int expected) {}
 
-    private int match(Match m) {
+    private int match(Match m, int join) {
         int scrutinee = value(m.data());
-        int dst = fresh();
-        List<Integer> ends = new ArrayList<>();
+        List<Integer> jumps = new ArrayList<>();
         for (Clause c : m.clauses()) {
             List<PendingTest> tests = new ArrayList<>();
             test(c.pattern(), scrutinee, tests);
-            add(new Instruction.Move(emit(c.body()), dst));
-            ends.add(add(null));
+            arm(c.body(), join, false, jumps); // not last: the Fatal below follows the clauses
             int next = code.size();
             for (PendingTest t : tests) code.set(t.at(), new Instruction.If(t.tag(), t.expected(), 1, next - t.at()));
         }
         add(new Instruction.Fatal("no clause of the match in @" + name + where(m.span()) + " matched its value"));
-        for (int at : ends) code.set(at, new Instruction.Goto(code.size() - at));
-        return dst;
+        for (int at : jumps) code.set(at, new Instruction.Goto(code.size() - at));
+        return join;
     }
 
     /** Tests {@code p} against the value in {@code reg}, binding its variables; recursion is as deep as the pattern. */

@@ -31,6 +31,8 @@ import java.util.Optional;
  * <p><b>No Java recursion per Relay call.</b> {@link Instruction.Invoke} and {@link Instruction.InvokeClosure}
  * push a {@link Frame} on an explicit stack and {@link Instruction.Ret} pops it, so a Relay program that
  * recurses 100,000 deep needs heap, not Java stack; {@code maxFrames} bounds it with an error naming the function.
+ * A call directly followed by the Ret of its result (the compiler emits one for every call in tail position)
+ * reuses the caller's place on the stack, so tail-recursive loops run in constant stack.
  *
  * <p><b>Memory.</b> Tensors live in native memory the VM keeps between runs ({@link RunMemory}): each
  * {@link #invoke run} allocates from the start again, so results are copied to the heap before it returns;
@@ -149,17 +151,13 @@ public final class VirtualMachine implements AutoCloseable {
                     r[dst] = result;
                 }
                 case Instruction.Invoke inv -> {
-                    frame.pc++;
-                    stack.add(frame);
-                    frame = call(inv.function(), List.of(), inv.args(), r, inv.dst(), stack.size());
+                    frame = enter(frame, insns, stack, inv.function(), List.of(), inv.args(), inv.dst());
                     insns = code[frame.function];
                     r = frame.regs;
                 }
                 case Instruction.InvokeClosure inv -> {
                     if (!(r[inv.closure()] instanceof VmObject.Closure c)) throw fault(frame, "calls a non-closure value " + r[inv.closure()]);
-                    frame.pc++;
-                    stack.add(frame);
-                    frame = call(c.function(), c.captured(), inv.args(), r, inv.dst(), stack.size());
+                    frame = enter(frame, insns, stack, c.function(), c.captured(), inv.args(), inv.dst());
                     insns = code[frame.function];
                     r = frame.regs;
                 }
@@ -244,6 +242,19 @@ public final class VirtualMachine implements AutoCloseable {
                 case Instruction.Fatal f -> throw new VmException(f.message());
             }
         }
+    }
+
+    /**
+     * The frame of a call from {@code caller}: a call directly followed by the Ret of its result is a tail call and
+     * replaces the caller's frame (the callee returns straight to the caller's caller); any other pushes the caller.
+     */
+    private Frame enter(Frame caller, Instruction[] insns, ArrayList<Frame> stack, int function, List<VmObject> captured, List<Integer> args, int dst) {
+        if (insns[caller.pc + 1] instanceof Instruction.Ret ret && ret.result() == dst) {
+            return call(function, captured, args, caller.regs, caller.resultRegister, stack.size());
+        }
+        caller.pc++;
+        stack.add(caller);
+        return call(function, captured, args, caller.regs, dst, stack.size());
     }
 
     private Frame call(int function, List<VmObject> captured, List<Integer> args, VmObject[] callerRegs, int resultRegister, int depth) {

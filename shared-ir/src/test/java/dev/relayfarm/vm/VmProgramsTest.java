@@ -251,10 +251,37 @@ class VmProgramsTest {
         VmProgram p = compile(m);
         try (VirtualMachine vm = new VirtualMachine(p.executable(), java.util.Optional.of(
                 dev.relayfarm.runtime.KernelLibrary.build(p.kernelModule(), CCompiler.host().orElseThrow())), 1_000)) {
-            // 900 elements: @build and @sum each recurse 900 frames deep, inside the budget of 1,000
+            // 900 elements: @sum recurses 900 frames deep, inside the budget of 1,000 (@build's calls are tail calls)
             assertEquals(405_450L, ((VmObject.Tensor) vm.runMain(NDArray.scalar(900L))).toNDArray().getLong(0));
             VmException e = assertThrows(VmException.class, () -> vm.runMain(NDArray.scalar(5_000L)));
-            assertTrue(e.getMessage().contains("stack of 1000 frames is full calling build"), e.getMessage());
+            assertTrue(e.getMessage().contains("stack of 1000 frames is full calling sum"), e.getMessage());
+        }
+    }
+
+    @Test
+    void tailCallsRunInConstantStack() {
+        IRModule m = text("""
+                def @loop(%i: int64, %acc: int64) -> int64 {
+                  if (%i == 0i64) { %acc } else { @loop(%i - 1i64, %acc + %i) }
+                }
+                def @main(%n: int64) -> int64 {
+                  let %step = fn (%k: int64, %f: fn (int64, int64) -> int64) -> int64 { %f(%k, 0i64) };
+                  %step(%n, @loop)
+                }
+                """);
+        VmProgram p = compile(m);
+        // every call of @loop in @loop is followed directly by the Ret of its result
+        VmFunction loop = p.executable().functions().get(p.executable().functionIndex("loop").orElseThrow());
+        List<Instruction> code = loop.code();
+        assertTrue(java.util.stream.IntStream.range(0, code.size() - 1)
+                .anyMatch(i -> code.get(i) instanceof Instruction.Invoke inv && code.get(i + 1) instanceof Instruction.Ret ret && ret.result() == inv.dst()), code.toString());
+        try (VirtualMachine vm = new VirtualMachine(p.executable(), java.util.Optional.of(
+                dev.relayfarm.runtime.KernelLibrary.build(p.kernelModule(), CCompiler.host().orElseThrow())), 10)) {
+            // 200,000 iterations under a budget of 10 frames
+            assertEquals(20_000_100_000L, ((VmObject.Tensor) vm.runMain(NDArray.scalar(200_000L))).toNDArray().getLong(0));
+        }
+        try (VirtualMachine vm = load(m)) {
+            sameAsInterpreter(m, vm, NDArray.scalar(1_000L));
         }
     }
 
