@@ -3,8 +3,8 @@ package dev.relayfarm.vm;
 import dev.relayfarm.artifact.Manifest;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
-import dev.relayfarm.compile.GraphBuilder;
 import dev.relayfarm.compile.GraphPlan;
+import dev.relayfarm.compile.KernelTable;
 import dev.relayfarm.ir.AttrValue;
 import dev.relayfarm.ir.Constructor;
 import dev.relayfarm.ir.Expr;
@@ -13,8 +13,6 @@ import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.Let;
 import dev.relayfarm.ir.NDArray;
-import dev.relayfarm.ir.StructuralEquality;
-import dev.relayfarm.ir.StructuralHash;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.TypeData;
@@ -45,8 +43,8 @@ import java.util.Map;
  * A-normal form (every operand an atom, each shared value bound once), then bytecode per global
  * ({@link FunctionEmitter}). A call of a Primitive function becomes {@link Instruction.InvokePacked} of a
  * kernel lowered by the graph executor's kernel pipeline ({@link ArtifactCompiler#lower}); structurally
- * equal Primitive functions share one kernel and take the graph executor's names ({@code fused_add_0}),
- * so the two backends' kernel tables read alike. TVM's inline-primitives pass is not needed: the emitter
+ * equal Primitive functions share one kernel and take the graph executor's names ({@code fused_add_0}:
+ * {@link KernelTable}), so the two backends' kernel tables read alike. TVM's inline-primitives pass is not needed: the emitter
  * follows a let-bound Primitive function to its call sites itself.
  *
  * <p>Not done yet (issue 19): dynamic shapes (every kernel result has a static shape; {@code Any} is an
@@ -63,10 +61,7 @@ public final class VmCompiler {
     private final Map<Constructor, Integer> constructorWrappers = new HashMap<>();
     private final List<NDArray> constants = new ArrayList<>();
     private final Map<NDArray, Integer> constantIndex = new IdentityHashMap<>();
-    private final List<GraphPlan.Kernel> kernels = new ArrayList<>();
-    private final Map<Function, Integer> kernelOfFunction = new IdentityHashMap<>();
-    private final Map<Integer, List<Integer>> kernelsByHash = new HashMap<>();
-    private final Map<String, Integer> kernelNames = new HashMap<>();
+    private final KernelTable kernels = new KernelTable();
 
     private VmCompiler(IRModule module, CompileOptions options) {
         this.module = module;
@@ -102,7 +97,7 @@ public final class VmCompiler {
             for (Constructor c : td.constructors()) tags.add(new ConstructorTag(td.name(), c.name(), c.tag(), c.inputs().size()));
         }
         List<LoweredKernel> lowered = new ArrayList<>();
-        for (GraphPlan.Kernel k : kernels) lowered.add(ArtifactCompiler.lower(k, options));
+        for (GraphPlan.Kernel k : kernels.kernels()) lowered.add(ArtifactCompiler.lower(k, options));
         Executable exe = new Executable(functions, constants, lowered.stream().map(LoweredKernel::signature).toList(), tags);
         List<Manifest.Tensor> inputs = new ArrayList<>();
         for (Var p : module.main().orElseThrow().params()) {
@@ -157,21 +152,7 @@ public final class VmCompiler {
 
     /** The kernel of Primitive function {@code f}, shared with every structurally equal one. */
     int kernel(Function f) {
-        Integer known = kernelOfFunction.get(f);
-        if (known != null) return known;
-        int h = StructuralHash.hash(f);
-        for (int k : kernelsByHash.getOrDefault(h, List.of())) {
-            if (StructuralEquality.equal(kernels.get(k).primitive(), f)) {
-                kernelOfFunction.put(f, k);
-                return k;
-            }
-        }
-        String base = GraphBuilder.kernelBaseName(f);
-        int n = kernelNames.merge(base, 1, Integer::sum);
-        kernels.add(new GraphPlan.Kernel(base + "_" + (n - 1), f));
-        kernelOfFunction.put(f, kernels.size() - 1);
-        kernelsByHash.computeIfAbsent(h, x -> new ArrayList<>()).add(kernels.size() - 1);
-        return kernels.size() - 1;
+        return kernels.indexOf(f);
     }
 
     /** A function {@code fn(%0, ..., %n-1) { C(%0, ..., %n-1) }}: a constructor with fields used as a value, e.g. passed to @map. */
