@@ -25,11 +25,6 @@ public record Executable(List<VmFunction> functions, List<NDArray> constants, Li
         return Optional.empty();
     }
 
-    /** The constructor of {@code adt} with {@code tag}, if the executable knows it. */
-    public Optional<ConstructorTag> constructor(String adt, int tag) {
-        return constructors.stream().filter(c -> c.adt().equals(adt) && c.tag() == tag).findFirst();
-    }
-
     /** Instructions over all functions: the size the benchmark and the limits talk about. */
     public int instructionCount() {
         return functions.stream().mapToInt(f -> f.code().size()).sum();
