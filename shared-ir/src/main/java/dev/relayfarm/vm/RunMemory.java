@@ -17,36 +17,49 @@ final class RunMemory {
     private static final long CHUNK = 1 << 20;
 
     private final Arena arena;
+    private final long maxBytes;
     private final List<MemorySegment> chunks = new ArrayList<>();
+    /** Bytes handed out this run, alignment padding included: what {@link VmOptions#maxRunBytes} bounds. */
+    private long runBytes;
     private int current;
     private long used;
 
-    RunMemory(Arena arena) {
+    RunMemory(Arena arena, long maxBytes) {
         this.arena = arena;
+        this.maxBytes = maxBytes;
     }
 
     /** Forgets every block: what the previous run allocated may be handed out again. */
     void reset() {
         current = 0;
         used = 0;
+        runBytes = 0;
     }
 
     /** {@code size} bytes (at least one) aligned to {@code alignment}; contents are whatever the last run left. */
     MemorySegment allocate(long size, long alignment) {
         long bytes = Math.max(size, 1);
+        if (runBytes + bytes > maxBytes) {
+            throw new VmException("the run needs more than " + maxBytes + " bytes of tensor memory, the limit (VmOptions.maxRunBytes; storage is not reused within a run yet)");
+        }
         while (true) {
-            if (current == chunks.size()) chunks.add(arena.allocate(Math.max(CHUNK, bytes + alignment), 64));
+            if (current == chunks.size()) chunks.add(newChunk(Math.max(CHUNK, bytes + alignment)));
             MemorySegment chunk = chunks.get(current);
             long start = alignUp(chunk.address() + used, alignment) - chunk.address();
             if (start + bytes <= chunk.byteSize()) {
+                runBytes += start - used + bytes;
                 used = start + bytes;
                 return chunk.asSlice(start, bytes);
             }
             // too small for this block: a bigger chunk is inserted here (a later run reuses it for the same need)
-            if (bytes + alignment > chunk.byteSize() && used == 0) chunks.add(current, arena.allocate(bytes + alignment, 64));
+            if (bytes + alignment > chunk.byteSize() && used == 0) chunks.add(current, newChunk(bytes + alignment));
             else current++;
             used = 0;
         }
+    }
+
+    private MemorySegment newChunk(long size) {
+        return arena.allocate(size, 64);
     }
 
     private static long alignUp(long address, long alignment) {

@@ -30,7 +30,7 @@ import java.util.Optional;
  *
  * <p><b>No Java recursion per Relay call.</b> {@link Instruction.Invoke} and {@link Instruction.InvokeClosure}
  * push a {@link Frame} on an explicit stack and {@link Instruction.Ret} pops it, so a Relay program that
- * recurses 100,000 deep needs heap, not Java stack; {@code maxFrames} bounds it with an error naming the function.
+ * recurses 100,000 deep needs heap, not Java stack; {@link VmOptions} bounds it with an error naming the function.
  * A call directly followed by the Ret of its result (the compiler emits one for every call in tail position)
  * reuses the caller's place on the stack, so tail-recursive loops run in constant stack.
  *
@@ -41,8 +41,6 @@ import java.util.Optional;
  * slice). Not thread-safe: one VM per thread.
  */
 public final class VirtualMachine implements AutoCloseable {
-    public static final int DEFAULT_MAX_FRAMES = 1_000_000;
-
     private final Executable executable;
     private final Optional<KernelLibrary> library;
     private final NativeKernel[] kernels;
@@ -50,21 +48,22 @@ public final class VirtualMachine implements AutoCloseable {
     private final Arena constantArena = Arena.ofShared();
     private final VmObject.Tensor[] constants;
     private final Map<Long, VmObject.Tensor> smallInts = new HashMap<>();
-    private final RunMemory memory = new RunMemory(constantArena);
+    private final RunMemory memory;
     /** Per kernel, the array of argument pointers it is called with: filled anew at each call, allocated once. */
     private final MemorySegment[] kernelArgs;
-    private final int maxFrames;
+    private final VmOptions options;
 
     /** A VM for {@code executable}, whose kernels are in {@code library} (empty when it calls none); the VM closes the library. */
     public VirtualMachine(Executable executable, Optional<KernelLibrary> library) {
-        this(executable, library, DEFAULT_MAX_FRAMES);
+        this(executable, library, VmOptions.DEFAULT);
     }
 
-    public VirtualMachine(Executable executable, Optional<KernelLibrary> library, int maxFrames) {
+    public VirtualMachine(Executable executable, Optional<KernelLibrary> library, VmOptions options) {
         BytecodeVerifier.verify(executable);
         this.executable = executable;
         this.library = library;
-        this.maxFrames = maxFrames;
+        this.options = options;
+        this.memory = new RunMemory(constantArena, options.maxRunBytes());
         this.kernels = new NativeKernel[executable.kernels().size()];
         for (int i = 0; i < kernels.length; i++) {
             KernelSignature sig = executable.kernels().get(i);
@@ -258,9 +257,9 @@ public final class VirtualMachine implements AutoCloseable {
     }
 
     private Frame call(int function, List<VmObject> captured, List<Integer> args, VmObject[] callerRegs, int resultRegister, int depth) {
-        if (depth >= maxFrames) {
-            throw new VmException("the VM's stack of " + maxFrames + " frames is full calling " + executable.functions().get(function).name()
-                    + " (recursion too deep or endless; raise maxFrames)");
+        if (depth >= options.maxFrames()) {
+            throw new VmException("the VM's stack of " + options.maxFrames() + " frames is full calling " + executable.functions().get(function).name()
+                    + " (recursion too deep or endless; the limit is VmOptions.maxFrames)");
         }
         VmFunction f = executable.functions().get(function);
         if (captured.size() + args.size() != f.numParams()) {
