@@ -59,26 +59,31 @@ public final class VirtualMachine implements AutoCloseable {
     }
 
     public VirtualMachine(Executable executable, Optional<KernelLibrary> library, VmOptions options) {
-        BytecodeVerifier.verify(executable);
         this.executable = executable;
         this.library = library;
         this.options = options;
         this.memory = new RunMemory(constantArena, options.maxRunBytes());
         this.kernels = new NativeKernel[executable.kernels().size()];
-        for (int i = 0; i < kernels.length; i++) {
-            KernelSignature sig = executable.kernels().get(i);
-            KernelLibrary lib = library.orElseThrow(() -> new VmException("the executable calls kernel " + sig.name() + " but no kernel library was given"));
-            kernels[i] = lib.kernel(sig.name());
-            if (!kernels[i].signature().equals(sig)) {
-                throw new VmException("kernel " + sig.name() + " in the library has signature " + kernels[i].signature() + ", the executable expects " + sig);
-            }
-        }
         this.kernelArgs = new MemorySegment[kernels.length];
-        for (int i = 0; i < kernels.length; i++) kernelArgs[i] = constantArena.allocate(ValueLayout.ADDRESS, Math.max(1, kernels[i].signature().params().size()));
         this.code = new Instruction[executable.functions().size()][];
-        for (int i = 0; i < code.length; i++) code[i] = executable.functions().get(i).code().toArray(Instruction[]::new);
         this.constants = new VmObject.Tensor[executable.constants().size()];
-        for (int i = 0; i < constants.length; i++) constants[i] = toNative(constantArena, executable.constants().get(i));
+        try {
+            BytecodeVerifier.verify(executable);
+            for (int i = 0; i < kernels.length; i++) {
+                KernelSignature sig = executable.kernels().get(i);
+                KernelLibrary lib = library.orElseThrow(() -> new VmException("the executable calls kernel " + sig.name() + " but no kernel library was given"));
+                kernels[i] = lib.kernel(sig.name());
+                if (!kernels[i].signature().equals(sig)) {
+                    throw new VmException("kernel " + sig.name() + " in the library has signature " + kernels[i].signature() + ", the executable expects " + sig);
+                }
+                kernelArgs[i] = constantArena.allocate(ValueLayout.ADDRESS, Math.max(1, sig.params().size()));
+            }
+            for (int i = 0; i < code.length; i++) code[i] = executable.functions().get(i).code().toArray(Instruction[]::new);
+            for (int i = 0; i < constants.length; i++) constants[i] = toNative(constantArena, executable.constants().get(i));
+        } catch (RuntimeException e) {
+            close(); // the caller gave us the library and gets no VM to close
+            throw e;
+        }
     }
 
     public Executable executable() {
