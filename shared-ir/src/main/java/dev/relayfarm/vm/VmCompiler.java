@@ -44,8 +44,8 @@ import java.util.Map;
  * ({@link FunctionEmitter}). A call of a Primitive function becomes {@link Instruction.InvokePacked} of a
  * kernel lowered by the graph executor's kernel pipeline ({@link ArtifactCompiler#lower}); structurally
  * equal Primitive functions share one kernel and take the graph executor's names ({@code fused_add_0}:
- * {@link KernelTable}), so the two backends' kernel tables read alike. TVM's inline-primitives pass is not needed: the emitter
- * follows a let-bound Primitive function to its call sites itself.
+ * {@link KernelTable}), so the two backends' kernel tables read alike. TVM's inline-primitives pass is not
+ * needed: the emitter follows a let-bound Primitive function to its call sites itself.
  *
  * <p>Not done yet (issue 19): dynamic shapes (every kernel result has a static shape; {@code Any} is an
  * error naming the call), shape functions, storage coalescing (each kernel result gets its own

@@ -26,7 +26,11 @@ public record VmProgram(Executable executable, List<LoweredKernel> kernels, List
 
     /** Compiles the kernels with {@code compiler} (a program without tensor operators needs none) and loads a VM. */
     public VirtualMachine load(CCompiler compiler) {
+        return load(compiler, VmOptions.DEFAULT);
+    }
+
+    public VirtualMachine load(CCompiler compiler, VmOptions options) {
         Optional<KernelLibrary> lib = kernels.isEmpty() ? Optional.empty() : Optional.of(KernelLibrary.build(kernelModule(), compiler));
-        return new VirtualMachine(executable, lib);
+        return new VirtualMachine(executable, lib, options);
     }
 }

@@ -249,8 +249,7 @@ class VmProgramsTest {
     void theFrameBudgetStopsRunawayRecursionWithAnErrorNamingTheFunction() {
         IRModule m = text(LISTS + "def @main(%n: int64) -> int64 { @sum(@build(%n, Nil)) }\n");
         VmProgram p = compile(m);
-        try (VirtualMachine vm = new VirtualMachine(p.executable(), java.util.Optional.of(
-                dev.relayfarm.runtime.KernelLibrary.build(p.kernelModule(), CCompiler.host().orElseThrow())), VmOptions.DEFAULT.withMaxFrames(1_000))) {
+        try (VirtualMachine vm = p.load(CCompiler.host().orElseThrow(), VmOptions.DEFAULT.withMaxFrames(1_000))) {
             // 900 elements: @sum recurses 900 frames deep, inside the budget of 1,000 (@build's calls are tail calls)
             assertEquals(405_450L, ((VmObject.Tensor) vm.runMain(NDArray.scalar(900L))).toNDArray().getLong(0));
             VmException e = assertThrows(VmException.class, () -> vm.runMain(NDArray.scalar(5_000L)));
@@ -270,18 +269,16 @@ class VmProgramsTest {
                 }
                 """);
         VmProgram p = compile(m);
-        // every call of @loop in @loop is followed directly by the Ret of its result
+        // @loop's recursive call is followed directly by the Ret of its result: a tail call
         VmFunction loop = p.executable().functions().get(p.executable().functionIndex("loop").orElseThrow());
         List<Instruction> code = loop.code();
         assertTrue(java.util.stream.IntStream.range(0, code.size() - 1)
                 .anyMatch(i -> code.get(i) instanceof Instruction.Invoke inv && code.get(i + 1) instanceof Instruction.Ret ret && ret.result() == inv.dst()), code.toString());
-        try (VirtualMachine vm = new VirtualMachine(p.executable(), java.util.Optional.of(
-                dev.relayfarm.runtime.KernelLibrary.build(p.kernelModule(), CCompiler.host().orElseThrow())), VmOptions.DEFAULT.withMaxFrames(10))) {
+        try (VirtualMachine vm = p.load(CCompiler.host().orElseThrow(), VmOptions.DEFAULT.withMaxFrames(10))) {
             // 200,000 iterations under a budget of 10 frames
             assertEquals(20_000_100_000L, ((VmObject.Tensor) vm.runMain(NDArray.scalar(200_000L))).toNDArray().getLong(0));
         }
-        try (VirtualMachine vm = new VirtualMachine(p.executable(), java.util.Optional.of(
-                dev.relayfarm.runtime.KernelLibrary.build(p.kernelModule(), CCompiler.host().orElseThrow())), VmOptions.DEFAULT.withMaxRunBytes(1 << 20))) {
+        try (VirtualMachine vm = p.load(CCompiler.host().orElseThrow(), VmOptions.DEFAULT.withMaxRunBytes(1 << 20))) {
             // storage is not reused within a run: each iteration's scalars stay until the run ends, and the budget says so
             VmException e = assertThrows(VmException.class, () -> vm.runMain(NDArray.scalar(200_000L)));
             assertTrue(e.getMessage().contains("more than 1048576 bytes of tensor memory") && e.getMessage().contains("VmOptions.maxRunBytes"), e.getMessage());
