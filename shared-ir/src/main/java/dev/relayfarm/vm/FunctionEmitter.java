@@ -58,6 +58,8 @@ final class FunctionEmitter {
     private final Map<Var, Integer> registers = new IdentityHashMap<>();
     /** Let variables bound to a Primitive function or a global: called directly, not through a closure. */
     private final Map<Var, Expr> known = new IdentityHashMap<>();
+    /** Each kernel result's tensor register and its storage register, for {@link StorageKills}. */
+    private final Map<Integer, Integer> storageOf = new java.util.HashMap<>();
     private int nextRegister;
 
     FunctionEmitter(VmCompiler compiler, String name) {
@@ -76,7 +78,7 @@ final class FunctionEmitter {
         }
         for (Var p : params) registers.put(p, nextRegister++);
         tail(body);
-        return new VmFunction(name, params.size(), nextRegister, code);
+        return new VmFunction(name, params.size(), nextRegister, StorageKills.insert(code, storageOf));
     }
 
     private int fresh() {
@@ -322,6 +324,7 @@ final class FunctionEmitter {
             add(new Instruction.AllocStorage(size, ALIGNMENT, t.dtype(), storage));
             int tensor = fresh();
             add(new Instruction.AllocTensor(storage, 0, shape, t.dtype(), tensor));
+            storageOf.put(tensor, storage);
             results.add(tensor);
         }
         List<Integer> operands = new ArrayList<>(args);

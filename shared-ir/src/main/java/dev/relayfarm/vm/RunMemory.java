@@ -2,8 +2,11 @@ package dev.relayfarm.vm;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The native memory of one VM run: bump allocation over chunks that the VM keeps from run to run and hands
@@ -19,6 +22,8 @@ final class RunMemory {
     private final Arena arena;
     private final long maxBytes;
     private final List<MemorySegment> chunks = new ArrayList<>();
+    /** Blocks handed back this run ({@link #release}), by size: the next allocation of that size takes one. */
+    private final Map<Long, ArrayDeque<MemorySegment>> free = new HashMap<>();
     /** Bytes handed out this run, alignment padding included: what {@link VmOptions#maxRunBytes} bounds. */
     private long runBytes;
     private int current;
@@ -34,11 +39,19 @@ final class RunMemory {
         current = 0;
         used = 0;
         runBytes = 0;
+        free.clear();
+    }
+
+    /** Hands {@code block} back: nothing reads it any more ({@link Instruction.KillRegister} of its storage). */
+    void release(MemorySegment block) {
+        free.computeIfAbsent(block.byteSize(), k -> new ArrayDeque<>()).push(block);
     }
 
     /** {@code size} bytes (at least one) aligned to {@code alignment}; contents are whatever the last run left. */
     MemorySegment allocate(long size, long alignment) {
         long bytes = Math.max(size, 1);
+        ArrayDeque<MemorySegment> reusable = free.get(bytes);
+        if (reusable != null && !reusable.isEmpty() && reusable.peek().address() % alignment == 0) return reusable.pop();
         if (runBytes + bytes > maxBytes) {
             throw new VmException("the run needs more than " + maxBytes + " bytes of tensor memory, the limit (VmOptions.maxRunBytes; storage is not reused within a run yet)");
         }

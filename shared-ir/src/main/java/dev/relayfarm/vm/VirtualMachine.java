@@ -36,9 +36,9 @@ import java.util.Optional;
  *
  * <p><b>Memory.</b> Tensors live in native memory the VM keeps between runs ({@link RunMemory}): each
  * {@link #invoke run} allocates from the start again, so results are copied to the heap before it returns;
- * constants are copied to native memory once, when the VM is made. Storage is not reused within a run yet
- * ({@link Instruction.KillRegister} drops the reference; storage coalescing is issue 19's memory-planning
- * slice). Not thread-safe: one VM per thread.
+ * constants are copied to native memory once, when the VM is made. Within a run, a kernel result's block is
+ * reused after its last read when it never escapes ({@link StorageKills}); others stay until the run ends
+ * (storage coalescing is issue 19's memory-planning slice). Not thread-safe: one VM per thread.
  */
 public final class VirtualMachine implements AutoCloseable {
     private final Executable executable;
@@ -240,6 +240,8 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.KillRegister k -> {
+                    // the compiler kills a kernel result's storage after its last read (StorageKills): the block is free again
+                    if (r[k.register()] instanceof VmObject.Storage s) memory.release(s.segment());
                     r[k.register()] = null;
                     frame.pc++;
                 }

@@ -5,9 +5,9 @@ package dev.relayfarm.vm;
  * exhausting the heap or native memory.
  *
  * @param maxFrames    call frames on the VM's stack (non-tail recursion depth; tail calls take none)
- * @param maxRunBytes  native memory one run may allocate for tensors. Storage is not reused within a run yet, so
- *                     this bounds the sum of every tensor the run creates (a loop of n iterations with scalar
- *                     arithmetic takes about 64 bytes per scalar per iteration)
+ * @param maxRunBytes  native memory one run may allocate for tensors. Only kernel results that never escape are
+ *                     reused within a run ({@link StorageKills}), so this bounds what the others add up to (a loop of
+ *                     n iterations passing scalars to its next iteration keeps about 64 bytes per scalar per iteration)
  */
 public record VmOptions(int maxFrames, long maxRunBytes) {
     public static final VmOptions DEFAULT = new VmOptions(1_000_000, 4L << 30);

@@ -279,7 +279,7 @@ class VmProgramsTest {
             assertEquals(20_000_100_000L, ((VmObject.Tensor) vm.runMain(NDArray.scalar(200_000L))).toNDArray().getLong(0));
         }
         try (VirtualMachine vm = p.load(CCompiler.host().orElseThrow(), VmOptions.DEFAULT.withMaxRunBytes(1 << 20))) {
-            // storage is not reused within a run: each iteration's scalars stay until the run ends, and the budget says so
+            // the scalars each iteration passes on to the next are kept until the run ends, and the budget says so
             VmException e = assertThrows(VmException.class, () -> vm.runMain(NDArray.scalar(200_000L)));
             assertTrue(e.getMessage().contains("more than 1048576 bytes of tensor memory") && e.getMessage().contains("VmOptions.maxRunBytes"), e.getMessage());
             // the next run starts from empty memory again
@@ -287,6 +287,25 @@ class VmProgramsTest {
         }
         try (VirtualMachine vm = load(m)) {
             sameAsInterpreter(m, vm, NDArray.scalar(1_000L));
+        }
+    }
+
+    @Test
+    void kernelResultsAreReusedAfterTheirLastRead() throws Exception {
+        // 40 softmaxes over 64 KiB each: 2.5 MiB without reuse, two blocks with it
+        StringBuilder sb = new StringBuilder("def @main(%x: Tensor[(64, 256), float32]) {\n");
+        String prev = "%x";
+        for (int i = 0; i < 40; i++) {
+            sb.append("  %").append(i).append(" = nn.softmax(").append(prev).append(");\n");
+            prev = "%" + i;
+        }
+        IRModule m = text(sb.append("  exp(").append(prev).append(")\n}\n").toString());
+        VmProgram p = compile(m);
+        assertTrue(count(p.executable(), i -> i instanceof Instruction.KillRegister) >= 39, p.executable().functions().toString());
+        NDArray x = random(9, 64, 256);
+        try (VirtualMachine vm = p.load(CCompiler.host().orElseThrow(), VmOptions.DEFAULT.withMaxRunBytes(4 * 64 * 1024))) {
+            sameAsInterpreter(m, vm, x);
+            sameAsInterpreter(m, vm, random(10, 64, 256));
         }
     }
 
