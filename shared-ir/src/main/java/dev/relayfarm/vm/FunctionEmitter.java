@@ -28,6 +28,7 @@ import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.Var;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +46,7 @@ import java.util.Map;
  * (a tuple pattern is the fields of a tag-0 value), a failed test jumps to the next clause, and after the
  * last one a {@link Instruction.Fatal} reports that nothing matched. Nested patterns test outside-in.
  *
- * <p>Let chains are walked in a loop, so a 100,000-let body does not deepen the Java stack; only nested
+ * <p>Let chains are walked in a loop, so a long body (20,000 lets in VmProgramsTest) does not deepen the Java stack; only nested
  * {@code if}/{@code match} bodies recurse (as deep as the source nests them).
  */
 final class FunctionEmitter {
@@ -59,7 +60,7 @@ final class FunctionEmitter {
     /** Let variables bound to a Primitive function or a global: called directly, not through a closure. */
     private final Map<Var, Expr> known = new IdentityHashMap<>();
     /** Each kernel result's tensor register and its storage register, for {@link StorageKills}. */
-    private final Map<Integer, Integer> storageOf = new java.util.HashMap<>();
+    private final Map<Integer, Integer> storageOf = new HashMap<>();
     private int nextRegister;
 
     FunctionEmitter(VmCompiler compiler, String name) {

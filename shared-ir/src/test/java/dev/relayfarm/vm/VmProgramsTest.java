@@ -291,6 +291,23 @@ class VmProgramsTest {
     }
 
     @Test
+    void aLongLetChainCompilesAndRunsWithoutDeepJavaRecursion() {
+        // every let ends a fusion group, so each add is a kernel call (all of them one shared kernel)
+        StringBuilder sb = new StringBuilder("def @main(%x: int64) -> int64 {\n");
+        String prev = "%x";
+        for (int i = 0; i < 20_000; i++) {
+            sb.append("  let %v").append(i).append(" = add(").append(prev).append(", 1i64);\n");
+            prev = "%v" + i;
+        }
+        IRModule m = text(sb.append("  ").append(prev).append("\n}\n").toString());
+        VmProgram p = compile(m);
+        assertEquals(1, p.executable().kernels().size(), p.executable().kernels().toString());
+        try (VirtualMachine vm = p.load(CCompiler.host().orElseThrow())) {
+            assertEquals(20_005L, ((VmObject.Tensor) vm.runMain(NDArray.scalar(5L))).toNDArray().getLong(0));
+        }
+    }
+
+    @Test
     void kernelResultsAreReusedAfterTheirLastRead() throws Exception {
         // 40 softmaxes over 64 KiB each: 2.5 MiB without reuse, two blocks with it
         StringBuilder sb = new StringBuilder("def @main(%x: Tensor[(64, 256), float32]) {\n");
