@@ -140,6 +140,10 @@ public record Manifest(String format, Compiler compiler, String target, @JsonPro
         if (!FORMAT.equals(tree.path("format").asText())) {
             throw new ArtifactException(file + " is not a RelayFarm artifact manifest (format " + tree.path("format") + ")");
         }
+        if (tree.has("executor") && !"graph".equals(tree.path("executor").asText())) {
+            // a VM artifact (dev.relayfarm.vm.VmManifest) shares the format name but has no graph executor to load
+            throw new ArtifactException(file + " is an artifact for the " + tree.path("executor").asText() + " executor, not the graph executor (load it with VmArtifact)");
+        }
         try {
             return JSON.treeToValue(tree, Manifest.class);
         } catch (JsonProcessingException e) {

@@ -126,9 +126,9 @@ public final class ArtifactCompiler {
 
     /**
      * {@code k} lowered once, with its stored schedule ({@link CompileOptions#schedules()}, by the workload key
-     * its plan derives without lowering) or else its template's default.
+     * its plan derives without lowering) or else its template's default. The VM compiler lowers its kernels here too.
      */
-    private static LoweredKernel lower(GraphPlan.Kernel k, CompileOptions options) {
+    public static LoweredKernel lower(GraphPlan.Kernel k, CompileOptions options) {
         KernelPlan plan = plan(k, options.target());
         ScheduleConfig config = options.schedules().getOrDefault(plan.workload(), plan.defaultConfig());
         try {

@@ -12,8 +12,6 @@ import dev.relayfarm.ir.Let;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.Span;
-import dev.relayfarm.ir.StructuralEquality;
-import dev.relayfarm.ir.StructuralHash;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Tuple;
 import dev.relayfarm.ir.TupleGetItem;
@@ -63,10 +61,7 @@ public final class GraphBuilder {
     private final List<TensorSpec> temps = new ArrayList<>();
     private final List<TensorSpec> paramSpecs = new ArrayList<>();
     private final List<NDArray> params = new ArrayList<>();
-    private final List<GraphPlan.Kernel> kernels = new ArrayList<>();
-    private final Map<Function, Integer> kernelOfFunction = new IdentityHashMap<>();
-    private final Map<Integer, List<Integer>> kernelsByHash = new HashMap<>();
-    private final Map<String, Integer> kernelNames = new HashMap<>();
+    private final KernelTable kernels = new KernelTable();
     private final List<Step> steps = new ArrayList<>();
 
     private GraphBuilder(IRModule module) {
@@ -197,16 +192,16 @@ public final class GraphBuilder {
         List<Slot> args = new ArrayList<>();
         for (Expr a : c.args()) flatten(value(a), args);
         Type t = types.typeOf(c);
-        List<TensorSpec> outs = flattenTypes(t, "the result of kernel " + baseName(f));
+        List<TensorSpec> outs = flattenTypes(t, "the result of kernel " + KernelTable.baseName(f));
         List<TensorSpec> argSpecs = new ArrayList<>();
-        for (Expr a : c.args()) argSpecs.addAll(flattenTypes(types.typeOf(a), "an argument of kernel " + baseName(f)));
+        for (Expr a : c.args()) argSpecs.addAll(flattenTypes(types.typeOf(a), "an argument of kernel " + KernelTable.baseName(f)));
         if (!outs.isEmpty() && (outs.stream().allMatch(o -> o.elementCount() == 0) || (!argSpecs.isEmpty() && argSpecs.stream().allMatch(a -> a.elementCount() == 0)))) {
             List<Slot> computed = dataFreeResults(f, argSpecs, outs);
             return t instanceof TupleType ? regroup(t, computed, new int[1]) : new Leaf(computed.getFirst());
         }
         int alias = sameBytesParam(f);
         if (alias >= 0 && argSpecs.size() == f.params().size() && !(t instanceof TupleType)) return new Leaf(args.get(alias));
-        int kernel = kernelFor(f);
+        int kernel = kernels.indexOf(f);
         List<Slot> results = new ArrayList<>();
         for (int i = 0; i < outs.size(); i++) {
             TensorSpec o = outs.get(i);
@@ -263,7 +258,7 @@ public final class GraphBuilder {
      * call needs no kernel: its result is the argument's buffer (TVM's graph executor does the same
      * for reshape-only groups), so it costs neither a kernel launch nor a copy.
      */
-    static int sameBytesParam(Function f) {
+    public static int sameBytesParam(Function f) {
         Expr e = f.body();
         while (e instanceof Call c && c.callee() instanceof Op op && SAME_BYTES.contains(op.name()) && c.args().size() == 1) e = c.args().getFirst();
         if (!(e instanceof Var v)) return -1;
@@ -279,38 +274,6 @@ public final class GraphBuilder {
             return new Tup(fields);
         }
         return new Leaf(flat.get(next[0]++));
-    }
-
-    private int kernelFor(Function f) {
-        Integer known = kernelOfFunction.get(f);
-        if (known != null) return known;
-        int h = StructuralHash.hash(f);
-        for (int k : kernelsByHash.getOrDefault(h, List.of())) {
-            if (StructuralEquality.equal(kernels.get(k).primitive(), f)) {
-                kernelOfFunction.put(f, k);
-                return k;
-            }
-        }
-        int index = kernels.size();
-        kernels.add(new GraphPlan.Kernel(kernelName(f), f));
-        kernelOfFunction.put(f, index);
-        kernelsByHash.computeIfAbsent(h, x -> new ArrayList<>()).add(index);
-        return index;
-    }
-
-    /** {@code fused_<ops>} (TVM's naming), with a counter when two different kernels fuse the same ops. */
-    private String kernelName(Function f) {
-        String base = baseName(f);
-        int n = kernelNames.merge(base, 1, Integer::sum);
-        return base + "_" + (n - 1);
-    }
-
-    private static String baseName(Function f) {
-        StringBuilder sb = new StringBuilder("fused");
-        for (Expr e : dev.relayfarm.ir.ExprTraversal.postOrder(f.body())) {
-            if (e instanceof Call c && c.callee() instanceof Op op && sb.length() < 60) sb.append('_').append(op.name().replaceAll("[^A-Za-z0-9]", "_"));
-        }
-        return sb.toString();
     }
 
     private static void flatten(Value v, List<Slot> out) {
@@ -382,7 +345,7 @@ public final class GraphBuilder {
             Step.Copy cp = (Step.Copy) c;
             out.add(new Step.Copy(map(cp.src(), subst, renumber), cp.dst(), cp.bytes()));
         }
-        return new GraphPlan(inputs, outputs, kernels, paramSpecs, params, kept, out);
+        return new GraphPlan(inputs, outputs, kernels.kernels(), paramSpecs, params, kept, out);
     }
 
     private static Slot map(Slot s, Map<Slot, Slot> subst, Map<Integer, Integer> renumber) {

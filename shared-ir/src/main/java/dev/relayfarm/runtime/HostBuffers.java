@@ -10,16 +10,17 @@ import java.util.List;
 /**
  * How {@link NativeKernel} and {@link CompiledModel} hand {@link NDArray}s to native code: arguments
  * are checked against their {@link TensorSpec}s (count, dtype, shape), copied into 64-byte aligned
- * native buffers (what the generated C assumes), and results are copied back into fresh arrays.
+ * native buffers (what the generated C assumes), and results are copied back into fresh arrays. The VM
+ * (dev.relayfarm.vm) moves its inputs, constants and results the same way.
  */
-final class HostBuffers {
+public final class HostBuffers {
     private HostBuffers() {}
 
     /**
      * Errors name the owner ({@code "kernel fused_add_0"}, {@code "model out/mlp"}) on a wrong count,
      * and the input by index and name, after {@code inputPrefix}, on a wrong dtype or shape.
      */
-    static void checkInputs(String owner, String inputPrefix, List<TensorSpec> specs, List<NDArray> args) {
+    public static void checkInputs(String owner, String inputPrefix, List<TensorSpec> specs, List<NDArray> args) {
         if (args.size() != specs.size()) {
             throw new IllegalArgumentException(owner + " takes " + specs.size() + " inputs " + specs.stream().map(TensorSpec::name).toList() + ", got " + args.size());
         }
@@ -36,25 +37,26 @@ final class HostBuffers {
     }
 
     /** An uninitialized native buffer for {@code spec} (at least one byte: empty tensors still get an address). */
-    static MemorySegment allocate(Arena arena, TensorSpec spec) {
+    public static MemorySegment allocate(Arena arena, TensorSpec spec) {
         return arena.allocate(Math.max(spec.byteSize(), 1), 64);
     }
 
     /** A native copy of {@code a}, which {@link #checkInputs} has matched with {@code spec}. */
-    static MemorySegment copyIn(Arena arena, TensorSpec spec, NDArray a) {
+    public static MemorySegment copyIn(Arena arena, TensorSpec spec, NDArray a) {
         MemorySegment seg = allocate(arena, spec);
         MemorySegment.copy(heap(a), 0, seg, 0, spec.byteSize());
         return seg;
     }
 
     /** A fresh array holding the first {@code spec.byteSize()} bytes of {@code seg}. */
-    static NDArray copyOut(MemorySegment seg, TensorSpec spec) {
+    public static NDArray copyOut(MemorySegment seg, TensorSpec spec) {
         NDArray a = NDArray.zeros(spec.dtype(), spec.shapeArray());
         MemorySegment.copy(seg, 0, heap(a), 0, spec.byteSize());
         return a;
     }
 
-    private static MemorySegment heap(NDArray a) {
+    /** {@code a}'s own storage as a heap segment (no copy). */
+    public static MemorySegment heap(NDArray a) {
         return switch (a.data()) {
             case float[] f -> MemorySegment.ofArray(f);
             case double[] d -> MemorySegment.ofArray(d);

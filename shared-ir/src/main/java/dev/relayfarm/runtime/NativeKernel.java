@@ -40,7 +40,7 @@ public final class NativeKernel {
                 TensorSpec p = signature.params().get(i);
                 buffers.add(i < signature.numInputs() ? HostBuffers.copyIn(arena, p, inputs.get(i)) : HostBuffers.allocate(arena, p));
             }
-            invoke(arena, buffers);
+            invoke(arena.allocate(ValueLayout.ADDRESS, buffers.size()), buffers);
             List<NDArray> outputs = new ArrayList<>();
             for (int i = signature.numInputs(); i < signature.params().size(); i++) outputs.add(HostBuffers.copyOut(buffers.get(i), signature.params().get(i)));
             return outputs;
@@ -53,15 +53,22 @@ public final class NativeKernel {
      */
     public void invoke(List<MemorySegment> buffers) {
         try (Arena arena = Arena.ofConfined()) {
-            invoke(arena, buffers);
+            invoke(arena.allocate(ValueLayout.ADDRESS, buffers.size()), buffers);
         }
     }
 
-    private void invoke(Arena arena, List<MemorySegment> buffers) {
+    /**
+     * {@link #invoke(List)} with the caller's array for the argument pointers (room for one address per
+     * parameter), so a caller that runs kernels in a loop (the VM) allocates nothing per call.
+     */
+    public void invoke(MemorySegment args, List<MemorySegment> buffers) {
         if (buffers.size() != signature.params().size()) {
             throw new IllegalArgumentException("kernel " + signature.name() + " takes " + signature.params().size() + " buffers, got " + buffers.size());
         }
-        MemorySegment args = arena.allocate(ValueLayout.ADDRESS, buffers.size());
+        if (args.byteSize() < ValueLayout.ADDRESS.byteSize() * buffers.size()) {
+            throw new IllegalArgumentException("kernel " + signature.name() + ": the argument array has room for " + args.byteSize() / ValueLayout.ADDRESS.byteSize()
+                    + " pointers, needs " + buffers.size());
+        }
         for (int i = 0; i < buffers.size(); i++) {
             TensorSpec p = signature.params().get(i);
             MemorySegment b = buffers.get(i);

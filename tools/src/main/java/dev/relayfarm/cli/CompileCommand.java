@@ -15,6 +15,9 @@ import dev.relayfarm.tuning.Device;
 import dev.relayfarm.tuning.ScheduleFileException;
 import dev.relayfarm.tuning.TuningTask;
 import dev.relayfarm.tuning.record.ScheduleFile;
+import dev.relayfarm.vm.VmArtifact;
+import dev.relayfarm.vm.VmCompiler;
+import dev.relayfarm.vm.VmException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -31,6 +34,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "compile", mixinStandardHelpOptions = true,
         description = {"Compile a model to an artifact directory: manifest.json, lib.so (kernels + C graph executor),",
                 "params.bin and the generated sources. Cross targets (-mtriple=...) without a cross compiler get sources only.",
+                "A program the graph executor refuses (control flow, closures, recursion, ADTs) is compiled for the VM instead:",
+                "manifest.json says \"executor\": \"vm\", vm.rfx holds the bytecode beside lib.so's kernels.",
                 "Exit 0 on success, 2 on an error."})
 public final class CompileCommand implements Callable<Integer> {
     @Parameters(paramLabel = "MODEL", description = "an ONNX model (.onnx) or a Relay text file")
@@ -77,17 +82,24 @@ public final class CompileCommand implements Callable<Integer> {
             CompileRequest request = new CompileRequest(ModelSource.read(file), t, optLevel, InputShapes.of(shapes));
             // the farm's stage functions, in one process: import, infer types and check executability, optimize, codegen
             IRModule module = Stages.inferTypes(Stages.importModel(request));
-            Stages.checkExecutable(module);
-            IRModule optimized = Stages.optimize(module, request.optLevel(), request.target(), CommonOptions.disabledPasses(winograd));
-            // the autotuner stage's choice: the rule over the file's schedules and records, for the module's tasks
+            ArtifactCompiler.Artifact a;
+            long t1;
             Map<String, ScheduleConfig> configs = Map.of();
             List<TuningTask> tasks = List.of();
-            if (schedules != null) {
-                tasks = Stages.tasks(optimized, request.target());
-                configs = ScheduleFile.choose(schedules, tasks, request.target(), deviceClass);
+            try {
+                Stages.checkExecutable(module);
+                IRModule optimized = Stages.optimize(module, request.optLevel(), request.target(), CommonOptions.disabledPasses(winograd));
+                // the autotuner stage's choice: the rule over the file's schedules and records, for the module's tasks
+                if (schedules != null) {
+                    tasks = Stages.tasks(optimized, request.target());
+                    configs = ScheduleFile.choose(schedules, tasks, request.target(), deviceClass);
+                }
+                t1 = System.nanoTime();
+                a = Stages.codegen(optimized, request.compileOptions(configs), out);
+            } catch (GraphException refused) {
+                // control flow, closures, recursion, ADTs: the graph executor's refusal sends the program to the VM
+                return compileForVm(module, request, refused, t0);
             }
-            long t1 = System.nanoTime();
-            ArtifactCompiler.Artifact a = Stages.codegen(optimized, request.compileOptions(configs), out);
             long t2 = System.nanoTime();
             var o = spec.commandLine().getOut();
             o.printf("compiled %s -> %s (target %s)%n", file, out, request.target());
@@ -105,5 +117,27 @@ public final class CompileCommand implements Callable<Integer> {
             return CliErrors.report(spec, e.getMessage());
         }
         // Anything else (a parse, type or ONNX error; a compiler bug) is reported by CliErrors.
+    }
+
+    /** The VM artifact of {@code typed}, which the graph executor refused; both refusals are named when the VM cannot take it either. */
+    private int compileForVm(IRModule typed, CompileRequest request, GraphException refused, long t0) {
+        if (typed.main().isEmpty()) return CliErrors.reportUser(spec, refused); // nothing to run on either executor
+        VmArtifact.Written w;
+        try {
+            w = VmArtifact.write(VmCompiler.compile(typed, request.compileOptions(Map.of())), request.compileOptions(Map.of()), out);
+        } catch (VmException e) {
+            return CliErrors.report(spec, refused.getMessage() + "; the VM cannot run it either: " + e.getMessage());
+        }
+        long done = System.nanoTime();
+        var o = spec.commandLine().getOut();
+        o.printf("compiled %s -> %s (target %s, executor vm)%n", file, out, request.target());
+        o.printf("  the graph executor refused it: %s%n", refused.getMessage());
+        o.printf("  %d VM functions, %d instructions, %d kernels, %d constants%n", w.manifest().functions(), w.manifest().instructions(),
+                w.manifest().kernels().size(), w.program().executable().constants().size());
+        o.printf("  import+optimize+codegen+cc %d ms%n", (done - t0) / 1_000_000);
+        if (schedules != null) o.println("  note: schedules are not applied to VM artifacts yet (issue 19); its kernels use template defaults");
+        o.println("  content hash " + w.manifest().contentHash());
+        o.flush();
+        return 0;
     }
 }

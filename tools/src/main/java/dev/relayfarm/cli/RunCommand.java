@@ -1,5 +1,6 @@
 package dev.relayfarm.cli;
 
+import dev.relayfarm.artifact.Manifest;
 import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.diagnostic.Diagnostic;
 import dev.relayfarm.interp.Interpreter;
@@ -16,12 +17,19 @@ import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.pipeline.ModelInputException;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.runtime.CompiledModel;
+import dev.relayfarm.runtime.HostBuffers;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.TypeInference;
+import dev.relayfarm.vm.VirtualMachine;
+import dev.relayfarm.vm.VmArtifact;
+import dev.relayfarm.vm.VmException;
+import dev.relayfarm.vm.VmManifest;
+import dev.relayfarm.vm.VmObject;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -38,7 +46,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code relayc run FILE|ARTIFACT_DIR [--arg NAME=FILE.npy ...] [--random] [--repeat N] [--out DIR]}: type-checks a Relay
  * text file and evaluates its {@code @main} with the reference interpreter, or runs a compiled artifact
- * (a directory from {@code relayc compile}) through the native runtime; prints each output's type and first values, and writes
+ * (a directory from {@code relayc compile}) through the native runtime (a VM artifact, {@code "executor": "vm"}, on the VM); prints each output's type and first values, and writes
  * the outputs as {@code output_0.npy, output_1.npy, ...} (a tuple result gives one file per tensor,
  * depth-first). Exit code 0 on success, 1 for a user error (bad file, missing or mismatched input,
  * run-time error), each reported as one message naming the problem.
@@ -98,7 +106,9 @@ public final class RunCommand implements Callable<Integer> {
         {
             List<NDArray> outputs = new ArrayList<>();
             List<String> others = new ArrayList<>();
-            if (Files.isDirectory(file)) {
+            if (Files.isDirectory(file) && Files.isRegularFile(file.resolve("manifest.json")) && VmManifest.EXECUTOR.equals(VmManifest.executorOf(file))) {
+                runVmArtifact(out, outputs, others);
+            } else if (Files.isDirectory(file)) {
                 outputs.addAll(runArtifact(out));
             } else {
                 IRModule module = typeCheck(parse());
@@ -190,28 +200,83 @@ public final class RunCommand implements Callable<Integer> {
         try (CompiledModel model = CompiledModel.load(file)) {
             List<NDArray> inputs = readInputs(file.toString(), model.inputs().stream().map(s -> new Input(s.name(),
                     new TensorType(s.shape().stream().map(d -> (Dim) Dim.of(d)).toList(), s.dtype()), s.dtype() + " " + s.shape())).toList());
-            if (threads < 0) throw new ModelInputException("--threads must be >= 0, got " + threads);
-            if (repeat < 0) throw new ModelInputException("--repeat must be >= 0, got " + repeat);
+            checkTiming();
             model.setNumThreads(threads);
             long t0 = System.nanoTime();
             List<NDArray> outputs = model.run(inputs);
-            String timing = String.format(Locale.ROOT, "ran %s natively: first call %.3f ms", file, (System.nanoTime() - t0) / 1e6);
-            if (repeat > 0) {
-                double[] again = new double[repeat];
-                for (int i = 0; i < again.length; i++) {
-                    long s = System.nanoTime();
-                    model.run(inputs);
-                    again[i] = (System.nanoTime() - s) / 1e6;
-                }
-                Arrays.sort(again);
-                timing += String.format(Locale.ROOT, ", then median %.3f ms over %d calls", again[again.length / 2], again.length);
-            }
+            String timing = timing("ran " + file + " natively", t0, () -> model.run(inputs));
             out.println(timing);
             return outputs;
         } catch (IllegalArgumentException e) {
             // a bad input array or option value: the user's, reported as an input error unless it already is a compile error
             if (e instanceof CompileError) throw e;
             throw new ModelInputException(e.getMessage());
+        }
+    }
+
+    /**
+     * Runs a VM artifact ({@code "executor": "vm"}): its bytecode on the Java VM, its kernels from lib.so. Inputs are
+     * named by its manifest; tensors of the result come out depth-first (the fields of tuples and other ADT values in
+     * order), closures are only described.
+     */
+    private void runVmArtifact(PrintWriter out, List<NDArray> outputs, List<String> others) {
+        checkTiming();
+        VmManifest manifest = VmManifest.read(file);
+        try (VirtualMachine vm = VmArtifact.load(file)) {
+            List<NDArray> inputs = readInputs(file.toString(), manifest.inputs().stream().map(s -> new Input(s.name(),
+                    s.shape() == null ? null : new TensorType(s.shape().stream().map(d -> (Dim) Dim.of(d)).toList(), dev.relayfarm.ir.DType.parse(s.dtype())),
+                    s.shape() == null ? s.dtype() : s.dtype() + " " + s.shape())).toList());
+            if (manifest.inputs().stream().allMatch(s -> s.shape() != null)) {
+                // the bytecode does not check its inputs' types: a wrong shape would reach a kernel
+                HostBuffers.checkInputs("model " + file, "", manifest.inputs().stream().map(Manifest.Tensor::spec).toList(), inputs);
+            }
+            vm.setNumThreads(threads);
+            long t0 = System.nanoTime();
+            VmObject result = vm.run("main", inputs);
+            out.println(timing("ran " + file + " on the VM", t0, () -> vm.run("main", inputs)));
+            collectVm(result, outputs, others);
+        } catch (VmException e) {
+            throw new ModelInputException(e.getMessage());
+        } catch (IllegalArgumentException e) {
+            if (e instanceof CompileError) throw e;
+            throw new ModelInputException(e.getMessage());
+        }
+    }
+
+    private void checkTiming() {
+        if (threads < 0) throw new ModelInputException("--threads must be >= 0, got " + threads);
+        if (repeat < 0) throw new ModelInputException("--repeat must be >= 0, got " + repeat);
+    }
+
+    /** "{@code what}: first call X ms[, then median Y ms over N calls]", the first call having started at {@code t0}. */
+    private String timing(String what, long t0, Runnable again) {
+        String timing = String.format(Locale.ROOT, "%s: first call %.3f ms", what, (System.nanoTime() - t0) / 1e6);
+        if (repeat > 0) {
+            double[] times = new double[repeat];
+            for (int i = 0; i < times.length; i++) {
+                long s = System.nanoTime();
+                again.run();
+                times[i] = (System.nanoTime() - s) / 1e6;
+            }
+            Arrays.sort(times);
+            timing += String.format(Locale.ROOT, ", then median %.3f ms over %d calls", times[times.length / 2], times.length);
+        }
+        return timing;
+    }
+
+    /** Tensors depth-first, iteratively (a returned list of 100,000 elements is a value nested that deep). */
+    private static void collectVm(VmObject v, List<NDArray> tensors, List<String> others) {
+        ArrayDeque<VmObject> todo = new ArrayDeque<>();
+        todo.push(v);
+        while (!todo.isEmpty()) {
+            switch (todo.pop()) {
+                case VmObject.Tensor t -> tensors.add(t.toNDArray());
+                case VmObject.Adt a -> {
+                    for (int i = a.fields().size() - 1; i >= 0; i--) todo.push(a.fields().get(i));
+                }
+                case VmObject.Closure c -> others.add(c.toString());
+                case VmObject.Storage s -> others.add("storage");
+            }
         }
     }
 

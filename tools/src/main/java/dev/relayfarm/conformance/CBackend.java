@@ -1,17 +1,24 @@
 package dev.relayfarm.conformance;
 
 import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.compile.GraphException;
 import dev.relayfarm.conformance.OnnxCheck;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.runtime.CompiledModel;
 import dev.relayfarm.types.TypeInference;
+import dev.relayfarm.vm.VirtualMachine;
+import dev.relayfarm.vm.VmCompiler;
+import dev.relayfarm.vm.VmException;
+import dev.relayfarm.vm.VmObject;
+import dev.relayfarm.vm.VmProgram;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -24,7 +31,8 @@ import java.util.stream.Stream;
 /**
  * The {@code --backend c} of {@code relayc check} and {@code relayc conformance}: the optimized module
  * compiled to an artifact in a temporary directory, loaded and run, then the directory removed. The
- * kernels' shared library is cached by content (CCompiler), so re-checking is cheap.
+ * kernels' shared library is cached by content (CCompiler), so re-checking is cheap. A module the graph executor
+ * refuses (an ONNX If or Loop deciding on data) runs on the VM instead, its kernels compiled the same way.
  */
 public record CBackend(CompileOptions options, int threads) implements OnnxCheck.Backend {
     @Override
@@ -36,7 +44,11 @@ public record CBackend(CompileOptions options, int threads) implements OnnxCheck
             throw new UncheckedIOException(e);
         }
         try {
-            Stages.codegen(module, options, dir);
+            try {
+                Stages.codegen(module, options, dir);
+            } catch (GraphException refused) {
+                return runOnVm(module, inputs, refused);
+            }
             try (CompiledModel m = CompiledModel.load(dir)) {
                 if (threads > 0) m.setNumThreads(threads);
                 List<NDArray> outs = m.run(inputs);
@@ -51,6 +63,33 @@ public record CBackend(CompileOptions options, int threads) implements OnnxCheck
         } finally {
             delete(dir);
         }
+    }
+
+    /**
+     * What the graph executor refuses (control flow, recursion) on the VM, as {@code relayc compile} does; its result
+     * (tensors, and tuples as ADT values of tag 0) read back as @main's result type.
+     */
+    private Value runOnVm(IRModule module, List<NDArray> inputs, GraphException refused) {
+        VmProgram program;
+        try {
+            program = VmCompiler.compile(module, options);
+        } catch (VmException e) {
+            throw new GraphException(refused.getMessage() + "; the VM cannot run it either: " + e.getMessage());
+        }
+        try (VirtualMachine vm = program.load(CCompiler.forTarget(options.target()).orElseThrow(() -> new IllegalStateException("no C compiler for " + options.target())))) {
+            if (threads > 0) vm.setNumThreads(threads);
+            return fromVm(vm.run("main", inputs), TypeInference.infer(module).typeOf(module.main().orElseThrow().body()));
+        }
+    }
+
+    private static Value fromVm(VmObject v, Type t) {
+        if (t instanceof TupleType tt && v instanceof VmObject.Adt adt && adt.tag() == 0 && adt.fields().size() == tt.fields().size()) {
+            List<Value> fields = new ArrayList<>();
+            for (int i = 0; i < tt.fields().size(); i++) fields.add(fromVm(adt.fields().get(i), tt.fields().get(i)));
+            return new TupleValue(fields);
+        }
+        if (!(t instanceof TupleType) && v instanceof VmObject.Tensor tensor) return new TensorValue(tensor.toNDArray());
+        throw new IllegalStateException("the VM returned " + v + " for a result of type " + t);
     }
 
     private static Value regroup(Type t, java.util.Iterator<NDArray> flat) {

@@ -22,7 +22,7 @@ class ParseCommandTest {
 
     @Test
     void examplesParseAndPrintNormalisedText() throws Exception {
-        for (String name : new String[] {"mlp.relay", "adt_list.relay", "factorial.relay"}) {
+        for (String name : new String[] {"mlp.relay", "adt_list.relay", "factorial.relay", "closures.relay", "tree_lstm.relay"}) {
             Path p = example(name);
             CliRun r = CliRun.relayc("parse", p.toString());
             assertEquals(0, r.exitCode(), name + ": " + r.err());
