@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.frontend.OnnxTestData;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
@@ -12,6 +13,8 @@ import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Var;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.passes.OptPipeline;
+import dev.relayfarm.pipeline.ModelSource;
+import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.runtime.CompiledModel;
 import dev.relayfarm.text.RelayParser;
 import dev.relayfarm.types.TypeInference;
@@ -21,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Random;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -33,8 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
  * schedules), one thread each; the time of a call includes copying the inputs in and the outputs out on both sides.
  * Prints a table; asserts only that the two agree. Run by hand:
  * <pre>
- * ./mvnw -q -o -pl shared-ir test -Dtest=VmBenchmark -Drelayfarm.bench=true [-Drelayfarm.bench.seconds=2]
+ * ./mvnw -q -o -pl shared-ir test -Dtest=VmBenchmark -Drelayfarm.bench=true [-Drelayfarm.bench.seconds=2] [-Drelayfarm.bench.shared=false]
  * </pre>
+ * Besides three small Relay programs, the static models of {@code ../shared/onnx} in {@link #SHARED} (skipped when
+ * absent or with {@code shared=false}).
  */
 class VmBenchmark {
     @TempDir
@@ -61,6 +67,15 @@ class VmBenchmark {
             }
             """;
 
+    /** Shared static models (path under {@code ../shared/onnx}, the input shape to bind or null): small and large, few and many kernels. */
+    static final List<String[]> SHARED = List.of(
+            new String[] {"models/mnist8_cntk/model.onnx", null},
+            new String[] {"models/ppocr_cls_mobilenetv3/model.onnx", "x=1x3x48x192"},
+            new String[] {"light/light_squeezenet.onnx", null},
+            new String[] {"light/light_shufflenet.onnx", null},
+            new String[] {"light/light_inception_v1.onnx", null},
+            new String[] {"light/light_resnet50.onnx", null});
+
     @Test
     @EnabledIfSystemProperty(named = "relayfarm.bench", matches = "true")
     void vmVersusGraphExecutor() throws Exception {
@@ -70,9 +85,20 @@ class VmBenchmark {
         models.add(new String[] {"mlp (examples/mlp.relay)", Files.readString(Path.of("..", "examples", "mlp.relay"))});
         models.add(new String[] {"softmax chain x50 (16x64)", softmaxChain(50)});
         models.add(new String[] {"conv3x3-relu x2 (16->32, 56x56)", CONV});
+        List<IRModule> modules = new ArrayList<>();
+        for (String[] model : models) modules.add(RelayParser.parseModule(model[1], model[0]));
+        Optional<Path> shared = OnnxTestData.root();
+        if (shared.isPresent() && !"false".equals(System.getProperty("relayfarm.bench.shared"))) {
+            for (String[] s : SHARED) {
+                Path file = shared.get().resolve(s[0]);
+                if (!Files.isRegularFile(file)) continue;
+                models.add(new String[] {file.getFileName().toString().equals("model.onnx") ? file.getParent().getFileName().toString() : file.getFileName().toString(), null});
+                modules.add(Stages.inferTypes(Stages.importModel(ModelSource.read(file), s[1] == null ? "" : s[1])));
+            }
+        }
         StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "%n%-34s %8s %12s %12s %8s%n", "model", "calls", "graph (ms)", "vm (ms)", "vm/graph"));
         for (String[] model : models) {
-            IRModule m = RelayParser.parseModule(model[1], model[0]);
+            IRModule m = modules.get(models.indexOf(model));
             List<NDArray> inputs = inputs(m);
             Path dir = tmp.resolve("m" + models.indexOf(model));
             ArtifactCompiler.Artifact art = ArtifactCompiler.compile(OptPipeline.optimize(m, 3), CompileOptions.host(3), dir);
