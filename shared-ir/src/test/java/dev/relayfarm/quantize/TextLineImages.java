@@ -12,10 +12,11 @@ import java.util.Random;
 
 /**
  * Seeded text-line images for PaddleOCR's direction classifier (ppocr_cls, input 1x3x48x192): a random string of
- * 5-12 letters and digits drawn dark on a light background with the JDK's fonts (sans or serif, 24-33 px, jittered),
+ * 5-12 letters, digits and spaces drawn dark on a light background with the JDK's fonts (sans or serif, 24-33 px, jittered),
  * upside down in about half of them, normalized as PaddleOCR does ({@code (v / 255 - 0.5) / 0.5}). The classifier is
  * confident on these (mean margin 0.95 between its two classes), where uniform noise leaves it at 0.5 ± 0.03 and any
- * rounding flips its top-1. There is no OCR data here, so this is the stand-in for text crops.
+ * rounding flips its top-1. There is no OCR data here, so this is the stand-in for text crops. The JDK's logical fonts
+ * map to whatever fonts the machine has (DejaVu here), so the images, and the agreement measured on them, depend on it.
  */
 final class TextLineImages {
     static final int HEIGHT = 48, WIDTH = 192;

@@ -74,7 +74,8 @@ final class Anchors {
                     yield Optional.of(Conv2dNCHWOcVecTemplate.create(in.get(0), in.get(1), p, name, wl, config));
                 }
                 if (!which.equals(Conv2dNCHWTemplate.NAME)) {
-                    throw new InvalidConfigException("config is for template " + which + ", but nn.conv2d has templates " + Conv2dNCHWTemplate.NAME + " and " + Conv2dNCHWOcVecTemplate.NAME);
+                    throw new InvalidConfigException("config is for template " + which + ", but nn.conv2d has templates " + Conv2dNCHWTemplate.NAME + ", " + Conv2dNCHWOcVecTemplate.NAME
+                            + " and " + Conv2dInt8DotTemplate.NAME);
                 }
                 Conv2d.Def def = Conv2d.compute(in.get(0), in.get(1), p, a.groups(), int8 ? a.outDtype() : null);
                 Compute pad = def.pad() == null ? null : rename(def.pad(), name + "_pad", null, null);

@@ -20,10 +20,13 @@ import java.util.Map;
  * convolutions) as dot products of contiguous rows: the input unfolded per call into {@code col[n, y*OW + x, r]} with
  * {@code r = (c, ky, kx)} (zeros where the window leaves the padded image), the weight flattened into
  * {@code wflat[f, r]}, and each output {@code sum_r wflat[f, r] * col[n, p, r]} with the reduction innermost and a
- * scalar accumulator. That is the loop the C compiler turns into {@code vpdpbusd} (AVX-512 VNNI / AVX-VNNI: 64 unsigned
- * × signed byte products a instruction) or {@code pmaddubsw}/{@code pmaddwd} on plain AVX2, which the direct NCHW
- * template's widening multiply of one weight by a row of columns never becomes. The unfolded input costs
- * {@code C·KH·KW} bytes a pixel, written once and read once per output channel from cache.
+ * scalar accumulator. That is the loop the C compiler turns into {@code vpdpbusd} for uint8 data (AVX-512 VNNI /
+ * AVX-VNNI: 64 unsigned × signed byte products per instruction; int8 data widens first) or {@code pmaddubsw}/
+ * {@code pmaddwd} on plain AVX2, which the direct NCHW template's widening multiply of one weight by a row of columns
+ * never becomes. The weight is copied flat although OIHW already is that layout in memory: read through its 4-D
+ * index, the reduction's last index is not the bare reduction variable, which the vectorizer needs ({@code F·C·KH·KW}
+ * bytes a call). The unfolded input costs {@code C·KH·KW} bytes a pixel, written once, then read once per output
+ * channel ({@code f_p}: from cache only while it fits) or once per pixel ({@code p_f}).
  *
  * <p>Knob: {@code order}, {@code f_p} (an output channel's pixels in turn: its weight row stays in L1) or {@code p_f}
  * (a pixel's channels in turn: its unfolded row stays in L1). Threads share the outer of the two.

@@ -6,14 +6,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * How far apart two workloads of one template are, read from their keys ({@code nn.dense(data[8, 512],weight[512, 512])}):
- * the keys' numbers (shapes, strides, paddings) in order, compared on a log scale, so a layer twice as wide is as far as
- * one half as wide, and a batch of 8 against 16 is as far as 256 columns against 512. Keys of another operator or with
- * other numbers of fields are infinitely far. Transfer proposes the configs of the nearest workloads first: their good
+ * How far apart two workloads of one template are, read from their keys ({@code nn.dense(data[8,512],weight[512,512])}):
+ * the keys' numbers (shapes, strides, paddings; not the digits of dtype names) in order, compared on a log scale, so a
+ * layer twice as wide is about as far as one half as wide, and a batch of 8 against 16 about as far as 256 columns
+ * against 512. Keys of another operator or with other numbers of fields are infinitely far. Transfer proposes the configs of the nearest workloads first: their good
  * register tiles and loop orders are the likeliest to fit (TVM's "nearest workload" transfer).
  */
 public final class WorkloadDistance {
     private static final Pattern NUMBER = Pattern.compile("\\d+");
+    /** Element type names ({@code float32}, {@code uint8}, {@code bfloat16}): their digits are not shapes. */
+    private static final Pattern DTYPE = Pattern.compile("(?:u?int|b?float)\\d+");
 
     private WorkloadDistance() {}
 
@@ -34,7 +36,7 @@ public final class WorkloadDistance {
 
     private static List<Long> numbers(String key) {
         List<Long> out = new ArrayList<>();
-        Matcher m = NUMBER.matcher(key.substring(operator(key).length()));
+        Matcher m = NUMBER.matcher(DTYPE.matcher(key.substring(operator(key).length())).replaceAll(""));
         while (m.find()) out.add(Long.parseLong(m.group()));
         return out;
     }

@@ -49,7 +49,10 @@ import java.util.Optional;
  * (the features are of the loop nest, not of the knobs, so they carry across workloads).
  */
 public final class Tuner {
-    /** Transferred configs measured first per task (at least a round's worth): enough that one of them is the nearest workload's best, not only its luckiest measurement. */
+    /**
+     * Transferred configs measured first per task (at least a round's worth): enough that one of them is the nearest
+     * workload's best, not only its luckiest measurement.
+     */
     static final int TRANSFERRED = 4;
     /**
      * @param strategy  {@link SearchStrategies#NAMES}
@@ -146,19 +149,14 @@ public final class Tuner {
                 long fits = (long) (options.time().minus(elapsed).toNanos() / perMeasurement) - 1;
                 size = (int) Math.max(1, Math.min(size, fits));
             }
-            // transferred configs first, round by round, then the search
+            // transferred configs first, round by round (off the list once measured), then the search
             List<ScheduleConfig> pending = transfer.getOrDefault(task.key(), List.of());
-            List<ScheduleConfig> configs;
-            if (pending.isEmpty()) {
-                configs = new ArrayList<>(search.next(size));
-            } else {
-                List<ScheduleConfig> taken = pending.subList(0, Math.min(size, pending.size()));
-                configs = new ArrayList<>(taken);
-                taken.clear();
-            }
+            int taken = Math.min(size, pending.size());
+            List<ScheduleConfig> configs = new ArrayList<>(taken > 0 ? pending.subList(0, taken) : search.next(size));
             // the default is measured with every batch anyway, as the baseline
             configs.removeIf(c -> c.equals(task.defaultConfig()));
             if (configs.isEmpty()) {
+                if (taken > 0) pending.subList(0, taken).clear(); // only the default: nothing to measure
                 if (search.exhausted()) {
                     notes.put(task.key(), "space exhausted");
                     scheduler.finish(task);
@@ -179,6 +177,7 @@ public final class Tuner {
                 }
                 continue;
             }
+            if (taken > 0) pending.subList(0, taken).clear();
             List<Measurement> round = new ArrayList<>();
             round.add(batch.baseline());
             round.addAll(batch.results());
@@ -219,7 +218,7 @@ public final class Tuner {
         for (String workload : nearestFirst) {
             List<TuningRecord> records = byWorkload.get(workload);
             double defaultUs = defaultMedian(records);
-            Map<ScheduleConfig, Double> speedup = new HashMap<>();
+            Map<ScheduleConfig, Double> speedup = new LinkedHashMap<>(); // ties keep the records' order
             for (TuningRecord r : records) {
                 if (!r.fasterThanDefault() || r.config().equals(task.defaultConfig()) || !inSpace(task, r.config())) continue;
                 speedup.merge(r.config(), defaultUs / r.costUs(), Math::max);

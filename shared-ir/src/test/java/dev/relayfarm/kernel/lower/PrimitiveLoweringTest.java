@@ -163,7 +163,7 @@ class PrimitiveLoweringTest {
                   %1 = add(%0, %b);
                   %2 = cast(%1, dtype="int64");
                   %3 = multiply(%2, 1518500250i64);
-                  %4 = add(%3, 1073741824i64);
+                  %4 = add(%3, 137438953472i64);
                   %5 = right_shift(%4, 38i64);
                   %6 = clip(%5, a_min=0f, a_max=255f);
                   cast(%6, dtype="uint8")
@@ -178,7 +178,7 @@ class PrimitiveLoweringTest {
                 "{\"template\":\"conv2d_NCHW.x86\",\"knobs\":{\"oc_bn\":7,\"reg_n\":5,\"unroll_kw\":0,\"order\":\"rc_ry_rx\"}}")));
         add("conv_int8_signed_dilated", """
                 fn (%x: Tensor[(2, 3, 10, 11), int8], %w: Tensor[(4, 3, 3, 2), int8], Primitive=1) {
-                  nn.conv2d(%x, %w, padding=[2, 1, 0, 3], dilation=[2, 3], channels=4, kernel_size=[3, 2], out_dtype="int32")
+                  nn.conv2d(%x, %w, strides=[2, 1], padding=[2, 1, 0, 3], dilation=[2, 3], channels=4, kernel_size=[3, 2], out_dtype="int32")
                 }""", Optional.empty());
         add("injective_broadcast", """
                 fn (%x: Tensor[(2, 3, 5, 16), float32], %y: Tensor[(3, 1, 1), float32], Primitive=1) {
@@ -272,7 +272,7 @@ class PrimitiveLoweringTest {
         assertTrue(e.getMessage().contains("oc_bn=12 must be a multiple of 8 dividing the output channels 16"), e.getMessage());
         e = assertThrows(InvalidConfigException.class, () -> PrimitiveLowering.lower(first, "bad", Target.host(), Optional.of(ScheduleConfig.fromJson(
                 "{\"template\":\"dense_pack.x86\",\"knobs\":{\"tile_y\":1,\"tile_x\":8,\"tile_k\":1}}"))));
-        assertTrue(e.getMessage().contains("config is for template dense_pack.x86, but nn.conv2d has templates conv2d_NCHW.x86 and conv2d_NCHW_ocvec.x86"), e.getMessage());
+        assertTrue(e.getMessage().contains("config is for template dense_pack.x86, but nn.conv2d has templates conv2d_NCHW.x86, conv2d_NCHW_ocvec.x86 and conv2d_NCHW_int8_dot.x86"), e.getMessage());
     }
 
     @Test

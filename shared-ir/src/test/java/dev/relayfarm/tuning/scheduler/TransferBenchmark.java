@@ -61,7 +61,8 @@ import org.junit.jupiter.api.io.TempDir;
  *     noise, and the row says so rather than a ratio.
  * </ul>
  * Both curves only rise. Each seed is one draw of the searches' first configs, so the benchmark runs several seeds and
- * reports the median of their ratios (a seed where the run after A never reached the target counts as the worst case).
+ * reports the median of their ratios (a seed where the run after A never reached the target counts as the worst case;
+ * one whose curve was not read, as none).
  */
 class TransferBenchmark {
     /** Read the curves again from the records a run with the same {@code records} folder left, instead of tuning. */
@@ -91,8 +92,9 @@ class TransferBenchmark {
 
     /** One curve's reading for one seed: trials to the target from scratch and after A (-1: never, 0: not read), both final speedups. */
     private record Reading(int fromScratch, int transferred, double scratchFinal, double transferFinal) {
+        /** Trials after A over trials from scratch; NaN when not read, infinite when the run after A never got there. */
         double ratio() {
-            if (fromScratch == 0) return Double.NaN;
+            if (fromScratch <= 0) return Double.NaN;
             return transferred > 0 ? (double) transferred / fromScratch : Double.POSITIVE_INFINITY;
         }
     }
@@ -119,21 +121,21 @@ class TransferBenchmark {
             outcomes.add(run(seed, dir, runner, context, options));
         }
         System.out.printf("%n%d trials per run; trials to 90%% of the scratch run's final speed (search) and gain (gain)%n", trials);
-        System.out.printf("%-6s %14s %14s %8s %14s %14s %8s %14s%n", "seed", "search scratch", "search after A", "ratio", "final scratch", "gain scratch",
-                "gain after A", "ratio");
+        System.out.printf(Locale.ROOT, "%-6s %14s %14s %8s %14s %14s %14s %8s%n", "seed", "search scratch", "search after A", "ratio", "final scratch",
+                "gain scratch", "gain after A", "ratio");
         for (Outcome o : outcomes) {
             System.out.printf(Locale.ROOT, "%-6d %14s %14s %8s %13.3fx %14s %14s %8s%n", o.seed(), text(o.search().fromScratch()), text(o.search().transferred()),
                     percent(o.search().ratio()), o.search().scratchFinal(), text(o.gain().fromScratch()), text(o.gain().transferred()), percent(o.gain().ratio()));
         }
-        System.out.printf(Locale.ROOT, "median ratio over %d seeds: search %s, gain %s (target <= 30%%)%n", outcomes.size(),
-                percent(median(outcomes.stream().map(Outcome::search).toList())), percent(median(outcomes.stream().map(Outcome::gain).toList())));
+        List<Reading> search = outcomes.stream().map(Outcome::search).toList(), gain = outcomes.stream().map(Outcome::gain).toList();
+        System.out.printf(Locale.ROOT, "median ratio: search %s over %d seeds, gain %s over %d (target <= 30%%)%n", percent(median(search)),
+                search.stream().filter(r -> !Double.isNaN(r.ratio())).count(), percent(median(gain)), gain.stream().filter(r -> !Double.isNaN(r.ratio())).count());
     }
 
-    /** The median of the readings' ratios, NaN when a reading has none (a gain within the noise). */
+    /** The median of the readings' ratios over the seeds where the curve was read (NaN when none was). */
     private static double median(List<Reading> readings) {
-        double[] ratios = readings.stream().mapToDouble(Reading::ratio).sorted().toArray();
-        if (Arrays.stream(ratios).anyMatch(Double::isNaN)) return Double.NaN;
-        return ratios.length % 2 == 1 ? ratios[ratios.length / 2] : (ratios[ratios.length / 2 - 1] + ratios[ratios.length / 2]) / 2;
+        List<Double> read = readings.stream().map(Reading::ratio).filter(r -> !Double.isNaN(r)).toList();
+        return read.isEmpty() ? Double.NaN : TaskScheduler.median(read);
     }
 
     private static Outcome run(long seed, Path dir, SandboxedRunner runner, RecordContext context, Tuner.Options options) throws IOException {
@@ -162,13 +164,14 @@ class TransferBenchmark {
         System.out.printf(Locale.ROOT, "A's records: %d, of which %d beat their default%n", fromA.size(), fromA.stream().filter(TuningRecord::fasterThanDefault).count());
         // search: 90% of the final speed the search found from scratch
         double searchFinal = searchScratch.getLast().speedup();
-        Reading search = new Reading(reached(searchScratch, 0.9 * searchFinal), reached(searchTransfer, 0.9 * searchFinal), searchFinal,
-                searchTransfer.getLast().speedup());
+        // a layer the scratch run never measured a config of leaves no final speed: the seed is not read
+        Reading search = !Double.isFinite(searchFinal) ? new Reading(0, 0, searchFinal, searchTransfer.getLast().speedup())
+                : new Reading(reached(searchScratch, 0.9 * searchFinal), reached(searchTransfer, 0.9 * searchFinal), searchFinal, searchTransfer.getLast().speedup());
         // gain: 90% of the gain, time <= default - 0.9 (default - final), i.e. 1/speedup <= 1 - 0.9 (1 - 1/final); not read
         // when the gain is within the noise (every run would "reach" it at its first complete estimate)
         double gainFinal = gainScratch.getLast().speedup();
         double gainTarget = 1 / (1 - 0.9 * (1 - 1 / gainFinal));
-        Reading gain = gainFinal < MIN_GAIN ? new Reading(0, 0, gainFinal, gainTransfer.getLast().speedup())
+        Reading gain = !(gainFinal >= MIN_GAIN) ? new Reading(0, 0, gainFinal, gainTransfer.getLast().speedup())
                 : new Reading(reached(gainScratch, gainTarget), reached(gainTransfer, gainTarget), gainFinal, gainTransfer.getLast().speedup());
         System.out.printf(Locale.ROOT, "search: final speed %.3fx of the defaults; 90%% (%.3fx) from scratch from trial %s on, after A from trial %s on%n",
                 searchFinal, 0.9 * searchFinal, text(search.fromScratch()), text(search.transferred()));

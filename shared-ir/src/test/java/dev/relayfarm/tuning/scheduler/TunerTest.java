@@ -152,8 +152,27 @@ class TunerTest {
                 TuningRecord.of(new Measurement(far, two.get(0), new Measurement.Cost(2, 0.01, 100, 5)), context, OptionalDouble.of(10), at),
                 TuningRecord.of(new Measurement(near, two.get(1), new Measurement.Cost(9, 0.01, 100, 5)), context, OptionalDouble.of(10), at));
         assertEquals(List.of(two.get(1), two.get(0)), Tuner.transferred(fresh, prior, context, 4), "the near workload's 1.1x before the far one's 5x");
-        assertEquals(Double.POSITIVE_INFINITY, WorkloadDistance.between("nn.conv2d(data[1, 8])", fresh.key()), "another operator");
-        assertEquals(0, WorkloadDistance.between(fresh.key(), fresh.key()));
+    }
+
+    /** More transferred configs than a round holds: one round after another, each measured once, then the search. */
+    @Test
+    void transferredConfigsAreMeasuredRoundByRound(@TempDir Path tmp) {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+        CCompiler cc = CCompiler.host().orElseThrow().withCache(tmp.resolve("cc"));
+        RecordContext context = RecordContext.local(HOST, cc);
+        TuningTask seen = Stages.tasks(TuningModels.optimizedLayers(HOST), HOST).getFirst();
+        TuningTask fresh = wideDense();
+        List<ScheduleConfig> three = transferable(seen, fresh).limit(3).toList();
+        Instant at = Instant.parse("2026-01-01T00:00:00Z");
+        List<TuningRecord> prior = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            prior.add(TuningRecord.of(new Measurement(seen.key(), three.get(i), new Measurement.Cost(5 + i, 0.01, 100, 5)), context, OptionalDouble.of(10), at));
+        }
+        List<List<ScheduleConfig>> rounds = new ArrayList<>();
+        new Tuner(new SandboxedRunner(cc, MeasureOptions.FAST, tmp.resolve("runs")), context, null, new Tuner.Options("random", 1, 5, null, 1, 100),
+                (task, batch, status) -> rounds.add(batch.results().stream().map(Measurement::config).toList())).tune(List.of(fresh), Map.of(), prior);
+        assertEquals(List.of(List.of(three.get(0)), List.of(three.get(1)), List.of(three.get(2))), rounds.subList(0, 3), "by speedup, one a round");
+        for (List<ScheduleConfig> later : rounds.subList(3, rounds.size())) assertFalse(three.contains(later.getFirst()), "measured once: " + later);
     }
 
     /** A dense layer of another shape than {@link TuningModels#LAYERS}' first, with the same template. */
