@@ -249,7 +249,7 @@ public final class Realize extends FunctionPass {
     // ------------------------------------------------------------------ helpers
 
     /** {@code m = m0 * 2^-shift} with {@code m0} in [2^30, 2^31) and shift in [1, 62]; {m0, shift}. */
-    static long[] fixedPoint(double m) {
+    public static long[] fixedPoint(double m) {
         if (!(m > 0)) return new long[] {0, 1};
         int e = Math.getExponent(m) + 1; // m = f * 2^e with f in [0.5, 1)
         double f = m / Math.scalb(1.0, e);

@@ -51,6 +51,8 @@ public final class VirtualMachine implements AutoCloseable {
     private final RunMemory memory;
     /** Per kernel, the array of argument pointers it is called with: filled anew at each call, allocated once. */
     private final MemorySegment[] kernelArgs;
+    /** The buffers of the kernel call in progress, reused from call to call. */
+    private final ArrayList<MemorySegment> packedBuffers = new ArrayList<>();
     private final VmOptions options;
 
     /** A VM for {@code executable}, whose kernels are in {@code library} (empty when it calls none); the VM closes the library. */
@@ -233,10 +235,7 @@ public final class VirtualMachine implements AutoCloseable {
                 }
                 case Instruction.DeviceCopy d -> {
                     if (d.srcDevice() != 0 || d.dstDevice() != 0) throw fault(frame, "copies from device " + d.srcDevice() + " to " + d.dstDevice() + "; only the host (0) exists");
-                    VmObject.Tensor t = tensor(r[d.src()], frame);
-                    MemorySegment seg = memory.allocate(t.data().byteSize(), 64);
-                    MemorySegment.copy(t.data(), 0, seg, 0, t.data().byteSize());
-                    r[d.dst()] = new VmObject.Tensor(seg.asSlice(0, t.data().byteSize()), t.shape(), t.dtype());
+                    r[d.dst()] = copyTensor(tensor(r[d.src()], frame), memory);
                     frame.pc++;
                 }
                 case Instruction.KillRegister k -> {
@@ -281,10 +280,11 @@ public final class VirtualMachine implements AutoCloseable {
 
     private void invokePacked(Instruction.InvokePacked p, VmObject[] r, Frame frame) {
         NativeKernel kernel = kernels[p.kernel()];
-        List<MemorySegment> buffers = new ArrayList<>(kernel.signature().params().size());
-        for (int a : p.args()) flattenTensors(r[a], buffers, frame);
+        // one list for every call (the VM runs one call at a time, kernels do not call back into it): no allocation per kernel
+        packedBuffers.clear();
+        for (int a : p.args()) flattenTensors(r[a], packedBuffers, frame);
         try {
-            kernel.invoke(kernelArgs[p.kernel()], buffers);
+            kernel.invoke(kernelArgs[p.kernel()], packedBuffers);
         } catch (RuntimeException e) {
             throw new VmException(where(frame) + ": " + e.getMessage(), e);
         }
@@ -360,14 +360,18 @@ public final class VirtualMachine implements AutoCloseable {
         return "function " + executable.functions().get(frame.function).name() + " at instruction " + frame.pc + " (" + code[frame.function][frame.pc] + ")";
     }
 
+    /** A copy of {@code t} in the run's native memory, 64-byte aligned. */
+    private static VmObject.Tensor copyTensor(VmObject.Tensor t, RunMemory memory) {
+        long bytes = t.data().byteSize();
+        MemorySegment seg = memory.allocate(bytes, 64);
+        MemorySegment.copy(t.data(), 0, seg, 0, bytes);
+        return new VmObject.Tensor(seg.asSlice(0, bytes), t.shape(), t.dtype());
+    }
+
     /** {@code v} with every tensor in the run's native memory (a kernel reads only native, aligned buffers). */
     private static VmObject copy(VmObject v, RunMemory memory) {
         return switch (v) {
-            case VmObject.Tensor t -> {
-                MemorySegment seg = memory.allocate(t.data().byteSize(), 64);
-                MemorySegment.copy(t.data(), 0, seg, 0, t.data().byteSize());
-                yield new VmObject.Tensor(seg.asSlice(0, t.data().byteSize()), t.shape(), t.dtype());
-            }
+            case VmObject.Tensor t -> copyTensor(t, memory);
             case VmObject.Adt a -> new VmObject.Adt(a.tag(), a.fields().stream().map(f -> copy(f, memory)).toList());
             case VmObject.Closure c -> new VmObject.Closure(c.function(), c.captured().stream().map(f -> copy(f, memory)).toList());
             case VmObject.Storage s -> throw new VmException("storage cannot be an argument of a VM function");

@@ -79,7 +79,11 @@ public final class VmArtifact {
 
     /** A VM over the artifact in {@code dir}: its executable, and its lib.so bound to the executable's kernel signatures. */
     public static VirtualMachine load(Path dir) {
-        VmManifest manifest = VmManifest.read(dir);
+        return load(dir, VmManifest.read(dir));
+    }
+
+    /** {@link #load(Path)} with the artifact's manifest already read. */
+    public static VirtualMachine load(Path dir, VmManifest manifest) {
         try {
             Executable exe = ExecutableFormat.read(dir.resolve(manifest.executable()));
             Optional<KernelLibrary> lib = manifest.lib() == null ? Optional.empty()

@@ -6,13 +6,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.frontend.OnnxTestData;
-import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.DType;
-import dev.relayfarm.ir.Expr;
-import dev.relayfarm.ir.ExprTraversal;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
-import dev.relayfarm.ir.Op;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.passes.OptPipeline;
 import dev.relayfarm.pipeline.ModelSource;
@@ -59,7 +55,7 @@ class QuantizeClassifierTest {
         List<List<NDArray>> calibration = new ArrayList<>();
         for (long s = 0; s < 64; s++) calibration.add(List.of(TextLineImages.image(s)));
         Quantizer.Result q = Quantizer.quantize(model, calibration, QuantizeConfig.DEFAULT.withCalibration(Calibration.Mode.PERCENTILE));
-        long int8Convs = count(q.module(), "nn.conv2d");
+        long int8Convs = QuantizeMnistTest.count(q.module(), "nn.conv2d", "int32");
         assertTrue(int8Convs >= 40, "only " + int8Convs + " of the classifier's 53 convolutions were quantized");
         Outcome o = compare(model, q.module(), "ppocr_cls", 200, s -> TextLineImages.image(10_000 + s));
         System.out.printf("ppocr_cls int8 (%d int8 convs, percentile, 64 calibration lines): top-1 agreement with float %d/200, "
@@ -87,7 +83,7 @@ class QuantizeClassifierTest {
         List<List<NDArray>> calibration = new ArrayList<>();
         for (long s = 0; s < 4; s++) calibration.add(List.of(image.apply(s)));
         Quantizer.Result q = Quantizer.quantize(model, calibration, QuantizeConfig.DEFAULT);
-        long int8Convs = count(q.module(), "nn.conv2d");
+        long int8Convs = QuantizeMnistTest.count(q.module(), "nn.conv2d", "int32");
         assertTrue(int8Convs >= 50, "only " + int8Convs + " of ResNet-50's 53 convolutions were quantized");
         Outcome o = compare(model, q.module(), "resnet50", 4, s -> image.apply(10_000 + s));
         System.out.printf("light resnet50 int8 (%d int8 convs, KL, 4 calibration inputs): cosine with float mean %.5f min %.5f%n", int8Convs, o.meanCosine(), o.minCosine());
@@ -121,15 +117,5 @@ class QuantizeClassifierTest {
             }
         }
         return new Outcome(agree, firstClass, sum / n, min);
-    }
-
-    /** Calls of {@code op} accumulating 8-bit inputs in int32 (what realize makes). */
-    private static long count(IRModule m, String op) {
-        long c = 0;
-        for (Expr e : ExprTraversal.postOrder(m.main().orElseThrow().body())) {
-            if (e instanceof Call call && call.callee() instanceof Op o && o.name().equals(op)
-                    && call.attrs().get("out_dtype").map(v -> v.toString().contains("int32")).orElse(false)) c++;
-        }
-        return c;
     }
 }

@@ -115,7 +115,8 @@ class QuantizeMnistTest {
         return agree;
     }
 
-    private static long count(IRModule m, String op, String outDtype) {
+    /** Calls of {@code op} in {@code m}'s @main whose {@code out_dtype} is {@code outDtype} (what realize makes of the anchors). */
+    static long count(IRModule m, String op, String outDtype) {
         long n = 0;
         for (Expr e : ExprTraversal.postOrder(m.main().orElseThrow().body())) {
             if (e instanceof Call c && c.callee() instanceof Op o && o.name().equals(op)

@@ -2,6 +2,7 @@ package dev.relayfarm.cli;
 
 import dev.relayfarm.artifact.ArtifactException;
 import dev.relayfarm.compile.ArtifactCompiler;
+import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.compile.GraphException;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
@@ -122,9 +123,10 @@ public final class CompileCommand implements Callable<Integer> {
     /** The VM artifact of {@code typed}, which the graph executor refused; both refusals are named when the VM cannot take it either. */
     private int compileForVm(IRModule typed, CompileRequest request, GraphException refused, long t0) {
         if (typed.main().isEmpty()) return CliErrors.reportUser(spec, refused); // nothing to run on either executor
+        CompileOptions options = request.compileOptions(Map.of());
         VmArtifact.Written w;
         try {
-            w = VmArtifact.write(VmCompiler.compile(typed, request.compileOptions(Map.of())), request.compileOptions(Map.of()), out);
+            w = VmArtifact.write(VmCompiler.compile(typed, options), options, out);
         } catch (VmException e) {
             return CliErrors.report(spec, refused.getMessage() + "; the VM cannot run it either: " + e.getMessage());
         }

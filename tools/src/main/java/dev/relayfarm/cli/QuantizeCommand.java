@@ -3,7 +3,6 @@ package dev.relayfarm.cli;
 import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.bench.BenchInputs;
 import dev.relayfarm.interp.Npy;
-import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
@@ -149,7 +148,7 @@ public final class QuantizeCommand implements Callable<Integer> {
     static List<TensorSpec> floatInputSpecs(Function main, String what, String hint) {
         List<TensorSpec> specs = new ArrayList<>();
         for (Var v : main.params()) {
-            if (!(v.annotation() instanceof TensorType t) || !t.dtype().isFloat() || !t.shape().stream().allMatch(Dim::isStatic)) {
+            if (!(v.annotation() instanceof TensorType t) || !t.dtype().isFloat() || !t.isStatic()) {
                 throw new ModelInputException(what + " need static float tensor inputs; %" + v.name() + " is " + v.annotation() + " (" + hint + ")");
             }
             specs.add(new TensorSpec(v.name(), t.shape().stream().map(d -> (int) d.value()).toList(), t.dtype()));

@@ -222,7 +222,7 @@ public final class RunCommand implements Callable<Integer> {
     private void runVmArtifact(PrintWriter out, List<NDArray> outputs, List<String> others) {
         checkTiming();
         VmManifest manifest = VmManifest.read(file);
-        try (VirtualMachine vm = VmArtifact.load(file)) {
+        try (VirtualMachine vm = VmArtifact.load(file, manifest)) {
             List<NDArray> inputs = readInputs(file.toString(), manifest.inputs().stream().map(s -> new Input(s.name(),
                     s.shape() == null ? null : new TensorType(s.shape().stream().map(d -> (Dim) Dim.of(d)).toList(), dev.relayfarm.ir.DType.parse(s.dtype())),
                     s.shape() == null ? s.dtype() : s.dtype() + " " + s.shape())).toList());

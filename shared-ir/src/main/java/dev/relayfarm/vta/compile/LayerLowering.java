@@ -100,7 +100,7 @@ public final class LayerLowering {
                     if (q.m0().length != cout) throw new IllegalArgumentException(layer.name() + ": requantize has " + q.m0().length + " channels, the layer " + cout);
                     requantized = true;
                     FixedPointPlan plan = FixedPointPlan.of(q);
-                    int[] lo = plan.lo().clone();
+                    int[] lo = plan.lo(); // a copy already
                     // max(max(a, 0), lo) = max(a, max(lo, 0))
                     if (afterRelu) for (int c = 0; c < lo.length; c++) lo[c] = Math.max(lo[c], 0);
                     steps.add(new AluStep(AluOp.MAX, A, Operand.CONSTANT, constant(constants, lo)));

@@ -51,7 +51,7 @@ public final class VtaPartition {
         Map<Expr, List<Expr>> users = new IdentityHashMap<>();
         List<Expr> order = ExprTraversal.postOrder(main.body());
         for (Expr e : order) {
-            for (Expr child : children(e)) users.computeIfAbsent(child, k -> new ArrayList<>()).add(e);
+            for (Expr child : e.children()) users.computeIfAbsent(child, k -> new ArrayList<>()).add(e);
         }
         users.computeIfAbsent(main.body(), k -> new ArrayList<>()).add(main);
         LayerMatcher matcher = new LayerMatcher(types::typeOf, users);
@@ -85,14 +85,5 @@ public final class VtaPartition {
         IRModule rewritten = module.withFunction(new GlobalVar("main"), new Function(main.params(), body, main.retType(), main.typeParams(),
                 main.attrs(), main.span()));
         return new Result(rewritten, matches.stream().map(LayerMatcher.Match::layer).toList());
-    }
-
-    private static List<Expr> children(Expr e) {
-        List<Expr> out = new ArrayList<>();
-        ExprRewriter.withChildren(e, c -> {
-            out.add(c);
-            return c;
-        });
-        return out;
     }
 }

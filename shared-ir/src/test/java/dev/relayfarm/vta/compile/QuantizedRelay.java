@@ -12,6 +12,7 @@ import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.Op;
 import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Var;
+import dev.relayfarm.quantize.Realize;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -62,14 +63,9 @@ final class QuantizedRelay {
         long[] m0 = new long[cout], sh = new long[cout], half = new long[cout];
         for (int c = 0; c < cout; c++) {
             double m = minM * Math.pow(maxM / minM, r.nextDouble());
-            // Realize's fixed point: m = m0 · 2^-sh with m0 in [2^30, 2^31)
-            int exp = Math.getExponent(m) + 1;
-            m0[c] = Math.round(m / Math.scalb(1.0, exp) * (1L << 31));
-            if (m0[c] == 1L << 31) {
-                m0[c] >>= 1;
-                exp++;
-            }
-            sh[c] = 31 - exp;
+            long[] fp = Realize.fixedPoint(m); // m = m0 · 2^-sh with m0 in [2^30, 2^31), as realize writes it
+            m0[c] = fp[0];
+            sh[c] = fp[1];
             half[c] = 1L << (sh[c] - 1);
         }
         e = Call.op("cast", e);
