@@ -173,9 +173,44 @@ public final class Calibration {
         double[] t = new double[k];
         for (int i = 0; i < k; i++) {
             if (hist[i] == null) continue;
-            t[i] = config.calibration() == Mode.PERCENTILE ? hist[i].percentile(config.percentile()) : hist[i].klThreshold(KL_LEVELS);
+            t[i] = pick(hist[i], config);
         }
         return t;
+    }
+
+    /** A histogram mode's threshold: the configured percentile of |x|, or KL's choice. */
+    private static double pick(Histogram h, QuantizeConfig config) {
+        return config.calibration() == Mode.PERCENTILE ? h.percentile(config.percentile()) : h.klThreshold(KL_LEVELS);
+    }
+
+    /**
+     * The threshold (largest represented |x|) an activation point would get from these samples of its tensor, one
+     * array per calibration input, by the config's mode: for a tensor that has no point in the module (the QDQ
+     * exporter's output of a conv whose consumer reads floats), so its range is chosen by the same rule as the
+     * points'. {@code unsigned}: only the positive values count, as for an unsigned point.
+     */
+    public static double threshold(List<float[]> samples, boolean unsigned, QuantizeConfig config) {
+        if (config.calibration() == Mode.GLOBAL_SCALE) return config.globalScale();
+        List<float[]> kept = samples;
+        if (unsigned) {
+            kept = new ArrayList<>();
+            for (float[] s : samples) kept.add(positive(s));
+        }
+        double max = 0;
+        for (float[] s : kept) for (float v : s) max = Math.max(max, Math.abs(v));
+        if (config.calibration() == Mode.MINMAX || max == 0) return max;
+        Histogram h = new Histogram(max, HISTOGRAM_BINS);
+        for (float[] s : kept) h.addAbs(s);
+        return pick(h, config);
+    }
+
+    private static float[] positive(float[] values) {
+        int n = 0;
+        for (float f : values) if (f > 0) n++;
+        float[] pos = new float[n];
+        n = 0;
+        for (float f : values) if (f > 0) pos[n++] = f;
+        return pos;
     }
 
     private static void fill(Histogram[] hist, float[][] values) {
@@ -198,12 +233,7 @@ public final class Calibration {
             if (unsigned[i]) {
                 // Zero and negative values land on level 0 whatever the threshold: only the positive ones say
                 // anything about it (counting them would pile the histogram's mass into bin 0 and pull KL down).
-                int n = 0;
-                for (float f : out[i]) if (f > 0) n++;
-                float[] pos = new float[n];
-                n = 0;
-                for (float f : out[i]) if (f > 0) pos[n++] = f;
-                out[i] = pos;
+                out[i] = positive(out[i]);
             }
         }
         return out;
