@@ -12,7 +12,6 @@ import dev.relayfarm.frontend.proto.Onnx.TensorProto;
 import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.ir.Call;
-import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.ExprTraversal;
 import dev.relayfarm.ir.IRModule;
@@ -28,7 +27,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -64,28 +62,9 @@ class QuantizeMnistTest {
     /** The two input families: digit-like strokes on a dark background, and noise like the shipped input. */
     enum Family { DIGITS, NOISE }
 
-    /**
-     * Input {@code seed} of a family; seed 0 is the shipped input in both. DIGITS: 2-4 bright strokes, two pixels
-     * wide, over faint noise in [0, 0.1) (what MNIST digits look like); NOISE: uniform [0, 1), every other seed with
-     * 1-3 strokes drawn in so the classes vary.
-     */
+    /** Input {@code seed} of a family ({@link DigitImages}); seed 0 is the shipped input in both. */
     static NDArray input(Family family, long seed) {
-        if (seed == 0) return shipped;
-        Random r = new Random(seed);
-        boolean digit = family == Family.DIGITS;
-        float[] v = new float[28 * 28];
-        for (int i = 0; i < v.length; i++) v[i] = digit ? 0.1f * r.nextFloat() : r.nextFloat();
-        if (digit || seed % 2 == 0) {
-            int strokes = digit ? 2 + r.nextInt(3) : 1 + r.nextInt(3);
-            for (int s = 0; s < strokes; s++) {
-                double x0 = 4 + r.nextInt(20), y0 = 4 + r.nextInt(20), x1 = 4 + r.nextInt(20), y1 = 4 + r.nextInt(20);
-                for (int t = 0; t <= 40; t++) {
-                    int x = (int) Math.round(x0 + (x1 - x0) * t / 40.0), y = (int) Math.round(y0 + (y1 - y0) * t / 40.0);
-                    for (int dy = 0; dy < 2; dy++) for (int dx = 0; dx < 2; dx++) v[Math.min(27, y + dy) * 28 + Math.min(27, x + dx)] = 1f;
-                }
-            }
-        }
-        return NDArray.wrap(DType.FLOAT32, new int[] {1, 1, 28, 28}, v);
+        return seed == 0 ? shipped : DigitImages.image(family == Family.DIGITS, seed);
     }
 
     /** 64 calibration inputs (seeds 0-63); evaluation uses seeds 10,000-10,199. */

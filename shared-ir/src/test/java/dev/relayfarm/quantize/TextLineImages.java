@@ -18,14 +18,14 @@ import java.util.Random;
  * rounding flips its top-1. There is no OCR data here, so this is the stand-in for text crops. The JDK's logical fonts
  * map to whatever fonts the machine has (DejaVu here), so the images, and the agreement measured on them, depend on it.
  */
-final class TextLineImages {
-    static final int HEIGHT = 48, WIDTH = 192;
+public final class TextLineImages {
+    public static final int HEIGHT = 48, WIDTH = 192;
     private static final String CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 ";
 
     private TextLineImages() {}
 
     /** Whether this JDK can draw text here (headless, with at least one font installed). */
-    static boolean available() {
+    public static boolean available() {
         try {
             System.setProperty("java.awt.headless", "true");
             return GraphicsEnvironment.getLocalGraphicsEnvironment().getAvailableFontFamilyNames().length > 0 && dark(render(new Random(1))) > 0;
@@ -35,7 +35,7 @@ final class TextLineImages {
     }
 
     /** Image {@code seed} as a [1, 3, 48, 192] float32 tensor. */
-    static NDArray image(long seed) {
+    public static NDArray image(long seed) {
         BufferedImage im = render(new Random(seed));
         float[] v = new float[3 * HEIGHT * WIDTH];
         for (int c = 0; c < 3; c++) {

@@ -64,11 +64,29 @@ public final class OrtRunner implements ModelRunner {
 
     /** A session with ORT's defaults (graph optimizations, spinning workers) but our thread count and log level. */
     private static OrtSession session(Path model, int threads) throws OrtException {
+        return environment().createSession(model.toString(), options(threads));
+    }
+
+    private static OrtSession.SessionOptions options(int threads) throws OrtException {
         OrtSession.SessionOptions options = new OrtSession.SessionOptions();
         options.setSessionLogLevel(LOG_LEVEL);
         if (threads > 0) options.setIntraOpNumThreads(threads);
         options.setInterOpNumThreads(1);
-        return environment().createSession(model.toString(), options);
+        return options;
+    }
+
+    /**
+     * Writes to {@code out} the graph ORT runs for {@code model} once its optimizations are applied, with the options
+     * {@link #open} uses: the kernels it picked (whether a QDQ model's groups became QLinearConv, for instance).
+     */
+    public static void writeOptimized(Path model, int threads, Path out) {
+        try {
+            OrtSession.SessionOptions options = options(threads);
+            options.setOptimizedModelFilePath(out.toString());
+            environment().createSession(model.toString(), options).close();
+        } catch (OrtException e) {
+            throw new IllegalArgumentException(model + ": ONNX Runtime cannot load the model: " + e.getMessage(), e);
+        }
     }
 
     private OrtSession live() throws OrtException {
