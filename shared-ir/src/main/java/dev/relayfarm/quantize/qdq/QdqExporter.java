@@ -300,10 +300,8 @@ public final class QdqExporter {
             List<NodeProto> rs = readers.getOrDefault(cur, List.of());
             if (rs.isEmpty()) return null;
             String c = cur;
-            if (rs.stream().allMatch(r -> plans.containsKey(r.getOutput(0)) && r.getInput(0).equals(c) && r.getInputList().indexOf(c) == 0)) {
-                QParams q = dataParams.get(cur);
-                return q;
-            }
+            // every reader a quantized anchor taking it as data: the quantization our program requantizes it to
+            if (rs.stream().allMatch(r -> plans.containsKey(r.getOutput(0)) && r.getInput(0).equals(c))) return dataParams.get(cur);
             if (rs.size() != 1 || !TRANSPARENT.contains(rs.getFirst().getOpType()) || !rs.getFirst().getInput(0).equals(cur)) return null;
             cur = rs.getFirst().getOutput(0);
         }
