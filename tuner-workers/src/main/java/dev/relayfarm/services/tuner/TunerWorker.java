@@ -60,7 +60,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * workers, {@link TunerProperties#concurrency} members per worker) and runs the library's {@link Tuner} on each, with
  * the rounds measured by hardware agents ({@link RemoteMeasurer}). Progress goes to the task's row after every round;
  * at the end the best config, if it beat the default by the library's rule ({@link TuningRecord#fasterThanDefault}),
- * is proposed as a PENDING schedule.
+ * is proposed as a PENDING schedule. A task whose target is a VTA one ({@code vta-sim ...}) is a layer of an
+ * accelerator-offloaded module instead: the library's {@link VtaTuner} runs it, measured by FPGA agents ({@link #runVta}).
  *
  * <p>A worker that dies mid-task loses nothing measured: every round's records are in {@code tuning_records} before
  * the search sees them, and the task's message, not yet committed, goes to another worker once the group's session
