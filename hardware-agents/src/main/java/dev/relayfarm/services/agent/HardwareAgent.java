@@ -3,7 +3,6 @@ package dev.relayfarm.services.agent;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.target.Target;
-import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.services.farm.MeasureCandidate;
 import dev.relayfarm.services.store.Devices;
 import dev.relayfarm.services.store.IrStore;
@@ -96,8 +95,9 @@ public class HardwareAgent implements SmartLifecycle {
     private FarmConsumerLoop loop;
     private ScheduledExecutorService heartbeats;
     private volatile boolean running;
+    private final SimulatorMeasurer simulator = new SimulatorMeasurer();
     private String lastIrRef;
-    private IRModule lastModule;
+    private List<VtaLayerTask> lastTasks = List.of();
 
     public HardwareAgent(AgentProperties props, Devices devices, KafkaTemplate<String, String> kafka, KafkaProperties kafkaProperties,
                          KafkaAdmin admin, TopicsProperties topics, IrStore ir) {
@@ -264,7 +264,7 @@ public class HardwareAgent implements SmartLifecycle {
         Optional<VtaLayerTask> task = layerTask(reference.irRef(), reference.workloadKey());
         if (task.isEmpty()) return refused(req, "module " + reference.irRef() + " has no VTA layer of workload " + reference.workloadKey());
         try {
-            MeasuredBatch b = new SimulatorMeasurer().measureWithBaseline(task.get(), req.candidates().stream().map(MeasureCandidate::config).toList());
+            MeasuredBatch b = simulator.measureWithBaseline(task.get(), req.candidates().stream().map(MeasureCandidate::config).toList());
             List<Measurement> measured = new ArrayList<>();
             measured.add(b.baseline());
             measured.addAll(b.results());
@@ -274,13 +274,16 @@ public class HardwareAgent implements SmartLifecycle {
         }
     }
 
-    /** The layer task of {@code workloadKey} in the module at {@code irRef}; the last module read is kept (a task's rounds share it). */
+    /**
+     * The layer task of {@code workloadKey} in the module at {@code irRef}. The last module's tasks are kept: a task's
+     * rounds come one after another, and the same task object lets the simulator measurer keep its reference output.
+     */
     private synchronized Optional<VtaLayerTask> layerTask(String irRef, String workloadKey) {
         if (!irRef.equals(lastIrRef)) {
-            lastModule = ir.read(irRef);
+            lastTasks = VtaLayerTasks.of(ir.read(irRef), vta);
             lastIrRef = irRef;
         }
-        return VtaLayerTasks.find(lastModule, vta, workloadKey);
+        return lastTasks.stream().filter(t -> t.key().equals(workloadKey)).findFirst();
     }
 
     /** A request this agent cannot measure at all: its default's COMPILE_ERROR record says why, and the worker's task fails with it. */

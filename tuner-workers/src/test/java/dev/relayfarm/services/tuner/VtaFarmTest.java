@@ -1,6 +1,7 @@
 package dev.relayfarm.services.tuner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.relayfarm.ir.DType;
@@ -8,6 +9,7 @@ import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.services.FarmTestInfra;
 import dev.relayfarm.services.RelayFarmServices;
+import dev.relayfarm.services.agent.AgentProperties;
 import dev.relayfarm.services.agent.HardwareAgent;
 import dev.relayfarm.services.farm.FarmMessages;
 import dev.relayfarm.services.farm.TuningTaskMessage;
@@ -107,6 +109,14 @@ class VtaFarmTest {
         List<String> schedules = jdbc.queryForList("SELECT status FROM schedules WHERE workload_key = ? AND device_class = 'vta-sim-1x16x16'", String.class, task.key());
         assertEquals(bestUs < defaultUs ? List.of("PENDING") : List.of(), schedules, "note: " + row.get("note"));
         assertTrue(jdbc.queryForObject("SELECT measured FROM devices WHERE id = ?", Long.class, agent.deviceId()) >= trials, "the agent counted its measurements");
+    }
+
+    /** A device class the agent cannot be is refused at start, naming the property, its value and the classes there are. */
+    @Test
+    void anAgentOfAnUnknownDeviceClassIsRefusedNamingTheSetting() {
+        AgentProperties bad = new AgentProperties("fpga1", Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(120), false, 0, "vta-sim-1x32x32");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new HardwareAgent(bad, null, null, null, null, null, null));
+        assertTrue(e.getMessage().contains("relayfarm.agent.device-class=vta-sim-1x32x32") && e.getMessage().contains("vta-sim-1x16x16"), e.getMessage());
     }
 
     private String awaitEnd(long taskId, Duration timeout) throws InterruptedException {
