@@ -3,6 +3,7 @@ package dev.relayfarm.services.agent;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.serde.BlobStoreException;
 import dev.relayfarm.services.farm.MeasureCandidate;
 import dev.relayfarm.services.store.Devices;
 import dev.relayfarm.services.store.IrStore;
@@ -261,7 +262,12 @@ public class HardwareAgent implements SmartLifecycle {
                 return refused(req, "a candidate of another layer (" + c.workloadKey() + ") in a request for " + reference.workloadKey());
             }
         }
-        Optional<VtaLayerTask> task = layerTask(reference.irRef(), reference.workloadKey());
+        Optional<VtaLayerTask> task;
+        try {
+            task = layerTask(reference.irRef(), reference.workloadKey());
+        } catch (BlobStoreException | IllegalArgumentException e) { // not a stored module, or no @main: redelivering would not help
+            return refused(req, "cannot read module " + reference.irRef() + ": " + e.getMessage());
+        }
         if (task.isEmpty()) return refused(req, "module " + reference.irRef() + " has no VTA layer of workload " + reference.workloadKey());
         try {
             MeasuredBatch b = simulator.measureWithBaseline(task.get(), req.candidates().stream().map(MeasureCandidate::config).toList());

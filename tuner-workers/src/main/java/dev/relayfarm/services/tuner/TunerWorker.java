@@ -227,6 +227,10 @@ public class TunerWorker implements SmartLifecycle {
      */
     private void runVta(TaskRow row, FarmConsumerLoop.Control control) {
         VtaConfig config = VtaTarget.parse(row.target());
+        if (!VtaTarget.deviceClass(config).equals(row.deviceClass())) {
+            end(row, "FAILED", "target \"" + row.target() + "\" is simulated by device class " + VtaTarget.deviceClass(config) + ", the task asks " + row.deviceClass());
+            return;
+        }
         IRModule module = ir.read(row.irRef());
         VtaLayerTask task = VtaLayerTasks.find(module, config, row.workloadKey())
                 .orElseThrow(() -> new IllegalStateException("module " + row.irRef() + " has no VTA layer of workload " + row.workloadKey()));
