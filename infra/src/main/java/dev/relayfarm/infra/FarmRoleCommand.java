@@ -85,6 +85,10 @@ abstract class FarmRoleCommand implements Callable<Integer> {
         @Option(names = "--threads", defaultValue = "0", description = "threads a measured kernel may use (default: the runner's)")
         int threads;
 
+        @Option(names = "--device-class", defaultValue = "", paramLabel = "CLASS",
+                description = "vta-sim-1x16x16: an FPGA agent measuring VTA layer schedules on the accelerator SIMULATOR (default: this host's CPU)")
+        String deviceClass;
+
         @Override
         String role() {
             return Stage.HARDWARE_AGENT;
@@ -92,7 +96,8 @@ abstract class FarmRoleCommand implements Callable<Integer> {
 
         @Override
         Map<String, String> roleProperties() {
-            return Map.of("relayfarm.agent.name", name, "relayfarm.agent.fast", Boolean.toString(fast), "relayfarm.agent.threads", Integer.toString(threads));
+            return Map.of("relayfarm.agent.name", name, "relayfarm.agent.fast", Boolean.toString(fast), "relayfarm.agent.threads", Integer.toString(threads),
+                    "relayfarm.agent.device-class", deviceClass);
         }
     }
 

@@ -38,7 +38,7 @@ import picocli.CommandLine;
  * relayc opt: internal error: StackOverflowError — a compiler bug, or an input past a limit; rerun with --verbose for the stack trace
  * </pre>
  *
- * User errors exit with 1 ({@code check}, {@code compile}, {@code conformance} and {@code bench},
+ * User errors exit with 1 ({@code check}, {@code compile}, {@code conformance}, {@code bench} and {@code vta},
  * where 1 means "ran, but the results differ", use 2); anything else escaping a command — a compiler
  * bug, StackOverflowError, OutOfMemoryError — is an internal error, one line and exit code
  * {@value #INTERNAL_ERROR} ({@code EX_SOFTWARE} of sysexits.h), with the stack trace only under
@@ -51,7 +51,7 @@ final class CliErrors {
     static final int INTERNAL_ERROR = 70;
 
     /** Commands whose exit code 1 means a mismatch, so their user errors exit with 2. */
-    private static final Set<String> ONE_MEANS_MISMATCH = Set.of("check", "compile", "conformance", "bench");
+    private static final Set<String> ONE_MEANS_MISMATCH = Set.of("check", "compile", "conformance", "bench", "vta");
 
     /** The exit code for a user error of the command {@code spec}. */
     static int userErrorCode(CommandSpec spec) {

@@ -36,10 +36,28 @@ class FarmMessagesTest {
     void requestsResultsAndTasksMatchTheirSchemasAndRoundTrip() throws Exception {
         KernelSignature sig = new KernelSignature("k0", List.of(new TensorSpec("x", List.of(4, 8), DType.FLOAT32), new TensorSpec("y", List.of(4, 8), DType.FLOAT32)), 1);
         Candidate ref = new Candidate("injective([4,8])", new ScheduleConfig("injective.x86", Map.of("vec", 8)), "int32_t k0(void* const* args) { return 0; }", sig);
-        MeasureRequest req = new MeasureRequest(UUID.randomUUID(), 7, "worker-1", "cpu-x86_64-avx2-2c-12345678", "c -mcpu=native", ref, List.of(ref), Instant.now());
+        MeasureCandidate c = MeasureCandidate.CKernel.of(ref);
+        MeasureRequest req = new MeasureRequest(UUID.randomUUID(), 7, "worker-1", "cpu-x86_64-avx2-2c-12345678", "c -mcpu=native", c, List.of(c), Instant.now());
         String json = FarmMessages.write(req);
         assertEquals(List.of(), errors("measure.requests", json));
+        assertTrue(json.contains("\"kind\":\"c\""), json);
         assertEquals(req, FarmMessages.read(json, MeasureRequest.class));
+        assertEquals(ref, ((MeasureCandidate.CKernel) FarmMessages.read(json, MeasureRequest.class).reference()).candidate());
+
+        // a VTA layer schedule: the module by reference, never its weights
+        ScheduleConfig tiles = new ScheduleConfig("vta.gemm_tiles", Map.of("tile_rows", 4, "tile_co_blocks", 1, "tile_ci_blocks", 1, "virtual_threads", 2));
+        MeasureCandidate layer = new MeasureCandidate.VtaLayer("vta.conv2d[ci=3]", tiles, "ab".repeat(32));
+        MeasureRequest vta = new MeasureRequest(UUID.randomUUID(), 8, "worker-1", "vta-sim-1x16x16", "vta-sim -gemm=1x16x16", layer, List.of(layer), Instant.now());
+        json = FarmMessages.write(vta);
+        assertEquals(List.of(), errors("measure.requests", json));
+        assertTrue(json.contains("\"kind\":\"vta-layer\""), json);
+        assertEquals(vta, FarmMessages.read(json, MeasureRequest.class));
+        // an unknown kind, or a field of the other kind, is an error naming it
+        var unknown = assertThrows(IllegalArgumentException.class, () -> FarmMessages.read(FarmMessages.write(vta).replace("vta-layer", "gpu"), MeasureRequest.class));
+        assertTrue(unknown.getMessage().contains("gpu"), unknown.getMessage());
+        assertTrue(!errors("measure.requests", FarmMessages.write(vta).replace("\"irRef\"", "\"kernelSource\"")).isEmpty());
+        var mixed = assertThrows(IllegalArgumentException.class, () -> new MeasureRequest(UUID.randomUUID(), 9, "w", "vta-sim-1x16x16", "vta-sim", layer, List.of(c), Instant.now()));
+        assertTrue(mixed.getMessage().contains("candidate 0 is a CKernel, its reference a VtaLayer"), mixed.getMessage());
 
         MeasureResult res = new MeasureResult(req.requestId(), 7, "worker-1", "host/cpu0", false, List.of("{}", "{}"), Instant.now());
         json = FarmMessages.write(res);

@@ -65,6 +65,28 @@ public final class LayerLowering {
         new Builder(layer, schedule, config);
     }
 
+    /**
+     * What of the epilogue decides the layer's cost under a schedule, without its constants' values: the ALU steps in
+     * order (op and operand kind: {@code i} immediate, {@code k} per-channel constant, {@code r} region), the
+     * accumulator regions a tile needs and the constant vectors it keeps resident, e.g.
+     * {@code "MAX.k MIN.k MUL.i ADD.r MUL.k ADD.i SHR.i; regions 2; constants 3"}. Two layers of one geometry and
+     * this shape lower to instruction streams that differ only in data, so the cycle model gives them equal cycles
+     * under every schedule: it is part of a tuning workload key.
+     */
+    public static String epilogueShape(QuantizedLayer layer) {
+        Epilogue e = epilogue(layer);
+        StringBuilder s = new StringBuilder();
+        for (AluStep st : e.steps()) {
+            if (!s.isEmpty()) s.append(' ');
+            s.append(st.op().name()).append('.').append(switch (st.kind()) {
+                case IMMEDIATE -> 'i';
+                case CONSTANT -> 'k';
+                case REGION -> 'r';
+            });
+        }
+        return s.append("; regions ").append(e.regions()).append("; constants ").append(e.constants().size()).toString();
+    }
+
     private static Epilogue epilogue(QuantizedLayer layer) {
         int cout = layer.geometry().channelsOut();
         List<AluStep> steps = new ArrayList<>();

@@ -16,6 +16,7 @@ import java.util.List;
  *
  * @param bitExact whether the heterogeneous result equals the CPU int8 result bit for bit
  * @param layers   per offloaded call: the default schedule's report, and the searched best (the same when not searched)
+ *                 or the applied schedule's (tried 1)
  */
 public record VtaModelReport(boolean bitExact, List<ScheduleSearch.Outcome> layers) {
     public VtaModelReport {
@@ -30,6 +31,31 @@ public record VtaModelReport(boolean bitExact, List<ScheduleSearch.Outcome> laye
         for (OffloadedModule.LayerCall call : hetero.calls()) {
             LayerReport byDefault = LayerReport.of(call.layer(), call.stats());
             layers.add(search ? ScheduleSearch.search(call.layer().layer(), config, call.input()) : new ScheduleSearch.Outcome(byDefault, byDefault, 1));
+        }
+        return new VtaModelReport(sameTensors(cpu, hetero.value()), layers);
+    }
+
+    /**
+     * The model run with each offloaded layer under the schedule {@code schedules} picks (stored tuning records, say),
+     * checked against the all-CPU interpreter; per layer the picked schedule's report as the best and the default's,
+     * run on the same activation, beside it.
+     */
+    public static VtaModelReport measure(IRModule quantized, VtaConfig config, java.util.function.Function<QuantizedLayer, VtaSchedule> schedules,
+            NDArray... inputs) {
+        OffloadedModule off = OffloadedModule.compile(quantized, config, schedules);
+        OffloadedModule.Result hetero = off.run(inputs);
+        Value cpu = Interpreter.runMain(quantized, inputs);
+        List<ScheduleSearch.Outcome> layers = new ArrayList<>();
+        for (OffloadedModule.LayerCall call : hetero.calls()) {
+            QuantizedLayer layer = call.layer().layer();
+            LayerReport picked = LayerReport.of(call.layer(), call.stats());
+            VtaSchedule byDefault = VtaScheduleSpace.defaultSchedule(layer, config);
+            LayerReport defaults = picked;
+            if (!byDefault.equals(call.layer().schedule())) {
+                LoweredLayer lowered = LayerLowering.lower(layer, byDefault, config);
+                defaults = LayerReport.of(lowered, lowered.run(call.input()).stats());
+            }
+            layers.add(new ScheduleSearch.Outcome(picked, defaults, 1));
         }
         return new VtaModelReport(sameTensors(cpu, hetero.value()), layers);
     }
@@ -52,6 +78,7 @@ public record VtaModelReport(boolean bitExact, List<ScheduleSearch.Outcome> laye
         for (ScheduleSearch.Outcome o : layers) {
             s.append(o.defaults().row()).append("  default\n");
             if (o.tried() > 1) s.append(o.best().row()).append("  best of ").append(o.tried()).append('\n');
+            else if (!o.best().schedule().equals(o.defaults().schedule())) s.append(o.best().row()).append("  applied\n");
         }
         s.append(String.format("offloaded layers %d, cycles default %d, searched %d; bit-exact with the CPU int8 result: %s%n", layers.size(),
                 defaultCycles(), bestCycles(), bitExact ? "yes" : "NO"));

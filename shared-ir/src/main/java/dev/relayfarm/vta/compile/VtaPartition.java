@@ -10,6 +10,7 @@ import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.GlobalVar;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.Op;
+import dev.relayfarm.ir.Var;
 import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.TypeInference;
 import java.util.ArrayList;
@@ -38,10 +39,16 @@ public final class VtaPartition {
     private VtaPartition() {
     }
 
-    /** The rewritten module and the offloaded layers, indexed by the calls' {@code layer} attribute. */
-    public record Result(IRModule module, List<QuantizedLayer> layers) {
+    /**
+     * The rewritten module and the offloaded layers, indexed by the calls' {@code layer} attribute; {@code references}
+     * holds, at the same index, each layer's region as the Relay function of its input ({@code fn (%data) { region }}),
+     * which the interpreter runs as the layer's CPU int8 reference (the tuning measurer checks every schedule with it).
+     */
+    public record Result(IRModule module, List<QuantizedLayer> layers, List<Function> references) {
         public Result {
             layers = List.copyOf(layers);
+            references = List.copyOf(references);
+            if (references.size() != layers.size()) throw new IllegalArgumentException(layers.size() + " layers but " + references.size() + " references");
         }
     }
 
@@ -84,6 +91,32 @@ public final class VtaPartition {
         }.rewrite(main.body());
         IRModule rewritten = module.withFunction(new GlobalVar("main"), new Function(main.params(), body, main.retType(), main.typeParams(),
                 main.attrs(), main.span()));
-        return new Result(rewritten, matches.stream().map(LayerMatcher.Match::layer).toList());
+        List<Function> references = new ArrayList<>();
+        for (LayerMatcher.Match m : matches) references.add(region(m, types));
+        return new Result(rewritten, matches.stream().map(LayerMatcher.Match::layer).toList(), references);
+    }
+
+    /**
+     * The matched region alone, over a fresh parameter in place of the anchor's input: every other operand of the
+     * region's calls is a constant (the matcher only follows constant weights, biases and multipliers), so the function
+     * is closed and the interpreter can run it on any input of the layer's type.
+     */
+    private static Function region(LayerMatcher.Match m, InferResult types) {
+        List<Call> chain = new ArrayList<>(); // the region's calls from its output down to the anchor
+        Expr e = m.output();
+        for (int step = 0; step < m.length(); step++) {
+            Call c = (Call) e;
+            chain.add(c);
+            e = c.args().get(0);
+        }
+        Var data = Var.fresh("data", types.typeOf(e));
+        Expr rebuilt = data;
+        for (int i = chain.size() - 1; i >= 0; i--) {
+            Call c = chain.get(i);
+            List<Expr> args = new ArrayList<>(c.args());
+            args.set(0, rebuilt);
+            rebuilt = new Call(c.callee(), args, c.attrs(), c.typeArgs(), c.span());
+        }
+        return new Function(List.of(data), rebuilt);
     }
 }

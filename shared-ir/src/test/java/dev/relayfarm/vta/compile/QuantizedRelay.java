@@ -22,12 +22,12 @@ import java.util.Random;
  * fixed-point requantize cast(int64) · m0 + 2^(sh-1) >> sh, clip, cast), with seeded random weights, biases and
  * per-channel multipliers, so the interpreter's result is the CPU int8 reference for the accelerator.
  */
-final class QuantizedRelay {
+public final class QuantizedRelay {
     private QuantizedRelay() {
     }
 
     /** A requantized conv2d layer (NCHW, one image): {@code relu} before the requantize, output uint8 [0, 255] when {@code unsigned}. */
-    static IRModule conv(long seed, int cin, int h, int w, int cout, int k, int stride, int pad, DType inputDtype, boolean relu, boolean unsigned,
+    public static IRModule conv(long seed, int cin, int h, int w, int cout, int k, int stride, int pad, DType inputDtype, boolean relu, boolean unsigned,
             double minMultiplier, double maxMultiplier) {
         Random r = new Random(seed);
         Var x = Var.fresh("x", TensorType.of(inputDtype, 1, cin, h, w));
@@ -38,7 +38,7 @@ final class QuantizedRelay {
     }
 
     /** A dense layer: requantized to int8 when {@code requantize}, else the int32 accumulator plus bias. */
-    static IRModule dense(long seed, int rows, int cin, int cout, boolean requantize, double minMultiplier, double maxMultiplier) {
+    public static IRModule dense(long seed, int rows, int cin, int cout, boolean requantize, double minMultiplier, double maxMultiplier) {
         Random r = new Random(seed);
         Var x = Var.fresh("x", TensorType.of(DType.INT8, rows, cin));
         Expr acc = new Call(Op.get("nn.dense"), List.of(x, weights(r, cout, cin, new int[] {cout, cin})), Attrs.of("out_dtype", AttrValue.of("int32")));
@@ -49,7 +49,7 @@ final class QuantizedRelay {
         return module(x, epilogue(r, acc, cout, new int[] {cout}, false, false, minMultiplier, maxMultiplier));
     }
 
-    static NDArray input(long seed, DType dtype, int... shape) {
+    public static NDArray input(long seed, DType dtype, int... shape) {
         Random r = new Random(seed);
         long[] v = new long[NDArray.elementCount(dtype, shape)];
         for (int i = 0; i < v.length; i++) v[i] = dtype.equals(DType.UINT8) ? r.nextInt(256) : r.nextInt(255) - 127;

@@ -28,6 +28,12 @@ import dev.relayfarm.tuning.record.RecordSchedules;
 import dev.relayfarm.tuning.record.TuningRecord;
 import dev.relayfarm.tuning.scheduler.TaskScheduler;
 import dev.relayfarm.tuning.scheduler.Tuner;
+import dev.relayfarm.vta.VtaConfig;
+import dev.relayfarm.vta.tuning.VtaLayerTask;
+import dev.relayfarm.vta.tuning.VtaLayerTasks;
+import dev.relayfarm.vta.tuning.VtaRecords;
+import dev.relayfarm.vta.tuning.VtaTarget;
+import dev.relayfarm.vta.tuning.VtaTuner;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -54,7 +60,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * workers, {@link TunerProperties#concurrency} members per worker) and runs the library's {@link Tuner} on each, with
  * the rounds measured by hardware agents ({@link RemoteMeasurer}). Progress goes to the task's row after every round;
  * at the end the best config, if it beat the default by the library's rule ({@link TuningRecord#fasterThanDefault}),
- * is proposed as a PENDING schedule.
+ * is proposed as a PENDING schedule. A task whose target is a VTA one ({@code vta-sim ...}) is a layer of an
+ * accelerator-offloaded module instead: the library's {@link VtaTuner} runs it, measured by FPGA agents ({@link #runVta}).
  *
  * <p>A worker that dies mid-task loses nothing measured: every round's records are in {@code tuning_records} before
  * the search sees them, and the task's message, not yet committed, goes to another worker once the group's session
@@ -165,6 +172,10 @@ public class TunerWorker implements SmartLifecycle {
             end(claimed, "FAILED", "no hardware agent of device class " + claimed.deviceClass() + " is ONLINE (GET /api/v1/devices; ./relayfarm agent starts one)");
             return;
         }
+        if (VtaTarget.isVta(claimed.target())) {
+            runVta(claimed, control);
+            return;
+        }
         Target target = Target.parse(claimed.target());
         IRModule module = ir.read(claimed.irRef());
         TuningTask task = Stages.tasks(module, target).stream().filter(t -> t.key().equals(claimed.workloadKey())).findFirst()
@@ -173,7 +184,7 @@ public class TunerWorker implements SmartLifecycle {
         String compiler = devices.compilerOf(claimed.deviceClass()).orElseGet(() -> earlier.isEmpty() ? "unknown" : earlier.getLast().compiler());
         Device device = devices.deviceOf(claimed.deviceClass()).orElseGet(() -> new Device(claimed.deviceClass(), "unknown", "unknown", List.of(), 1));
         RecordContext context = new RecordContext(claimed.target(), device, compiler, ArtifactCompiler.VERSION);
-        RemoteMeasurer measurer = new RemoteMeasurer(claimed.id(), id, context, kafka, inbox, records, tx, lowering, props.measureTimeout());
+        RemoteMeasurer measurer = new RemoteMeasurer(claimed.id(), id, context, kafka, inbox, records, tx, lowering, props.measureTimeout(), claimed.irRef());
         TaskRow row = claimed;
         while (true) {
             // every record of the workload seeds the search (its configs are not proposed again); the budget counts this task's
@@ -205,6 +216,52 @@ public class TunerWorker implements SmartLifecycle {
             row = tasks.find(row.id()).orElseThrow();
             if (!row.status().equals("RUNNING") || row.attempts() != claimed.attempts()) return;
         }
+    }
+
+    /**
+     * A VTA layer task (target {@code vta-sim ...}): the library's {@link VtaTuner} walks the layer's schedule grid in
+     * rounds of the task's batch, each measured by an FPGA agent of the class (cycles on the simulator, checked bit for
+     * bit), resuming from the task's records. The trial budget bounds it; the time budget is not used (a round takes
+     * milliseconds of simulation). At the end the best schedule, if it takes fewer cycles than the default, is proposed
+     * PENDING like a CPU one, without a confirming re-measurement: simulated cycles are deterministic.
+     */
+    private void runVta(TaskRow row, FarmConsumerLoop.Control control) {
+        VtaConfig config = VtaTarget.parse(row.target());
+        if (!VtaTarget.deviceClass(config).equals(row.deviceClass())) {
+            end(row, "FAILED", "target \"" + row.target() + "\" is simulated by device class " + VtaTarget.deviceClass(config) + ", the task asks " + row.deviceClass());
+            return;
+        }
+        IRModule module = ir.read(row.irRef());
+        VtaLayerTask task = VtaLayerTasks.find(module, config, row.workloadKey())
+                .orElseThrow(() -> new IllegalStateException("module " + row.irRef() + " has no VTA layer of workload " + row.workloadKey()));
+        RecordContext context = VtaTarget.context(config);
+        RemoteMeasurer measurer = new RemoteMeasurer(row.id(), id, context, kafka, inbox, records, tx, lowering, props.measureTimeout(), row.irRef());
+        List<TuningRecord> prior = vtaRecords(row);
+        int left = row.trialsBudget() - tasks.trials(row.id());
+        String note = "trial budget spent";
+        if (left > 0) {
+            VtaTuner tuner = new VtaTuner(measurer, null, new VtaTuner.Options(row.batch(), left), (t, batch) -> {
+                if (!tasks.progress(row.id(), row.attempts(), OptionalDouble.of(batch.baselineUs()))) throw new Stopped("cancelled, or claimed by another worker", false);
+                if (control.revoked()) throw new Stopped("its message went to another worker", true);
+                if (control.stopping()) throw new Stopped("this worker is stopping; the task resumes on another", true);
+            });
+            note = tuner.tune(List.of(task), prior).getFirst().note();
+        }
+        List<TuningRecord> all = vtaRecords(row);
+        String outcome = "; the default stays (nothing took fewer cycles)";
+        Optional<TuningRecord> best = VtaRecords.best(task, all);
+        if (best.isPresent() && best.get().defaultCostUs().isPresent() && best.get().costUs() < best.get().defaultCostUs().getAsDouble()) {
+            TuningRecord b = best.get();
+            Optional<Long> schedule = reviews.propose(row.id(), b, 1, id);
+            outcome = String.format(Locale.ROOT, "; best %d cycles, default %d%s", VtaTarget.cycles(b.costUs()), VtaTarget.cycles(b.defaultCostUs().getAsDouble()),
+                    schedule.map(s -> ": proposed schedule " + s).orElse(": a reviewed schedule stays"));
+        }
+        if (end(row, "DONE", note + " (" + tasks.trials(row.id()) + " trials)" + outcome)) LOG.info("VTA task {} ({}) done: {}{}", row.id(), row.workloadKey(), note, outcome);
+    }
+
+    /** The task's workload's records measured with this lowering (another version's cycles describe other programs). */
+    private List<TuningRecord> vtaRecords(TaskRow row) {
+        return records.of(row.workloadKey(), row.target(), row.deviceClass()).stream().filter(r -> r.compiler().equals(VtaTarget.LOWERING)).toList();
     }
 
     /**
