@@ -4,6 +4,8 @@ import dev.relayfarm.interp.Interpreter;
 import dev.relayfarm.interp.TensorValue;
 import dev.relayfarm.interp.TupleValue;
 import dev.relayfarm.interp.Value;
+import dev.relayfarm.ir.AttrValue;
+import dev.relayfarm.ir.Attrs;
 import dev.relayfarm.ir.Call;
 import dev.relayfarm.ir.Constant;
 import dev.relayfarm.ir.DType;
@@ -21,6 +23,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 /**
  * Quantize step 2 (TVM's {@code calibrate}): gives every simulated-quantize point of {@code @main} its scale.
@@ -34,11 +37,14 @@ import java.util.Map;
  *       {@link Mode#MINMAX} the largest, {@link Mode#PERCENTILE} a percentile, {@link Mode#KL} TensorRT's
  *       KL-divergence choice over a 2048-bin histogram quantized to 128 levels; {@link Mode#GLOBAL_SCALE} gives
  *       every point {@code globalScale / qmax} without running anything.
+ *   <li>Mixed precision ({@link QuantizeConfig#mixedPrecision()}): the activation points that alone disturb the
+ *       output most on the calibration inputs ({@link Sensitivity}) get the wider bit width (their {@code nbit}
+ *       attribute and scale change; realize gives them 16-bit tensors).
  * </ul>
  *
  * Histogram modes need each point's maximum before binning: the first run's tensors are kept for the second
- * pass while they fit in {@link #KEEP_BYTES}, else the inputs are run again. Not done: asymmetric ranges, per-layer
- * bit widths, calibrating through the compiled artifact.
+ * pass while they fit in {@link #KEEP_BYTES}, else the inputs are run again. Not done: asymmetric ranges, calibrating
+ * through the compiled artifact.
  */
 public final class Calibration {
     public enum Mode { MINMAX, PERCENTILE, KL, GLOBAL_SCALE }
@@ -49,8 +55,8 @@ public final class Calibration {
 
     private Calibration() {}
 
-    /** One calibrated point: its kind, the threshold (largest represented |x|) and the scale per channel or per tensor. */
-    public record PointScale(String kind, double[] thresholds, double[] scales) {}
+    /** One calibrated point: its kind, bit width, the threshold (largest represented |x|) and the scale per channel or per tensor. */
+    public record PointScale(String kind, int nbit, double[] thresholds, double[] scales) {}
 
     /** The calibrated module and each point's scales, in post-order of {@code @main}. */
     public record Result(IRModule module, List<PointScale> points) {}
@@ -76,31 +82,51 @@ public final class Calibration {
             if (!(p.args().get(0) instanceof Constant w)) throw new PassException("a weight point needs a constant weight (run fold-constant first): " + p);
             thresholds.put(p, maxAbs(w.data(), attrs(p).axis()));
         }
+        // Mixed precision: the points that alone disturb the output most (ranked with their 8-bit scales) get more bits.
+        Map<Call, Integer> widened = new IdentityHashMap<>();
+        QuantizeConfig.MixedPrecision mixed = config.mixedPrecision();
+        if (mixed.points() > 0 && !activations.isEmpty() && !inputs.isEmpty()) {
+            List<Call> ranked = Sensitivity.rank(annotated, main, activations, scales(points, thresholds, Map.of(), new ArrayList<>()), inputs);
+            for (Call p : ranked.subList(0, Math.min(mixed.points(), ranked.size()))) widened.put(p, mixed.nbit());
+        }
         List<PointScale> report = new ArrayList<>();
+        Map<Call, Constant> scales = scales(points, thresholds, widened, report);
+        IRModule out = withPoints(annotated, main, (pre, post) -> {
+            if (!scales.containsKey(pre)) return post;
+            Attrs a = widened.containsKey(pre) ? post.attrs().with("nbit", AttrValue.of((long) widened.get(pre))) : post.attrs();
+            return new Call(post.callee(), List.of(post.args().get(0), scales.get(pre)), a, post.typeArgs(), post.span());
+        });
+        return new Result(TypeInference.infer(out).module(), report);
+    }
+
+    /** Each point's scale constant: its threshold over its largest level, at its own bit width or the widened one. */
+    private static Map<Call, Constant> scales(List<Call> points, Map<Call, double[]> thresholds, Map<Call, Integer> widened, List<PointScale> report) {
         Map<Call, Constant> scales = new IdentityHashMap<>();
         for (Call p : points) {
             double[] t = thresholds.get(p);
             double[] s = new double[t.length];
-            double qmax = attrs(p).qmax();
+            SimulatedQuantize.Attributes a = attrs(p);
+            if (widened.containsKey(p)) a = new SimulatedQuantize.Attributes(a.kind(), widened.get(p), a.sign(), a.axis());
+            double qmax = a.qmax();
             // an all-zero channel keeps a positive scale: its values quantize to 0 either way
             for (int i = 0; i < t.length; i++) s[i] = t[i] > 0 ? t[i] / qmax : 1.0 / qmax;
-            report.add(new PointScale(attrs(p).kind(), t, s));
+            report.add(new PointScale(a.kind(), a.nbit(), t, s));
             float[] f = new float[s.length];
             for (int i = 0; i < s.length; i++) f[i] = (float) s[i];
-            scales.put(p, new Constant(s.length == 1 && attrs(p).axis() < 0 ? NDArray.scalar(f[0]) : NDArray.wrap(DType.FLOAT32, new int[] {f.length}, f)));
+            scales.put(p, new Constant(s.length == 1 && a.axis() < 0 ? NDArray.scalar(f[0]) : NDArray.wrap(DType.FLOAT32, new int[] {f.length}, f)));
         }
+        return scales;
+    }
+
+    /** {@code module} with {@code main}'s points replaced: {@code point} gets each original point and its rewritten form. */
+    static IRModule withPoints(IRModule module, Function main, BiFunction<Call, Call, Call> point) {
         Expr body = new ExprRewriter() {
             @Override
             protected Expr rewrite(Expr pre, Expr post) {
-                if (pre instanceof Call p && scales.containsKey(p)) {
-                    Call c = (Call) post;
-                    return new Call(c.callee(), List.of(c.args().get(0), scales.get(p)), c.attrs(), c.typeArgs(), c.span());
-                }
-                return post;
+                return Annotate.isPoint(pre) ? point.apply((Call) pre, (Call) post) : post;
             }
         }.rewrite(main.body());
-        IRModule out = annotated.withFunction("main", main.withBody(body));
-        return new Result(TypeInference.infer(out).module(), report);
+        return module.withFunction("main", main.withBody(body));
     }
 
     static SimulatedQuantize.Attributes attrs(Call point) {

@@ -13,6 +13,7 @@ import java.util.Set;
  * @param globalScale   for {@link Calibration.Mode#GLOBAL_SCALE}: every activation's range is [-globalScale, globalScale]
  * @param calibSamples  at most this many calibration inputs are used (64)
  * @param requantize    how an int32 accumulator becomes the next layer's int8 input
+ * @param mixedPrecision which activation points get more than {@code nbitActivation} bits
  */
 public record QuantizeConfig(
         Set<Integer> skipConvLayers,
@@ -24,13 +25,29 @@ public record QuantizeConfig(
         double percentile,
         double globalScale,
         int calibSamples,
-        Requantize requantize) {
+        Requantize requantize,
+        MixedPrecision mixedPrecision) {
 
     /** Fixed-point: {@code (acc * m0 + 2^(s-1)) >> s} in int64 with a 31-bit multiplier; float: {@code round(float(acc) * m)}. */
     public enum Requantize { FIXED_POINT, FLOAT }
 
+    /**
+     * Mixed precision: the {@code points} activation points whose quantization alone disturbs the output most on the
+     * calibration inputs ({@link Sensitivity}) get {@code nbit} bits (16-bit tensors) instead of
+     * {@code nbitActivation}; {@link #NONE} widens none. Relay's qconfig sets bit widths per kind only; this is the
+     * per-layer choice of mixed-precision schemes, ranked by measured sensitivity rather than by hand.
+     */
+    public record MixedPrecision(int points, int nbit) {
+        public static final MixedPrecision NONE = new MixedPrecision(0, 16);
+
+        public MixedPrecision {
+            if (points < 0) throw new IllegalArgumentException("mixed precision: the number of widened points must be >= 0, got " + points);
+            if (nbit < 9 || nbit > 16) throw new IllegalArgumentException("mixed precision: widened points need 9 to 16 bits (16-bit tensors), got " + nbit);
+        }
+    }
+
     public static final QuantizeConfig DEFAULT = new QuantizeConfig(Set.of(0), Set.of(), 8, 8, true, Calibration.Mode.KL,
-            99.99, 8.0, 64, Requantize.FIXED_POINT);
+            99.99, 8.0, 64, Requantize.FIXED_POINT, MixedPrecision.NONE);
 
     public QuantizeConfig {
         skipConvLayers = Set.copyOf(skipConvLayers);
@@ -44,34 +61,38 @@ public record QuantizeConfig(
     }
 
     public QuantizeConfig withSkipConvLayers(Set<Integer> layers) {
-        return new QuantizeConfig(layers, skipDenseLayers, nbitActivation, nbitWeight, perChannelWeights, calibration, percentile, globalScale, calibSamples, requantize);
+        return new QuantizeConfig(layers, skipDenseLayers, nbitActivation, nbitWeight, perChannelWeights, calibration, percentile, globalScale, calibSamples, requantize, mixedPrecision);
     }
 
     public QuantizeConfig withSkipDenseLayers(Set<Integer> layers) {
-        return new QuantizeConfig(skipConvLayers, layers, nbitActivation, nbitWeight, perChannelWeights, calibration, percentile, globalScale, calibSamples, requantize);
+        return new QuantizeConfig(skipConvLayers, layers, nbitActivation, nbitWeight, perChannelWeights, calibration, percentile, globalScale, calibSamples, requantize, mixedPrecision);
     }
 
     public QuantizeConfig withCalibration(Calibration.Mode mode) {
-        return new QuantizeConfig(skipConvLayers, skipDenseLayers, nbitActivation, nbitWeight, perChannelWeights, mode, percentile, globalScale, calibSamples, requantize);
+        return new QuantizeConfig(skipConvLayers, skipDenseLayers, nbitActivation, nbitWeight, perChannelWeights, mode, percentile, globalScale, calibSamples, requantize, mixedPrecision);
     }
 
     public QuantizeConfig withPercentile(double p) {
-        return new QuantizeConfig(skipConvLayers, skipDenseLayers, nbitActivation, nbitWeight, perChannelWeights, calibration, p, globalScale, calibSamples, requantize);
+        return new QuantizeConfig(skipConvLayers, skipDenseLayers, nbitActivation, nbitWeight, perChannelWeights, calibration, p, globalScale, calibSamples, requantize, mixedPrecision);
     }
 
     public QuantizeConfig withGlobalScale(double s) {
-        return new QuantizeConfig(skipConvLayers, skipDenseLayers, nbitActivation, nbitWeight, perChannelWeights, calibration, percentile, s, calibSamples, requantize);
+        return new QuantizeConfig(skipConvLayers, skipDenseLayers, nbitActivation, nbitWeight, perChannelWeights, calibration, percentile, s, calibSamples, requantize, mixedPrecision);
     }
 
     public QuantizeConfig withCalibSamples(int n) {
-        return new QuantizeConfig(skipConvLayers, skipDenseLayers, nbitActivation, nbitWeight, perChannelWeights, calibration, percentile, globalScale, n, requantize);
+        return new QuantizeConfig(skipConvLayers, skipDenseLayers, nbitActivation, nbitWeight, perChannelWeights, calibration, percentile, globalScale, n, requantize, mixedPrecision);
     }
 
     public QuantizeConfig withPerChannelWeights(boolean perChannel) {
-        return new QuantizeConfig(skipConvLayers, skipDenseLayers, nbitActivation, nbitWeight, perChannel, calibration, percentile, globalScale, calibSamples, requantize);
+        return new QuantizeConfig(skipConvLayers, skipDenseLayers, nbitActivation, nbitWeight, perChannel, calibration, percentile, globalScale, calibSamples, requantize, mixedPrecision);
     }
 
     public QuantizeConfig withRequantize(Requantize r) {
-        return new QuantizeConfig(skipConvLayers, skipDenseLayers, nbitActivation, nbitWeight, perChannelWeights, calibration, percentile, globalScale, calibSamples, r);
+        return new QuantizeConfig(skipConvLayers, skipDenseLayers, nbitActivation, nbitWeight, perChannelWeights, calibration, percentile, globalScale, calibSamples, r, mixedPrecision);
+    }
+
+    public QuantizeConfig withMixedPrecision(MixedPrecision m) {
+        return new QuantizeConfig(skipConvLayers, skipDenseLayers, nbitActivation, nbitWeight, perChannelWeights, calibration, percentile, globalScale, calibSamples, requantize, m);
     }
 }

@@ -32,11 +32,12 @@ import java.util.Map;
  * <ul>
  *   <li>a weight point on a constant becomes an int8 constant {@code clip(round(w / s[c]))};
  *   <li>a data point on a float value becomes {@code cast(clip(round(x / s)), "int8")} ({@code "uint8"} for an unsigned
- *       point, [0, 255]); on an integer value it
+ *       point, [0, 255]; {@code "int16"} / {@code "uint16"} for a point mixed precision widened); on an integer value it
  *       requantizes: {@code s_in[c] / s} as a 31-bit fixed-point multiplier and shift,
  *       {@code (int64(acc) * m0 + 2^(sh-1)) >> sh}, or (config) a float multiply of the accumulator;
- *   <li>conv2d / dense on int8 or uint8 data and int8 weights get {@code out_dtype="int32"}, scale {@code s_data * s_weight[c]} along
- *       the output's channel axis;
+ *   <li>conv2d / dense on 8- or 16-bit data and int8 weights get {@code out_dtype="int32"} (int64 when
+ *       {@link #accumulator} finds int32 could overflow), scale {@code s_data * s_weight[c]} along the output's
+ *       channel axis;
  *   <li>on an int32 accumulator, a per-channel constant bias ({@code nn.bias_add}, {@code add}) is quantized to the
  *       accumulator's scale and relu runs as it is; relu, max-pooling (NCHW) and reshapes run on int8 (per-tensor)
  *       values;
@@ -49,13 +50,16 @@ import java.util.Map;
  *   ==>  multiply(cast(nn.dense(cast(clip(round(divide(%x, 0.5f)), -127, 127), int8), Wq, out_dtype="int32"), float32), 0.5f * S)
  * </pre>
  *
- * A point with a zero scale (not calibrated) is an error. Not done: asymmetric ranges (zero points),
- * requantizing into other widths than int8, integer add of two quantized branches (they are dequantized),
+ * A point with a zero scale (not calibrated) is an error. Not done: asymmetric ranges (zero points), integer add of two quantized branches (they are dequantized),
  * fusing the requantize into the conv's kernel (fuse-ops does that later).
  */
 public final class Realize extends FunctionPass {
     private static final PassInfo INFO = new PassInfo("quantize-realize", 0,
             "rewrites calibrated simulated-quantize points into int8 / int32 operators");
+
+    /** The data dtypes an anchor runs on: 8-bit, and 16-bit for mixed precision's widened points. */
+    static final java.util.Set<DType> DATA_DTYPES = java.util.Set.of(DType.INT8, DType.UINT8, DType.INT16, DType.UINT16);
+    private static final java.util.Set<DType> ACCUMULATORS = java.util.Set.of(DType.INT32, DType.INT64);
 
     private final QuantizeConfig.Requantize requantize;
 
@@ -110,7 +114,7 @@ public final class Realize extends FunctionPass {
             }
             Expr data = c.args().get(0);
             int rank = rank(pre.args().get(0));
-            DType to = a.sign() ? DType.INT8 : DType.UINT8;
+            DType to = a.nbit() <= 8 ? (a.sign() ? DType.INT8 : DType.UINT8) : (a.sign() ? DType.INT16 : DType.UINT16);
             if (a.kind().equals("weight") && data instanceof Constant w) {
                 Constant wq = new Constant(quantizeWeight(w.data(), s, a));
                 q.put(wq, new QValue(to, s, s.length == 1 ? -1 : a.axis(), rank));
@@ -156,20 +160,21 @@ public final class Realize extends FunctionPass {
             if (QuantizeRules.ANCHORS.containsKey(op)) {
                 if (c.args().size() != 2) return null;
                 QValue x = q.get(c.args().get(0)), w = q.get(c.args().get(1));
-                if (x == null || w == null || !x.perTensor() || !(x.dtype().equals(DType.INT8) || x.dtype().equals(DType.UINT8))
-                        || !w.dtype().equals(DType.INT8)) return null;
+                if (x == null || w == null || !x.perTensor() || !DATA_DTYPES.contains(x.dtype()) || !w.dtype().equals(DType.INT8)
+                        || !(c.args().get(1) instanceof Constant wq)) return null;
                 int rank = rank(pre);
                 double[] s = new double[w.scale().length];
                 for (int i = 0; i < s.length; i++) s[i] = x.scale()[0] * w.scale()[i];
-                Call out = new Call(c.callee(), c.args(), c.attrs().with("out_dtype", AttrValue.of("int32")), c.typeArgs(), c.span());
-                q.put(out, new QValue(DType.INT32, s, s.length == 1 ? -1 : QuantizeRules.outputChannelAxis(pre, rank), rank));
+                DType acc = accumulator(x.dtype(), wq.data());
+                Call out = new Call(c.callee(), c.args(), c.attrs().with("out_dtype", AttrValue.of(acc.toString())), c.typeArgs(), c.span());
+                q.put(out, new QValue(acc, s, s.length == 1 ? -1 : QuantizeRules.outputChannelAxis(pre, rank), rank));
                 return out;
             }
             if (c.args().isEmpty() || !QuantizeRules.EPILOGUE.contains(op) && !QuantizeRules.TRANSPARENT.contains(op)) return null;
             QValue x = q.get(c.args().get(0));
             switch (op) {
                 case "nn.bias_add", "add" -> {
-                    if (x == null || !x.dtype().equals(DType.INT32) || c.args().size() != 2 || !(c.args().get(1) instanceof Constant b)) return null;
+                    if (x == null || !ACCUMULATORS.contains(x.dtype()) || c.args().size() != 2 || !(c.args().get(1) instanceof Constant b)) return null;
                     int axis = op.equals("add") ? -1 : OpRegistry.get(op).parseAttrs(c.attrs()) instanceof dev.relayfarm.ops.nn.BiasAdd.BiasAddAttrs ba ? ba.axis() : 1;
                     Constant bq = op.equals("add") ? addBias(b.data(), x) : biasAddBias(b.data(), axis < 0 ? axis + x.rank() : axis, x);
                     if (bq == null) return null;
@@ -205,9 +210,9 @@ public final class Realize extends FunctionPass {
             if (!x.perTensor() && axis != x.axis()) return null;
             int n = b.elementCount();
             if (!x.perTensor() && n != x.scale().length) return null;
-            int[] out = new int[n];
-            for (int i = 0; i < n; i++) out[i] = toInt32(b.getDouble(i) / x.scale()[x.perTensor() ? 0 : i]);
-            return new Constant(NDArray.wrap(DType.INT32, new int[] {n}, out));
+            long[] out = new long[n];
+            for (int i = 0; i < n; i++) out[i] = toAccumulator(b.getDouble(i) / x.scale()[x.perTensor() ? 0 : i], x.dtype());
+            return new Constant(NDArray.fromLongs(x.dtype(), new int[] {n}, out));
         }
 
         /**
@@ -226,10 +231,10 @@ public final class Realize extends FunctionPass {
             // a scalar (or all-1 shape) against per-channel scales would need a value per channel: left to floats
             if (!x.perTensor() && channelDim < 0) return null;
             int n = b.elementCount();
-            int[] out = new int[n];
+            long[] out = new long[n];
             // with one non-1 dim, element i is channel i
-            for (int i = 0; i < n; i++) out[i] = toInt32(b.getDouble(i) / x.scale()[x.perTensor() ? 0 : i]);
-            return new Constant(NDArray.wrap(DType.INT32, shape.clone(), out));
+            for (int i = 0; i < n; i++) out[i] = toAccumulator(b.getDouble(i) / x.scale()[x.perTensor() ? 0 : i], x.dtype());
+            return new Constant(NDArray.fromLongs(x.dtype(), shape.clone(), out));
         }
 
         Expr dequantize(Expr e) {
@@ -276,8 +281,27 @@ public final class Realize extends FunctionPass {
         return NDArray.wrap(DType.INT8, w.shape(), out);
     }
 
-    private static int toInt32(double v) {
-        return (int) Math.min(Math.max(SimulatedQuantize.round(v), Integer.MIN_VALUE), Integer.MAX_VALUE);
+    /** A bias on the accumulator's scale, rounded and saturated to the accumulator's range. */
+    private static long toAccumulator(double v, DType acc) {
+        double r = SimulatedQuantize.round(v);
+        return acc.equals(DType.INT32) ? (long) Math.min(Math.max(r, Integer.MIN_VALUE), Integer.MAX_VALUE) : (long) r;
+    }
+
+    /**
+     * int32, unless the largest sum the anchor can form does not fit: {@code max|x|} (the data dtype's widest level)
+     * times the largest {@code sum|w|} of one output channel. 8-bit data never comes close; 16-bit data (mixed
+     * precision) over a long reduction can, and then the accumulator is int64 rather than wrapping silently.
+     */
+    static DType accumulator(DType data, NDArray weight) {
+        long xmax = data.equals(DType.INT8) ? 128 : data.equals(DType.UINT8) ? 255 : data.equals(DType.INT16) ? 32768 : 65535;
+        int channels = weight.shape()[0], per = weight.elementCount() / Math.max(channels, 1);
+        long worst = 0;
+        for (int c = 0; c < channels; c++) {
+            long sum = 0;
+            for (int i = c * per; i < (c + 1) * per; i++) sum += Math.abs((long) weight.getDouble(i));
+            worst = Math.max(worst, sum);
+        }
+        return worst * xmax > Integer.MAX_VALUE ? DType.INT64 : DType.INT32;
     }
 
     private static double[] doubles(NDArray a) {

@@ -32,9 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
  * at most 64 inputs, the int8 artifact against the float artifact on other seeded inputs):
  * <ul>
  * <li>ppocr_cls_mobilenetv3 (PaddleOCR's text direction classifier, {@code ../shared/onnx/models}): top-1 agreement
- *     on 200 rendered text lines ({@link TextLineImages}), calibrated on 64 others: 197 of 200 (98.5%; the issue asks
- *     for 99%, so the test holds 97%). Percentile calibration: KL's thresholds clip this MobileNetV3 too hard (188 of
- *     200 when measured).
+ *     on 200 rendered text lines ({@link TextLineImages}; 1,000 in the long suite), calibrated on 64 others, with
+ *     mixed precision (the 4 activation points whose quantization alone disturbs the output most get 16 bits):
+ *     199 of 200 (994 of 1,000; all-8-bit activations 197 and 987). Percentile calibration: KL's thresholds clip this
+ *     MobileNetV3 too hard (188 of 200 when measured).
  * <li>light ResNet-50 ({@code ../shared/onnx/light}; long suite, its calibration runs the interpreter): output cosine
  *     similarity at least 0.99 on 4 seeded inputs, calibrated on 4. Its weights are constants (the light models'
  *     {@code ConstantOfShape} initializers), so its logits are alike: what this shows is that the whole network
@@ -54,17 +55,20 @@ class QuantizeClassifierTest {
         IRModule model = Stages.inferTypes(Stages.importModel(ModelSource.read(file.get()), Map.of("x", List.of(1L, 3L, TextLineImages.HEIGHT * 1L, TextLineImages.WIDTH * 1L))));
         List<List<NDArray>> calibration = new ArrayList<>();
         for (long s = 0; s < 64; s++) calibration.add(List.of(TextLineImages.image(s)));
-        Quantizer.Result q = Quantizer.quantize(model, calibration, QuantizeConfig.DEFAULT.withCalibration(Calibration.Mode.PERCENTILE));
+        QuantizeConfig config = QuantizeConfig.DEFAULT.withCalibration(Calibration.Mode.PERCENTILE).withMixedPrecision(new QuantizeConfig.MixedPrecision(4, 16));
+        Quantizer.Result q = Quantizer.quantize(model, calibration, config);
         long int8Convs = QuantizeMnistTest.count(q.module(), "nn.conv2d", "int32");
         assertTrue(int8Convs >= 40, "only " + int8Convs + " of the classifier's 53 convolutions were quantized");
-        Outcome o = compare(model, q.module(), "ppocr_cls", 200, s -> TextLineImages.image(10_000 + s));
-        System.out.printf("ppocr_cls int8 (%d int8 convs, percentile, 64 calibration lines): top-1 agreement with float %d/200, "
-                + "float picks class 0 for %d, cosine mean %.4f min %.4f%n", int8Convs, o.agree(), o.firstClass(), o.meanCosine(), o.minCosine());
-        assertTrue(o.firstClass() > 20 && o.firstClass() < 180, "the text lines should exercise both classes, class 0 for " + o.firstClass());
-        // the issue asks for 99% (198); this model reaches 197 (98.5%) with percentile, min/max, per-tensor 99.9 or 99.999
-        // percentiles, the dense layer or every depthwise conv left float alike: held at 97% until mixed precision
-        // (16-bit activations where 8 lose it) is built
-        assertTrue(o.agree() >= 194, "top-1 agreement " + o.agree() + "/200 < 97%");
+        long wide = q.calibration().points().stream().filter(p -> p.nbit() == 16).count();
+        assertTrue(wide == 4, wide + " points widened to 16 bits, asked for 4");
+        // the long suite checks the rate on five times as many lines
+        int n = Boolean.getBoolean("relayfarm.long") ? 1000 : 200;
+        Outcome o = compare(model, q.module(), "ppocr_cls", n, s -> TextLineImages.image(10_000 + s));
+        System.out.printf("ppocr_cls int8 (%d integer convs, %d activation points 16-bit, percentile, 64 calibration lines): top-1 agreement with float %d/%d, "
+                + "float picks class 0 for %d, cosine mean %.4f min %.4f%n", int8Convs, wide, o.agree(), n, o.firstClass(), o.meanCosine(), o.minCosine());
+        assertTrue(o.firstClass() > n / 10 && o.firstClass() < n - n / 10, "the text lines should exercise both classes, class 0 for " + o.firstClass());
+        // the issue's 99%: all-8-bit activations reach 197/200 here (987/1000); the 4 most sensitive points at 16 bits 199 (994/1000)
+        assertTrue(o.agree() >= 0.99 * n, "top-1 agreement " + o.agree() + "/" + n + " < 99%");
     }
 
     @Test

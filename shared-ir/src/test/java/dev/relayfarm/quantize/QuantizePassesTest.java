@@ -192,6 +192,104 @@ class QuantizePassesTest {
                 """ + meta(w1q, w2q));
     }
 
+    /** A point mixed precision widened to 16 bits: an int16 tensor, still an int32 accumulator (4 x 127 x 2^15 fits). */
+    @Test
+    void realizeWidenedPointAsInt16() {
+        NDArray w = f32(new int[] {1, 4}, 1, -1, 0.5, 0.25);
+        NDArray wq = NDArray.fromLongs(DType.INT8, new int[] {1, 4}, new long[] {4, -4, 2, 1});
+        assertRewrites(new Realize(QuantizeConfig.Requantize.FIXED_POINT), """
+                def @main(%x: Tensor[(1, 4), float32]) {
+                  %0 = annotation.simulated_quantize(%x, 0.001953125f, kind="input", nbit=16);
+                  %1 = annotation.simulated_quantize(meta[relay.Constant][0], 0.25f, kind="weight");
+                  nn.dense(%0, %1)
+                }
+                """ + meta(w), """
+                def @main(%x: Tensor[(1, 4), float32]) {
+                  %0 = cast(clip(round(divide(%x, 0.001953125f)), a_min=-32767f, a_max=32767f), dtype="int16");
+                  %1 = nn.dense(%0, meta[relay.Constant][0], out_dtype="int32");
+                  multiply(cast(%1, dtype="float32"), 0.00048828125f)
+                }
+                """ + meta(wq));
+    }
+
+    /** int64 exactly when the widest data level times a channel's sum |w| could leave int32. */
+    @Test
+    void accumulatorWidensToInt64OnlyWhenInt32CouldOverflow() {
+        NDArray small = NDArray.fromLongs(DType.INT8, new int[] {2, 516}, new long[1032]), large = NDArray.fromLongs(DType.INT8, new int[] {2, 517}, new long[1034]);
+        for (int i = 0; i < 516; i++) small.setLong(516 + i, i % 2 == 0 ? 127 : -127);
+        for (int i = 0; i < 517; i++) large.setLong(517 + i, i % 2 == 0 ? 127 : -127);
+        // 516 * 127 * 32768 = 2,147,352,576 < 2^31 - 1 < 517 * 127 * 32768
+        assertEquals(DType.INT32, Realize.accumulator(DType.INT16, small));
+        assertEquals(DType.INT64, Realize.accumulator(DType.INT16, large));
+        assertEquals(DType.INT32, Realize.accumulator(DType.UINT8, large));
+    }
+
+    /**
+     * Mixed precision end to end on the test network: the k most sensitive points get 16 bits, the realized program
+     * carries int16 tensors there and still computes what the simulated one says, and widening every activation point
+     * brings the output closer to float than 8 bits do.
+     */
+    @Test
+    void mixedPrecisionWidensTheMostSensitivePoints() {
+        IRModule net = QuantizeText.typed(NET);
+        List<List<NDArray>> calib = new ArrayList<>();
+        for (int i = 0; i < 16; i++) calib.add(List.of(gaussian(100 + i, 1, 2, 8, 8)));
+        QuantizeConfig eight = QuantizeConfig.DEFAULT.withSkipConvLayers(Set.of()).withCalibration(Calibration.Mode.MINMAX);
+        Quantizer.Result one = Quantizer.quantize(net, calib, eight.withMixedPrecision(new QuantizeConfig.MixedPrecision(1, 16)));
+        assertEquals(1, one.calibration().points().stream().filter(p -> p.nbit() == 16).count());
+        assertTrue(dev.relayfarm.text.RelayPrinter.print(one.module()).contains("dtype=\"int16\""), "no 16-bit tensor in the realized program");
+        Quantizer.Result base = Quantizer.quantize(net, calib, eight);
+        Quantizer.Result all = Quantizer.quantize(net, calib, eight.withMixedPrecision(new QuantizeConfig.MixedPrecision(100, 16)));
+        assertEquals(3, all.calibration().points().stream().filter(p -> p.nbit() == 16).count(), "the network's three activation points");
+        double baseErr = 0, allErr = 0;
+        for (int i = 0; i < 8; i++) {
+            NDArray x = gaussian(500 + i, 1, 2, 8, 8);
+            NDArray fl = ((TensorValue) Interpreter.runMain(net, x)).data();
+            NDArray b = ((TensorValue) Interpreter.runMain(base.module(), x)).data();
+            NDArray a = ((TensorValue) Interpreter.runMain(all.module(), x)).data();
+            NDArray sim = ((TensorValue) Interpreter.runMain(all.calibration().module(), x)).data();
+            for (int k = 0; k < fl.elementCount(); k++) {
+                baseErr += Math.abs(b.getDouble(k) - fl.getDouble(k));
+                allErr += Math.abs(a.getDouble(k) - fl.getDouble(k));
+                assertEquals(sim.getDouble(k), a.getDouble(k), 1e-3 * Math.max(1, Math.abs(fl.getDouble(k))), "realized 16-bit against simulated");
+            }
+        }
+        assertTrue(allErr < 0.8 * baseErr, "16-bit activations should be closer to float: " + allErr + " vs 8-bit " + baseErr);
+    }
+
+    /** The ranking's first point, quantized alone, disturbs the output more than its last one. */
+    @Test
+    void sensitivityRanksTheMostDisturbingPointFirst() {
+        IRModule net = QuantizeText.typed(NET);
+        List<List<NDArray>> calib = new ArrayList<>();
+        for (int i = 0; i < 8; i++) calib.add(List.of(gaussian(200 + i, 1, 2, 8, 8)));
+        QuantizeConfig cfg = QuantizeConfig.DEFAULT.withSkipConvLayers(Set.of()).withCalibration(Calibration.Mode.MINMAX).withGlobalScale(1.0);
+        IRModule annotated = Quantizer.annotate(net, cfg);
+        IRModule calibrated = Calibration.calibrate(annotated, calib, cfg).module();
+        dev.relayfarm.ir.Function main = annotated.main().orElseThrow(), cmain = calibrated.main().orElseThrow();
+        List<dev.relayfarm.ir.Call> points = new ArrayList<>(), cpoints = new ArrayList<>();
+        for (dev.relayfarm.ir.Expr e : dev.relayfarm.ir.ExprTraversal.postOrder(main.body())) if (Annotate.isPoint(e) && !((dev.relayfarm.ir.Call) e).args().get(0).getClass().equals(dev.relayfarm.ir.Constant.class)) points.add((dev.relayfarm.ir.Call) e);
+        for (dev.relayfarm.ir.Expr e : dev.relayfarm.ir.ExprTraversal.postOrder(cmain.body())) if (Annotate.isPoint(e) && !((dev.relayfarm.ir.Call) e).args().get(0).getClass().equals(dev.relayfarm.ir.Constant.class)) cpoints.add((dev.relayfarm.ir.Call) e);
+        java.util.Map<dev.relayfarm.ir.Call, dev.relayfarm.ir.Constant> scales = new java.util.IdentityHashMap<>();
+        for (int i = 0; i < points.size(); i++) scales.put(points.get(i), (dev.relayfarm.ir.Constant) cpoints.get(i).args().get(1));
+        List<dev.relayfarm.ir.Call> ranked = Sensitivity.rank(annotated, main, points, scales, calib);
+        assertEquals(points.size(), ranked.size());
+        double first = aloneError(annotated, main, ranked.getFirst(), scales, calib), last = aloneError(annotated, main, ranked.getLast(), scales, calib);
+        assertTrue(first > last, "first " + first + " <= last " + last);
+    }
+
+    private static double aloneError(IRModule annotated, dev.relayfarm.ir.Function main, dev.relayfarm.ir.Call point,
+                                     java.util.Map<dev.relayfarm.ir.Call, dev.relayfarm.ir.Constant> scales, List<List<NDArray>> inputs) {
+        IRModule alone = Calibration.withPoints(annotated, main, (pre, post) -> pre == point
+                ? new dev.relayfarm.ir.Call(post.callee(), List.of(post.args().get(0), scales.get(point)), post.attrs(), post.typeArgs(), post.span()) : post);
+        double err = 0;
+        for (List<NDArray> in : inputs) {
+            NDArray f = ((TensorValue) Interpreter.runMain(annotated, in.getFirst())).data(), q = ((TensorValue) Interpreter.runMain(alone, in.getFirst())).data();
+            for (int k = 0; k < f.elementCount(); k++) err += Math.pow(f.getDouble(k) - q.getDouble(k), 2);
+        }
+        return err;
+    }
+
     @Test
     void realizeRefusesAnUncalibratedPoint() {
         IRModule annotated = QuantizeText.run(new Annotate(QuantizeConfig.DEFAULT), QuantizeText.typed(NET)).module();

@@ -55,6 +55,19 @@ class QuantizeCommandTest {
         assertEquals(1, r.exitCode());
         assertTrue(r.err().contains("--calibration must be kl, minmax, percentile or global"), r.err());
         assertEquals(1, CliRun.relayc("quantize", in.toString(), "--calib-samples", "65").exitCode());
+        CliRun wide = CliRun.relayc("quantize", in.toString(), "--mixed-precision", "1", "--wide-bits", "20");
+        assertEquals(1, wide.exitCode());
+        assertTrue(wide.err().contains("9 to 16 bits"), wide.err());
+    }
+
+    @Test
+    void mixedPrecisionGivesTheMostSensitivePointSixteenBits() throws Exception {
+        Path in = tmp.resolve("net.relay");
+        Files.writeString(in, NET);
+        CliRun r = CliRun.relayc("quantize", in.toString(), "--calibration", "minmax", "--calib-samples", "8", "--mixed-precision", "1");
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(r.err().contains("(16 bits)"), r.err());
+        assertTrue(r.out().contains("dtype=\"int16\"") || r.out().contains("dtype=\"uint16\""), r.out());
     }
 
     @Test

@@ -115,6 +115,12 @@ public final class QdqExporter {
         // 2. pair our anchors with the ONNX nodes
         List<NodeProto> order = postOrder(g.getNodeList(), g.getOutputList().stream().map(ValueInfoProto::getName).toList());
         List<AnchorScales> ours = AnchorScales.read(quantized.calibration().module());
+        for (AnchorScales a : ours) {
+            // opset 13's QuantizeLinear has 8-bit outputs only (16-bit ones came with opset 21)
+            if (a.quantized() && a.dataQmax() > 255) {
+                throw new QdqExportException(a.op() + " #" + a.index() + " reads a 16-bit (mixed precision) activation: QDQ at opset 13 is 8-bit only");
+            }
+        }
         List<AnchorScales> ourConvs = ours.stream().filter(a -> a.op().equals(Conv2D.NAME)).toList();
         List<AnchorScales> ourDenses = ours.stream().filter(a -> !a.op().equals(Conv2D.NAME)).toList();
         List<NodeProto> convs = order.stream().filter(n -> n.getOpType().equals("Conv") && rank(values.get(n.getInput(1))) == 4).toList();
