@@ -11,7 +11,10 @@ import dev.relayfarm.passes.OptLevels;
 import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.ModelSource;
+import dev.relayfarm.pipeline.ModelInputException;
 import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.quantize.QuantizeConfig;
+import dev.relayfarm.quantize.Quantizer;
 import dev.relayfarm.tuning.Device;
 import dev.relayfarm.tuning.ScheduleFileException;
 import dev.relayfarm.tuning.TuningTask;
@@ -26,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -70,6 +74,13 @@ public final class CompileCommand implements Callable<Integer> {
     @Option(names = "--winograd", paramLabel = "on|off", description = CommonOptions.WINOGRAD_HELP)
     String winograd;
 
+    @Option(names = "--quantize", paramLabel = "PRECISION", description = {"int8: quantize after type inference, before optimizing (annotate, calibrate, realize,",
+            "as relayc quantize; the calibration options below apply only with it); default: compute in the model's own float types"})
+    String quantize;
+
+    @Mixin
+    QuantizeOptions quantizeOptions;
+
     @Override
     public Integer call() {
         Optional<String> badWinograd = CommonOptions.winogradError(winograd);
@@ -77,12 +88,25 @@ public final class CompileCommand implements Callable<Integer> {
         if (!CompileRequest.OPT_LEVELS.contains(optLevel)) {
             return CliErrors.report(spec, "-O must be " + CompileRequest.OPT_LEVELS + " for compile (the graph executor runs fused kernels), got " + optLevel);
         }
+        if (quantize == null) {
+            var mixin = spec.mixins().get("quantizeOptions");
+            for (var option : spec.commandLine().getParseResult().matchedOptions()) {
+                if (mixin.options().contains(option)) return CliErrors.report(spec, option.longestName() + " is a calibration option: it needs --quantize int8");
+            }
+        }
         try {
             Target t = Target.parse(target);
             long t0 = System.nanoTime();
             CompileRequest request = new CompileRequest(ModelSource.read(file), t, optLevel, InputShapes.of(shapes));
             // the farm's stage functions, in one process: import, infer types and check executability, optimize, codegen
             IRModule module = Stages.inferTypes(Stages.importModel(request));
+            String quantized = null;
+            if (quantize != null) {
+                Quantizer.Result q = quantized(module);
+                module = q.module();
+                quantized = q.calibration().points().size() + " quantize points, " + q.calibration().points().stream().filter(p -> p.nbit() > 8).count()
+                        + " of them wider than 8 bits";
+            }
             ArtifactCompiler.Artifact a;
             long t1;
             Map<String, ScheduleConfig> configs = Map.of();
@@ -104,6 +128,7 @@ public final class CompileCommand implements Callable<Integer> {
             long t2 = System.nanoTime();
             var o = spec.commandLine().getOut();
             o.printf("compiled %s -> %s (target %s)%n", file, out, request.target());
+            if (quantized != null) o.printf("  quantized to int8 (%s calibration): %s%n", quantizeOptions.calibration, quantized);
             o.printf("  %d kernels, %d steps, %d params, arena %d bytes (intermediates %d bytes)%n", a.graph().kernels().size(), a.graph().steps().size(),
                     a.graph().params().size(), a.memory().arenaBytes(), a.graph().tempBytes());
             o.printf("  import+optimize %d ms, codegen+cc %d ms%n", (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
@@ -118,6 +143,13 @@ public final class CompileCommand implements Callable<Integer> {
             return CliErrors.report(spec, e.getMessage());
         }
         // Anything else (a parse, type or ONNX error; a compiler bug) is reported by CliErrors.
+    }
+
+    /** {@code typed} quantized as {@code --quantize} and the calibration options say; a calibration option without it is an error. */
+    private Quantizer.Result quantized(IRModule typed) throws IOException {
+        if (!quantize.equals("int8")) throw new ModelInputException("--quantize must be int8, got '" + quantize + "'");
+        QuantizeConfig config = quantizeOptions.config();
+        return Quantizer.quantize(typed, quantizeOptions.calibrationInputs(typed, config, file.toString()), config);
     }
 
     /** The VM artifact of {@code typed}, which the graph executor refused; both refusals are named when the VM cannot take it either. */

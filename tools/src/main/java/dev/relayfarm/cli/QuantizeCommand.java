@@ -27,6 +27,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -54,68 +55,14 @@ public final class QuantizeCommand implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the Relay text here instead of standard output.")
     Path output;
 
-    @Option(names = "--calibration", paramLabel = "MODE", description = "kl (default), minmax, percentile or global.")
-    String calibration = "kl";
-
-    @Option(names = "--percentile", paramLabel = "P", description = "For --calibration percentile (default 99.99).")
-    double percentile = 99.99;
-
-    @Option(names = "--global-scale", paramLabel = "S", description = "For --calibration global: activations in [-S, S] (default 8).")
-    double globalScale = 8.0;
-
-    @Option(names = "--calib-samples", paramLabel = "N", description = "Calibration inputs to use, at most 64 (default 64).")
-    int calibSamples = 64;
-
-    @Option(names = "--calib", paramLabel = "FILE.npy", description = "A calibration input for a one-input model (repeatable).")
-    List<Path> calib = List.of();
-
-    @Option(names = "--seed", paramLabel = "N", description = "Seed of the random calibration inputs (default 0).")
-    long seed;
-
-    // picocli: a negatable option that is true by default needs both values true, or --skip-first would turn it off
-    @Option(names = "--skip-first", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Keep the first conv2d in float32 (default: true, as TVM; --no-skip-first quantizes it too).")
-    boolean skipFirst;
-
-    @Option(names = "--requantize", paramLabel = "KIND", description = "fixed-point (default) or float.")
-    String requantize = "fixed-point";
-
-    @Option(names = "--per-tensor-weights", description = "One scale per weight tensor instead of one per output channel.")
-    boolean perTensorWeights;
-
-    @Option(names = "--mixed-precision", paramLabel = "K", description = "Give the K activation points whose quantization alone disturbs the output most "
-            + "on the calibration inputs 16-bit tensors instead of 8 (default 0; costs one interpreter run per point and input, on up to 16 inputs).")
-    int mixedPoints;
-
-    @Option(names = "--wide-bits", paramLabel = "B", description = "Bits of the points --mixed-precision widens, 9 to 16 (default 16).")
-    int wideBits = 16;
+    @Mixin
+    QuantizeOptions quantize;
 
     @Override
     public Integer call() throws IOException {
-        Calibration.Mode mode = switch (calibration.toLowerCase(Locale.ROOT)) {
-            case "kl" -> Calibration.Mode.KL;
-            case "minmax" -> Calibration.Mode.MINMAX;
-            case "percentile" -> Calibration.Mode.PERCENTILE;
-            case "global" -> Calibration.Mode.GLOBAL_SCALE;
-            default -> throw new ModelInputException("--calibration must be kl, minmax, percentile or global, got '" + calibration + "'");
-        };
-        QuantizeConfig.Requantize rq = switch (requantize.toLowerCase(Locale.ROOT)) {
-            case "fixed-point" -> QuantizeConfig.Requantize.FIXED_POINT;
-            case "float" -> QuantizeConfig.Requantize.FLOAT;
-            default -> throw new ModelInputException("--requantize must be fixed-point or float, got '" + requantize + "'");
-        };
-        if (calibSamples < 1 || calibSamples > 64) throw new ModelInputException("--calib-samples must be in [1, 64], got " + calibSamples);
-        QuantizeConfig config;
-        try {
-            config = QuantizeConfig.DEFAULT.withCalibration(mode).withPercentile(percentile).withGlobalScale(globalScale)
-                    .withCalibSamples(calibSamples).withRequantize(rq).withPerChannelWeights(!perTensorWeights)
-                    .withSkipConvLayers(skipFirst ? Set.of(0) : Set.of())
-                    .withMixedPrecision(new QuantizeConfig.MixedPrecision(mixedPoints, wideBits));
-        } catch (IllegalArgumentException e) {
-            throw new ModelInputException(e.getMessage());
-        }
+        QuantizeConfig config = quantize.config();
         IRModule typed = Stages.inferTypes(Stages.importModel(ModelFiles.read(model), InputShapes.of(shapes)));
-        List<List<NDArray>> inputs = calibrationInputs(typed, config);
+        List<List<NDArray>> inputs = quantize.calibrationInputs(typed, config, model);
         Quantizer.Result r = Quantizer.quantize(typed, inputs, config);
         String text = RelayPrinter.print(r.module());
         if (output == null) {
@@ -126,7 +73,7 @@ public final class QuantizeCommand implements Callable<Integer> {
             Files.writeString(output, text, StandardCharsets.UTF_8);
         }
         PrintWriter err = spec.commandLine().getErr();
-        err.println("quantized " + model + ": " + mode.name().toLowerCase(Locale.ROOT) + " calibration on " + inputs.size() + " inputs, "
+        err.println("quantized " + model + ": " + config.calibration().name().toLowerCase(Locale.ROOT) + " calibration on " + inputs.size() + " inputs, "
                 + r.calibration().points().size() + " quantize points");
         for (Calibration.PointScale p : r.calibration().points()) {
             double max = 0;
@@ -135,21 +82,6 @@ public final class QuantizeCommand implements Callable<Integer> {
         }
         err.flush();
         return 0;
-    }
-
-    private List<List<NDArray>> calibrationInputs(IRModule typed, QuantizeConfig config) throws IOException {
-        Function main = typed.main().orElseThrow(() -> new ModelInputException(model + " has no @main"));
-        List<List<NDArray>> out = new ArrayList<>();
-        if (!calib.isEmpty()) {
-            if (main.params().size() != 1) throw new ModelInputException("--calib needs a model with one input; " + model + " has " + main.params().size());
-            for (Path p : calib.subList(0, Math.min(calib.size(), config.calibSamples()))) out.add(List.of(Npy.read(p)));
-            return out;
-        }
-        if (config.calibration() == Calibration.Mode.GLOBAL_SCALE) return out;
-        List<TensorSpec> specs = floatInputSpecs(main, "random calibration inputs", "give --calib FILE.npy or --shape");
-        Random r = new Random(seed);
-        for (int s = 0; s < config.calibSamples(); s++) out.add(BenchInputs.random(specs, r));
-        return out;
     }
 
     /** The inputs of {@code main} as specs for seeded random tensors; each must be a static float tensor. */

@@ -96,6 +96,46 @@ class CompileCommandTest {
         assertTrue(notArtifact.err().contains("not an artifact (no manifest.json)"), notArtifact.err());
     }
 
+    /**
+     * {@code --quantize int8} on mnist8: the model quantized before optimizing, on int8 kernels, its logits close to
+     * the float artifact's on a seeded input like its calibration inputs; a calibration option
+     * without it, or another precision, is a user error.
+     */
+    @Test
+    void quantizeInt8CompilesTheIntegerProgram() throws Exception {
+        assumeTrue(CCompiler.host().isPresent());
+        var model = dev.relayfarm.frontend.OnnxTestData.models().map(d -> d.resolve("mnist8_cntk/model.onnx")).filter(Files::isRegularFile);
+        assumeTrue(model.isPresent(), "../shared/onnx/models/mnist8_cntk is absent: skipped");
+        Path example = model.get();
+        Path f32 = tmp.resolve("mnist-f32"), int8 = tmp.resolve("mnist-int8");
+        assertEquals(0, CliRun.relayc("compile", example.toString(), "-o", f32.toString()).exitCode());
+        CliRun q = CliRun.relayc("compile", example.toString(), "-o", int8.toString(), "--quantize", "int8", "--calibration", "minmax", "--calib-samples", "16");
+        assertEquals(0, q.exitCode(), q.err());
+        assertTrue(q.out().contains("quantized to int8 (minmax calibration)"), q.out());
+        // the quantized weights are int8 params of the artifact
+        assertTrue(Files.readString(int8.resolve("manifest.json")).contains("\"int8\""), "no int8 param");
+        assertFalse(Files.readString(f32.resolve("manifest.json")).contains("\"int8\""));
+        try (CompiledModel a = CompiledModel.load(f32); CompiledModel b = CompiledModel.load(int8)) {
+            java.util.Random r = new java.util.Random(7);
+            NDArray x = NDArray.zeros(DType.FLOAT32, a.inputs().getFirst().shape().stream().mapToInt(Integer::intValue).toArray());
+            for (int i = 0; i < x.elementCount(); i++) x.setDouble(i, r.nextDouble());
+            NDArray want = a.run(List.of(x)).getFirst(), got = b.run(List.of(x)).getFirst();
+            double range = 0, diff = 0;
+            for (int i = 0; i < want.elementCount(); i++) {
+                range = Math.max(range, Math.abs(want.getDouble(i)));
+                diff = Math.max(diff, Math.abs(want.getDouble(i) - got.getDouble(i)));
+            }
+            // 8-bit activations and weights through three layers (the first conv float): a tenth of the logits' range
+            assertTrue(diff <= 0.1 * range, "int8 differs from float by " + diff + " of " + range);
+        }
+        CliRun stray = CliRun.relayc("compile", example.toString(), "-o", tmp.resolve("x").toString(), "--calibration", "kl");
+        assertEquals(2, stray.exitCode());
+        assertTrue(stray.err().contains("--calibration is a calibration option: it needs --quantize int8"), stray.err());
+        CliRun int4 = CliRun.relayc("compile", example.toString(), "-o", tmp.resolve("y").toString(), "--quantize", "int4");
+        assertEquals(2, int4.exitCode());
+        assertTrue(int4.err().contains("--quantize must be int8, got 'int4'"), int4.err());
+    }
+
     @Test
     void badTargetAndLevelAreClearErrors() throws Exception {
         CliRun r = CliRun.relayc("compile", relay().toString(), "--target", "c -mcpu=pentium9", "-o", tmp.resolve("x").toString());
