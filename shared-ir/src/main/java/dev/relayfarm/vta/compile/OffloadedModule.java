@@ -29,7 +29,8 @@ public record OffloadedModule(VtaPartition.Result partition, List<LoweredLayer> 
     public record LayerCall(LoweredLayer layer, NDArray input, ExecutionStats stats) {
     }
 
-    public record Result(Value value, List<LayerCall> calls) {
+    /** A run's value, its offloaded calls, and the bytes its {@code device_copy}s moved to and from the accelerator. */
+    public record Result(Value value, List<LayerCall> calls, long bytesToAccelerator, long bytesToHost) {
         public Result {
             calls = List.copyOf(calls);
         }
@@ -58,8 +59,29 @@ public record OffloadedModule(VtaPartition.Result partition, List<LoweredLayer> 
             calls.add(new LayerCall(lowered.get(layer), args.get(0), run.stats()));
             return List.of(run.output());
         });
-        Interpreter interpreter = new Interpreter(partition.module(), name -> name.equals(VtaPartition.OP) ? vta : OpRegistry.get(name));
+        long[] moved = new long[2]; // to the accelerator, to the host
+        OpDef<Boolean> copy = new OpDef<>(VtaPartition.DEVICE_COPY, 1, attrs -> {
+            AttrReader r = new AttrReader(VtaPartition.DEVICE_COPY, attrs);
+            String from = r.string("src_device", ""), to = r.string("dst_device", "");
+            r.finish();
+            if (!(from.equals(VtaPartition.HOST) && to.equals(VtaPartition.ACCELERATOR) || from.equals(VtaPartition.ACCELERATOR) && to.equals(VtaPartition.HOST))) {
+                throw new RelationException(VtaPartition.DEVICE_COPY + ": copies go between " + VtaPartition.HOST + " and " + VtaPartition.ACCELERATOR + ", got " + from + " -> " + to);
+            }
+            return to.equals(VtaPartition.ACCELERATOR);
+        }, (types, n, toAccelerator, reporter) -> {
+            reporter.assign(types.get(1), types.get(0));
+            return true;
+        }, OpPattern.OPAQUE, (args, toAccelerator) -> {
+            NDArray x = args.get(0);
+            moved[toAccelerator ? 0 : 1] += (long) x.elementCount() * x.dtype().storageBytes();
+            return List.of(x);
+        });
+        Interpreter interpreter = new Interpreter(partition.module(), name -> switch (name) {
+            case VtaPartition.OP -> vta;
+            case VtaPartition.DEVICE_COPY -> copy;
+            default -> OpRegistry.get(name);
+        });
         Value value = interpreter.call("main", inputs);
-        return new Result(value, calls);
+        return new Result(value, calls, moved[0], moved[1]);
     }
 }

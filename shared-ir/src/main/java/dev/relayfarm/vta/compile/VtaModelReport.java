@@ -17,8 +17,10 @@ import java.util.List;
  * @param bitExact whether the heterogeneous result equals the CPU int8 result bit for bit
  * @param layers   per offloaded call: the default schedule's report, and the searched best (the same when not searched)
  *                 or the applied schedule's (tried 1)
+ * @param bytesToAccelerator bytes the run's {@code device_copy}s moved from the host to the accelerator
+ * @param bytesToHost        and back
  */
-public record VtaModelReport(boolean bitExact, List<ScheduleSearch.Outcome> layers) {
+public record VtaModelReport(boolean bitExact, List<ScheduleSearch.Outcome> layers, long bytesToAccelerator, long bytesToHost) {
     public VtaModelReport {
         layers = List.copyOf(layers);
     }
@@ -32,7 +34,7 @@ public record VtaModelReport(boolean bitExact, List<ScheduleSearch.Outcome> laye
             LayerReport byDefault = LayerReport.of(call.layer(), call.stats());
             layers.add(search ? ScheduleSearch.search(call.layer().layer(), config, call.input()) : new ScheduleSearch.Outcome(byDefault, byDefault, 1));
         }
-        return new VtaModelReport(sameTensors(cpu, hetero.value()), layers);
+        return new VtaModelReport(sameTensors(cpu, hetero.value()), layers, hetero.bytesToAccelerator(), hetero.bytesToHost());
     }
 
     /**
@@ -57,7 +59,7 @@ public record VtaModelReport(boolean bitExact, List<ScheduleSearch.Outcome> laye
             }
             layers.add(new ScheduleSearch.Outcome(picked, defaults, 1));
         }
-        return new VtaModelReport(sameTensors(cpu, hetero.value()), layers);
+        return new VtaModelReport(sameTensors(cpu, hetero.value()), layers, hetero.bytesToAccelerator(), hetero.bytesToHost());
     }
 
     private static boolean sameTensors(Value a, Value b) {
@@ -82,6 +84,7 @@ public record VtaModelReport(boolean bitExact, List<ScheduleSearch.Outcome> laye
         }
         s.append(String.format("offloaded layers %d, cycles default %d, searched %d; bit-exact with the CPU int8 result: %s%n", layers.size(),
                 defaultCycles(), bestCycles(), bitExact ? "yes" : "NO"));
+        s.append(String.format("device_copy: %d bytes host -> accelerator, %d bytes accelerator -> host%n", bytesToAccelerator, bytesToHost));
         return s.toString();
     }
 }

@@ -29,12 +29,17 @@ import java.util.Map;
  *   ==>  %11 = vta.layer(%3, layer=0)
  * </pre>
  *
- * {@code vta.layer} is not a registered operator: the rewritten module runs through {@link OffloadedModule}, which
- * resolves it to the lowered layer. Not done: {@code device_copy} annotations (the host↔accelerator copies are the
- * packing in {@link BlockedLayout}, done inside each call), other functions than {@code @main}.
+ * Values crossing between the two devices go through {@code device_copy} ({@link #placeCopies}).
+ * {@code vta.layer} and {@code device_copy} are not registered operators: the rewritten module runs through
+ * {@link OffloadedModule}, which resolves a layer to its lowered program and counts the copies' bytes. The packing
+ * into the accelerator's layout ({@link BlockedLayout}) happens inside each call. Not done: other functions than
+ * {@code @main}.
  */
 public final class VtaPartition {
     public static final String OP = "vta.layer";
+    /** TVM's name for a copy between devices; like {@link #OP}, {@link OffloadedModule} interprets it. */
+    public static final String DEVICE_COPY = "device_copy";
+    public static final String HOST = "cpu", ACCELERATOR = "vta";
 
     private VtaPartition() {
     }
@@ -89,11 +94,48 @@ public final class VtaPartition {
                 return new Call(Op.get(OP), List.of(((Call) anchor).args().get(0)), Attrs.of("layer", AttrValue.of(i)));
             }
         }.rewrite(main.body());
+        body = placeCopies(body);
         IRModule rewritten = module.withFunction(new GlobalVar("main"), new Function(main.params(), body, main.retType(), main.typeParams(),
                 main.attrs(), main.span()));
         List<Function> references = new ArrayList<>();
         for (LayerMatcher.Match m : matches) references.add(region(m, types));
         return new Result(rewritten, matches.stream().map(LayerMatcher.Match::layer).toList(), references);
+    }
+
+    /**
+     * Heterogeneous placement: {@code device_copy(x, src_device="cpu", dst_device="vta")} where a CPU value enters an
+     * offloaded layer and {@code device_copy(y, src_device="vta", dst_device="cpu")} where a layer's result is read on
+     * the CPU (an operator, or the function's result); one copy per value and direction, however many readers. A layer
+     * that reads another layer's result reads it where it is: nothing is copied between them.
+     */
+    static Expr placeCopies(Expr body) {
+        Map<Expr, Expr> toDevice = new IdentityHashMap<>(), toHost = new IdentityHashMap<>();
+        Expr placed = new ExprRewriter() {
+            @Override
+            protected Expr rewrite(Expr pre, Expr post) {
+                if (!(post instanceof Call c) || !(c.callee() instanceof Op op)) return post;
+                boolean offloaded = op.name().equals(OP);
+                List<Expr> args = new ArrayList<>(c.args());
+                boolean changed = false;
+                for (int i = 0; i < args.size(); i++) {
+                    Expr a = args.get(i);
+                    Expr moved = offloaded ? (isLayer(a) ? a : toDevice.computeIfAbsent(a, x -> copy(x, HOST, ACCELERATOR)))
+                            : isLayer(a) ? toHost.computeIfAbsent(a, x -> copy(x, ACCELERATOR, HOST)) : a;
+                    changed |= moved != a;
+                    args.set(i, moved);
+                }
+                return changed ? new Call(c.callee(), args, c.attrs(), c.typeArgs(), c.span()) : post;
+            }
+        }.rewrite(body);
+        return isLayer(placed) ? toHost.computeIfAbsent(placed, x -> copy(x, ACCELERATOR, HOST)) : placed;
+    }
+
+    static boolean isLayer(Expr e) {
+        return e instanceof Call c && c.callee() instanceof Op op && op.name().equals(OP);
+    }
+
+    private static Call copy(Expr x, String from, String to) {
+        return new Call(Op.get(DEVICE_COPY), List.of(x), Attrs.of("src_device", AttrValue.of(from)).with("dst_device", AttrValue.of(to)));
     }
 
     /**

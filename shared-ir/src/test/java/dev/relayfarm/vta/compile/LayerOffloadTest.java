@@ -33,9 +33,10 @@ class LayerOffloadTest {
         for (VtaSchedule s : schedules) {
             OffloadedModule off = OffloadedModule.compile(module, CONFIG, layer -> s);
             assertEquals(1, off.lowered().size(), "one offloaded layer");
-            // nothing is left on the CPU: the whole function is the vta.layer call
-            assertTrue(off.partition().module().main().orElseThrow().body() instanceof Call c && c.callee().equals(Op.get(VtaPartition.OP)),
-                    "whole layer offloaded");
+            // nothing is left on the CPU: the whole function is the vta.layer call on the copied input, copied back
+            assertTrue(off.partition().module().main().orElseThrow().body() instanceof Call back && back.callee().equals(Op.get(VtaPartition.DEVICE_COPY))
+                    && back.args().getFirst() instanceof Call c && c.callee().equals(Op.get(VtaPartition.OP))
+                    && c.args().getFirst() instanceof Call in && in.callee().equals(Op.get(VtaPartition.DEVICE_COPY)), "whole layer offloaded");
             OffloadedModule.Result r = off.run(input);
             NDArray got = ((TensorValue) r.value()).data();
             assertEquals(want.dtype(), got.dtype());

@@ -57,6 +57,35 @@ class MnistOffloadTest {
         return Quantizer.quantize(model, calibration, cfg).module();
     }
 
+    /**
+     * Copies go where a value changes device, once per value and direction: a layer reading a layer's result reads
+     * it in place, two readers on the CPU share one copy back.
+     */
+    @Test
+    void deviceCopiesSitWhereValuesChangeDevice() {
+        dev.relayfarm.ir.Var x = dev.relayfarm.ir.Var.fresh("x", new dev.relayfarm.ir.TensorType(List.of(dev.relayfarm.ir.Dim.of(4)), dev.relayfarm.ir.DType.INT8));
+        dev.relayfarm.ir.Call l0 = layer(x, 0), l1 = layer(l0, 1);
+        dev.relayfarm.ir.Expr body = VtaPartition.placeCopies(dev.relayfarm.ir.Call.op("add", l1, l1));
+        dev.relayfarm.ir.Call add = (dev.relayfarm.ir.Call) body;
+        dev.relayfarm.ir.Call back = (dev.relayfarm.ir.Call) add.args().get(0);
+        assertTrue(back == add.args().get(1), "one copy back for both readers");
+        assertEquals(VtaPartition.DEVICE_COPY, ((dev.relayfarm.ir.Op) back.callee()).name());
+        assertEquals(java.util.Optional.of(dev.relayfarm.ir.AttrValue.of(VtaPartition.ACCELERATOR)), back.attrs().get("src_device"));
+        dev.relayfarm.ir.Call second = (dev.relayfarm.ir.Call) back.args().get(0), first = (dev.relayfarm.ir.Call) second.args().get(0);
+        assertTrue(VtaPartition.isLayer(second) && VtaPartition.isLayer(first), "the second layer reads the first's result in place");
+        dev.relayfarm.ir.Call in = (dev.relayfarm.ir.Call) first.args().get(0);
+        assertEquals(VtaPartition.DEVICE_COPY, ((dev.relayfarm.ir.Op) in.callee()).name());
+        assertTrue(in.args().get(0) == x);
+        // a layer as the function's result is copied back too
+        dev.relayfarm.ir.Expr alone = VtaPartition.placeCopies(layer(x, 0));
+        assertEquals(VtaPartition.DEVICE_COPY, ((dev.relayfarm.ir.Op) ((dev.relayfarm.ir.Call) alone).callee()).name());
+    }
+
+    private static dev.relayfarm.ir.Call layer(dev.relayfarm.ir.Expr input, int i) {
+        return new dev.relayfarm.ir.Call(dev.relayfarm.ir.Op.get(VtaPartition.OP), List.of(input),
+                dev.relayfarm.ir.Attrs.of("layer", dev.relayfarm.ir.AttrValue.of(i)));
+    }
+
     @Test
     void offloadedMnist8EqualsTheCpuInt8ResultBitForBit() {
         Optional<IRModule> model = model();
@@ -73,7 +102,15 @@ class MnistOffloadTest {
                 OffloadedModule.Result r = off.run(x);
                 assertEquals(names.size(), r.calls().size(), "every offloaded layer ran on the simulator");
                 assertTrue(((TensorValue) r.value()).data().contentEquals(want), "input " + seed + " (all layers " + allLayers + "): offloaded != CPU int8");
+                // every layer reads a value the CPU made (a max-pool or reshape lies between them): each input is copied
+                // over, and each result back (the dense's int32 logits, 40 bytes, last)
+                long in = r.calls().stream().mapToLong(c -> c.input().elementCount() * (long) c.input().dtype().storageBytes()).sum();
+                assertEquals(in, r.bytesToAccelerator());
+                assertTrue(r.bytesToHost() >= 40, "results copied back: " + r.bytesToHost());
             }
+            long copies = dev.relayfarm.ir.ExprTraversal.postOrder(off.partition().module().main().orElseThrow().body()).stream()
+                    .filter(e -> e instanceof dev.relayfarm.ir.Call c && c.callee() instanceof dev.relayfarm.ir.Op op && op.name().equals(VtaPartition.DEVICE_COPY)).count();
+            assertEquals(2L * names.size(), copies, "one copy in and one out per layer");
         }
     }
 }
