@@ -51,6 +51,13 @@ import java.util.Set;
  * in place.
  */
 public final class OnnxImporter {
+    /**
+     * Our own ONNX domain and its one operator, {@code SimulatedQuantize(x, scale)} with attribute {@code signed}: a
+     * quantize point, which a QDQ model's activation pairs are rewritten to before import
+     * ({@code quantize.qdq.QdqPairs}).
+     */
+    public static final String OUR_DOMAIN = "dev.relayfarm", QUANTIZE_POINT = "SimulatedQuantize";
+
     private final String modelName;
     private final Path baseDir;
     private final ImportOptions options;

@@ -5,6 +5,7 @@ import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Expr;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.ops.nn.SimulatedQuantize;
 import java.util.List;
 
 /**
@@ -24,6 +25,22 @@ final class QuantizeConverters {
         b.add("QuantizeLinear", QuantizeConverters::quantize);
         b.add("DequantizeLinear", QuantizeConverters::dequantize);
         b.add("DynamicQuantizeLinear", QuantizeConverters::dynamicQuantize);
+        b.add(OnnxImporter.OUR_DOMAIN + "." + OnnxImporter.QUANTIZE_POINT, QuantizeConverters::simulatedQuantize);
+    }
+
+    /**
+     * {@code quantize.qdq.QdqPairs}'s node for a Q → DQ pair: the quantize point with the pair's scale, signed or not as the pair's
+     * range (only our rewrite of a QDQ model makes it).
+     */
+    private static List<Expr> simulatedQuantize(OnnxNode n) {
+        NDArray s = n.requireConstant(1, "the pair's scale");
+        if (s.elementCount() != 1 || !(s.getDouble(0) > 0)) throw n.unsupported("a quantize point needs one positive scale, got " + s.elementCount() + " values");
+        boolean signed = n.attrInt("signed", 1) != 0;
+        dev.relayfarm.ir.Attrs attrs = dev.relayfarm.ir.Attrs.of("kind", dev.relayfarm.ir.AttrValue.of("activation"));
+        if (!signed) attrs = attrs.with("sign", dev.relayfarm.ir.AttrValue.of(false));
+        Expr x = MathConverters.cast(n, n.input(0), DType.FLOAT32);
+        return List.of(new dev.relayfarm.ir.Call(dev.relayfarm.ir.Op.get(SimulatedQuantize.NAME),
+                List.of(x, OnnxNode.constant(NDArray.scalar((float) s.getDouble(0)))), attrs));
     }
 
     private static DType compute(DType scale) {

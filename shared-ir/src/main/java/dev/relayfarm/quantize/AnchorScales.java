@@ -56,7 +56,7 @@ public record AnchorScales(String op, int index, boolean quantized, double dataS
     }
 
     /** The data point of an anchor: its argument, or below the transparent operators Annotate moved it over. */
-    private static Call dataPoint(Expr data) {
+    static Call dataPoint(Expr data) {
         Expr e = data;
         while (e instanceof Call c) {
             if (Annotate.isPoint(c)) return c;

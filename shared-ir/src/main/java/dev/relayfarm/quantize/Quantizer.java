@@ -29,6 +29,17 @@ public final class Quantizer {
         return new Result(realized, annotated, calibrated);
     }
 
+    /**
+     * A QDQ model's own quantization on our integer path: {@code imported} is the typed import of a model whose
+     * activation pairs {@code quantize.qdq.QdqPairs} made quantize points (their scales are the model's, nothing is
+     * calibrated); fold-constant turns its dequantized weights into constants, {@link QdqWeights} puts weight points
+     * on the convs / denses whose data is quantized, and {@link Realize} makes it integer.
+     */
+    public static IRModule realizeQdq(IRModule imported, QuantizeConfig.Requantize requantize) {
+        IRModule folded = PassRegistry.sequential("quantize-prepare", List.of("fold-constant")).run(imported, new PassContext(PassOptions.level(3))).module();
+        return new Sequential("quantize-qdq", List.of(new QdqWeights(), new Realize(requantize))).run(folded, new PassContext(PassOptions.level(0))).module();
+    }
+
     /** {@link Annotate} alone, on a typed module. */
     public static IRModule annotate(IRModule module, QuantizeConfig config) {
         return new Sequential("quantize-annotate", List.of(new Annotate(config))).run(module, new PassContext(PassOptions.level(0))).module();

@@ -11,7 +11,9 @@ import dev.relayfarm.passes.OptLevels;
 import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.ModelSource;
-import dev.relayfarm.pipeline.ModelInputException;
+import dev.relayfarm.frontend.OnnxModels;
+import dev.relayfarm.pipeline.ModelFormat;
+import dev.relayfarm.quantize.qdq.QdqPairs;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.quantize.QuantizeConfig;
 import dev.relayfarm.quantize.Quantizer;
@@ -75,7 +77,9 @@ public final class CompileCommand implements Callable<Integer> {
     String winograd;
 
     @Option(names = "--quantize", paramLabel = "PRECISION", description = {"int8: quantize after type inference, before optimizing (annotate, calibrate, realize,",
-            "as relayc quantize; the calibration options below apply only with it); default: compute in the model's own float types"})
+            "as relayc quantize; the calibration options below apply only with it); qdq: a QDQ ONNX model's own symmetric 8-bit",
+            "QuantizeLinear/DequantizeLinear pairs and int8 weights on integer kernels, as ONNX Runtime runs them (nothing calibrated);",
+            "default: compute as the model says (a QDQ model in float arithmetic)"})
     String quantize;
 
     @Mixin
@@ -88,24 +92,34 @@ public final class CompileCommand implements Callable<Integer> {
         if (!CompileRequest.OPT_LEVELS.contains(optLevel)) {
             return CliErrors.report(spec, "-O must be " + CompileRequest.OPT_LEVELS + " for compile (the graph executor runs fused kernels), got " + optLevel);
         }
-        if (quantize == null) {
+        if (!"int8".equals(quantize)) {
             var mixin = spec.mixins().get("quantizeOptions");
             for (var option : spec.commandLine().getParseResult().matchedOptions()) {
                 if (mixin.options().contains(option)) return CliErrors.report(spec, option.longestName() + " is a calibration option: it needs --quantize int8");
             }
         }
+        if (quantize != null && !List.of("int8", "qdq").contains(quantize)) return CliErrors.report(spec, "--quantize must be int8 or qdq, got '" + quantize + "'");
         try {
             Target t = Target.parse(target);
             long t0 = System.nanoTime();
-            CompileRequest request = new CompileRequest(ModelSource.read(file), t, optLevel, InputShapes.of(shapes));
+            ModelSource source = ModelSource.read(file);
+            String quantized = null;
+            if ("qdq".equals(quantize)) {
+                if (source.format() != ModelFormat.ONNX) return CliErrors.report(spec, "--quantize qdq reads a QDQ ONNX model; " + file + " is " + source.format());
+                QdqPairs.Result marked = QdqPairs.mark(OnnxModels.parse(source.bytes(), source.name()), source.baseDir());
+                source = new ModelSource(source.name(), source.format(), marked.model().toByteArray(), source.baseDir());
+                quantized = "the model's QDQ quantization, " + marked.pairs() + " activation pairs on integers";
+            }
+            CompileRequest request = new CompileRequest(source, t, optLevel, InputShapes.of(shapes));
             // the farm's stage functions, in one process: import, infer types and check executability, optimize, codegen
             IRModule module = Stages.inferTypes(Stages.importModel(request));
-            String quantized = null;
-            if (quantize != null) {
+            if ("qdq".equals(quantize)) {
+                module = Quantizer.realizeQdq(module, QuantizeConfig.Requantize.FIXED_POINT);
+            } else if (quantize != null) {
                 Quantizer.Result q = quantized(module);
                 module = q.module();
-                quantized = q.calibration().points().size() + " quantize points, " + q.calibration().points().stream().filter(p -> p.nbit() > 8).count()
-                        + " of them wider than 8 bits";
+                quantized = quantizeOptions.calibration + " calibration, " + q.calibration().points().size() + " quantize points, "
+                        + q.calibration().points().stream().filter(p -> p.nbit() > 8).count() + " of them wider than 8 bits";
             }
             ArtifactCompiler.Artifact a;
             long t1;
@@ -128,7 +142,7 @@ public final class CompileCommand implements Callable<Integer> {
             long t2 = System.nanoTime();
             var o = spec.commandLine().getOut();
             o.printf("compiled %s -> %s (target %s)%n", file, out, request.target());
-            if (quantized != null) o.printf("  quantized to int8 (%s calibration): %s%n", quantizeOptions.calibration, quantized);
+            if (quantized != null) o.printf("  quantized to int8: %s%n", quantized);
             o.printf("  %d kernels, %d steps, %d params, arena %d bytes (intermediates %d bytes)%n", a.graph().kernels().size(), a.graph().steps().size(),
                     a.graph().params().size(), a.memory().arenaBytes(), a.graph().tempBytes());
             o.printf("  import+optimize %d ms, codegen+cc %d ms%n", (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
@@ -147,7 +161,6 @@ public final class CompileCommand implements Callable<Integer> {
 
     /** {@code typed} quantized as {@code --quantize} and the calibration options say; a calibration option without it is an error. */
     private Quantizer.Result quantized(IRModule typed) throws IOException {
-        if (!quantize.equals("int8")) throw new ModelInputException("--quantize must be int8, got '" + quantize + "'");
         QuantizeConfig config = quantizeOptions.config();
         return Quantizer.quantize(typed, quantizeOptions.calibrationInputs(typed, config, file.toString()), config);
     }

@@ -1,6 +1,7 @@
 package dev.relayfarm.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -42,6 +43,41 @@ class QdqOrtKernelsTest {
         }
         // same scales, ORT's own rounding (u8 zero point 128 on the signed input, its requantize): a close logit may flip
         assertTrue(agree >= 48, "ORT's int8 picks our int8 program's class on " + agree + " of 50");
+    }
+
+    /**
+     * The same export compiled by us with {@code relayc compile --quantize qdq}: its pairs and int8 weights on our
+     * integer kernels, not float arithmetic, and the artifact picks our int8 program's class as ORT does.
+     */
+    @Test
+    void ourCompilerRunsTheExportOnIntegerKernels() {
+        assumeTrue(dev.relayfarm.kernel.codegen.CCompiler.host().isPresent(), "no C compiler: skipped");
+        QdqCase mnist = QdqCase.available().stream().filter(c -> c.name().equals("mnist8")).findFirst().orElse(null);
+        assumeTrue(mnist != null, "../shared/onnx/models/mnist8_cntk is absent: skipped");
+        QdqCase.Prepared p = mnist.prepare(tmp);
+        Path integer = tmp.resolve("qdq-int"), asFloat = tmp.resolve("qdq-float");
+        java.io.StringWriter out = new java.io.StringWriter();
+        picocli.CommandLine cli = dev.relayfarm.cli.Relayc.commandLine();
+        cli.setOut(new java.io.PrintWriter(out, true));
+        assertEquals(0, cli.execute("compile", p.qdq().toString(), "--quantize", "qdq", "-o", integer.toString()), out.toString());
+        assertTrue(out.toString().contains("the model's QDQ quantization"), out.toString());
+        assertEquals(0, dev.relayfarm.cli.Relayc.commandLine().execute("compile", p.qdq().toString(), "-o", asFloat.toString()));
+        try {
+            // our integer program's int8 weights are params; the float reading folds them into float32 constants
+            assertTrue(java.nio.file.Files.readString(integer.resolve("manifest.json")).contains("\"int8\""), "no int8 param");
+            assertFalse(java.nio.file.Files.readString(asFloat.resolve("manifest.json")).contains("\"int8\""), "the float reading has int8 params");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        int agree = 0;
+        try (dev.relayfarm.runtime.CompiledModel m = dev.relayfarm.runtime.CompiledModel.load(integer)) {
+            for (long s = 10_000; s < 10_050; s++) {
+                NDArray x = mnist.check().apply(s);
+                NDArray ours = ((TensorValue) Interpreter.runMain(p.quantized().module(), x)).data();
+                if (argmax(ours) == argmax(m.run(List.of(x)).getFirst())) agree++;
+            }
+        }
+        assertTrue(agree >= 48, "our QDQ integer artifact picks our int8 program's class on " + agree + " of 50");
     }
 
     static int argmax(NDArray a) {

@@ -169,6 +169,49 @@ class QdqExporterTest {
         assertTrue(worst * 10 <= worstFloat, "the QDQ model (" + worst + ") should be far closer to our int8 program than float is (" + worstFloat + ")");
     }
 
+    /**
+     * The exported QDQ model through our integer path ({@link QdqPairs} → import → {@link Quantizer#realizeQdq}): its
+     * pairs become points, its convs and the dense run on integers (int32 accumulators), and it computes our int8
+     * program's numbers within the same bound as its float reading above; the export's extra output pairs (a conv
+     * output our program dequantizes) are one more rounding, so not bit for bit.
+     */
+    @Test
+    void qdqModelCompilesThroughTheIntegerPath() {
+        QdqPairs.Result marked = QdqPairs.mark(exported.model(), null);
+        assertTrue(marked.pairs() >= 3, "pairs made points: " + marked.pairs());
+        IRModule points = TypeInference.infer(OnnxImporter.importModel(marked.model(), "tiny-qdq.onnx", null, ImportOptions.DEFAULT)).module();
+        IRModule integer = Quantizer.realizeQdq(points, QuantizeConfig.Requantize.FIXED_POINT);
+        String text = dev.relayfarm.text.RelayPrinter.print(integer);
+        int accumulators = text.split("out_dtype=\"int32\"", -1).length - 1;
+        assertEquals(exported.quantizedConvs() + exported.quantizedMatMuls(), accumulators, "every quantized conv / dense on integers:\n" + text);
+        assertFalse(text.contains("simulated_quantize"), "every point realized");
+        double worst = 0;
+        for (long s = 1000; s < 1020; s++) {
+            NDArray x = input(s);
+            NDArray ours = run(quantized.module(), x), theirs = run(integer, x);
+            for (int i = 0; i < ours.elementCount(); i++) worst = Math.max(worst, Math.abs(ours.getDouble(i) - theirs.getDouble(i)));
+        }
+        System.out.printf("tiny QDQ export on our integer path: max |int8 ours - QDQ integer| %.2e (probabilities)%n", worst);
+        assertTrue(worst <= 0.005, "the QDQ model's integer program differs from our int8 program's by " + worst);
+    }
+
+    /** A pair with an asymmetric zero point is not ours to take: it stays QuantizeLinear → DequantizeLinear. */
+    @Test
+    void asymmetricPairsStayFloat() {
+        ModelProto.Builder m = exported.model().toBuilder();
+        GraphProto.Builder g = m.getGraphBuilder();
+        int changed = 0;
+        for (int i = 0; i < g.getInitializerCount(); i++) {
+            TensorProto t = g.getInitializer(i);
+            if (t.getDataType() == TensorProto.DataType.UINT8_VALUE && t.getDimsCount() == 0) {
+                g.setInitializer(i, dev.relayfarm.frontend.OnnxTensors.fromNDArray(NDArray.fromLongs(dev.relayfarm.ir.DType.UINT8, new int[0], new long[] {3}), t.getName()));
+                changed++;
+            }
+        }
+        assertTrue(changed > 0, "the export has uint8 zero points");
+        assertEquals(0, QdqPairs.mark(m.build(), null).pairs());
+    }
+
     private static NDArray run(IRModule m, NDArray x) {
         return ((TensorValue) Interpreter.runMain(m, x)).data();
     }
