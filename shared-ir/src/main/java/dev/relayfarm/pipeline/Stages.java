@@ -101,6 +101,34 @@ public final class Stages {
         ExecutableCheck.check(typed);
     }
 
+    /** The executor an artifact is built for: the graph executor (static dataflow) or the Relay VM (everything else). */
+    public enum Executor { GRAPH, VM }
+
+    /**
+     * Which executor runs {@code typed}: the graph executor when {@link #checkExecutable} lets it through, else the
+     * VM (control flow, closures, recursion, ADTs), which compiles the typed module itself ({@link #codegenVm}) rather
+     * than {@link #optimize}'s output. A module without {@code @main} runs on neither: its {@link
+     * dev.relayfarm.compile.GraphException} stands.
+     */
+    public static Executor executor(IRModule typed) {
+        try {
+            ExecutableCheck.check(typed);
+            return Executor.GRAPH;
+        } catch (dev.relayfarm.compile.GraphException refused) {
+            if (typed.main().isEmpty()) throw refused;
+            return Executor.VM;
+        }
+    }
+
+    /**
+     * The VM artifact of {@code typed} (not optimized: the VM compiler runs the {@code -O} pipeline inside each
+     * function itself): {@code vm.rfx} beside the kernels, manifest {@code "executor": "vm"}; a
+     * {@link dev.relayfarm.vm.VmException} when the VM cannot run it either.
+     */
+    public static dev.relayfarm.vm.VmArtifact.Written codegenVm(IRModule typed, CompileOptions options, Path dir) {
+        return dev.relayfarm.vm.VmArtifact.write(dev.relayfarm.vm.VmCompiler.compile(typed, options), options, dir);
+    }
+
     /**
      * The standard pipeline at {@code -O<level>}, any level in {@link OptLevels#PIPELINE}, for {@code target} (its layout
      * blocking, see {@link Target#channelBlocks()}); from {@link OptLevels#FUSED} on, every operator call sits in a

@@ -22,7 +22,6 @@ import dev.relayfarm.tuning.ScheduleFileException;
 import dev.relayfarm.tuning.TuningTask;
 import dev.relayfarm.tuning.record.ScheduleFile;
 import dev.relayfarm.vm.VmArtifact;
-import dev.relayfarm.vm.VmCompiler;
 import dev.relayfarm.vm.VmException;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -171,7 +170,7 @@ public final class CompileCommand implements Callable<Integer> {
         CompileOptions options = request.compileOptions(Map.of());
         VmArtifact.Written w;
         try {
-            w = VmArtifact.write(VmCompiler.compile(typed, options), options, out);
+            w = Stages.codegenVm(typed, options, out);
         } catch (VmException e) {
             return CliErrors.report(spec, refused.getMessage() + "; the VM cannot run it either: " + e.getMessage());
         }

@@ -106,7 +106,8 @@ public class AutotunerStage implements StageHandler {
         Target target = Target.parse(in.options().target());
         TuneOption tune = in.options().tuneOption();
         IRModule module = ir.read(in.irRef());
-        List<TuningTask> tasks = Stages.tasks(module, target);
+        // a module for the VM has no graph plan to take tasks from: its kernels compile with template defaults (issue 19)
+        List<TuningTask> tasks = Stages.executor(module) == Stages.Executor.VM ? List.of() : Stages.tasks(module, target);
         Map<String, StoredSchedule> stored = tune.mode() == TuneOption.Mode.OFF ? Map.of() : schedules.choose(tasks, target, deviceClass);
         Map<String, StoredSchedule> tuned = tune.mode() == TuneOption.Mode.BUDGET ? tuneMissing(in, module, target, tasks, stored, tune.budget()) : Map.of();
         List<ChosenSchedule> chosen = new ArrayList<>();

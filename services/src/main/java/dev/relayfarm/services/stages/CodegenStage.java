@@ -3,11 +3,12 @@ package dev.relayfarm.services.stages;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relayfarm.artifact.ArtifactArchive;
 import dev.relayfarm.artifact.Manifest;
-import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.vm.VmArtifact;
 import dev.relayfarm.services.kit.ChosenSchedule;
 import dev.relayfarm.services.kit.JobOptions;
 import dev.relayfarm.services.kit.ServiceRole;
@@ -28,7 +29,8 @@ import java.util.stream.Stream;
 import org.springframework.stereotype.Component;
 
 /**
- * ir.tuned → artifact.built: {@link Stages#codegen} with the stored schedules the autotuner chose, into
+ * ir.tuned → artifact.built: {@link Stages#codegen} with the stored schedules the autotuner chose (or, for a module
+ * the graph executor cannot run, {@link Stages#codegenVm}: a VM artifact, manifest {@code "executor": "vm"}), into
  * {@code <relayfarm.work-dir>/artifacts/<job id>}; the directory's tar.gz goes to the blob store, and the
  * kit records the artifacts row and marks the job SUCCEEDED. The model's kernels, steps, source and arena, and the C
  * compiler's run time, are bounded by {@code relayfarm.limits} ({@link LimitsProperties#compileLimits}).
@@ -36,6 +38,7 @@ import org.springframework.stereotype.Component;
 @Component
 @ServiceRole("codegen")
 public class CodegenStage implements StageHandler {
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
     private final IrStore ir;
     private final PgBlobStore blobs;
     private final Path workDir;
@@ -64,11 +67,21 @@ public class CodegenStage implements StageHandler {
         }
         Path dir = workDir.resolve("artifacts").resolve(in.job().id().toString());
         clean(dir); // a retry or redelivery starts from an empty directory
-        ArtifactCompiler.Artifact a = Stages.codegen(ir.read(in.irRef()), new CompileOptions(target, options.optLevel(), configs, limits.compileLimits()), dir);
+        IRModule module = ir.read(in.irRef());
+        CompileOptions compile = new CompileOptions(target, options.optLevel(), configs, limits.compileLimits());
+        String contentHash;
+        JsonNode manifest;
+        if (Stages.executor(module) == Stages.Executor.VM) {
+            VmArtifact.Written w = Stages.codegenVm(module, compile, dir);
+            contentHash = w.manifest().contentHash();
+            manifest = JSON.readTree(w.manifest().toJson());
+        } else {
+            contentHash = Stages.codegen(module, compile, dir).contentHash();
+            manifest = Manifest.read(dir).toTree();
+        }
         byte[] tar = ArtifactArchive.pack(dir);
         String tarSha = blobs.put(tar);
-        JsonNode manifest = Manifest.read(dir).toTree();
-        return StageOutput.built(in.irRef(), new StageOutput.BuiltArtifact(a.contentHash(), tarSha, tar.length, manifest));
+        return StageOutput.built(in.irRef(), new StageOutput.BuiltArtifact(contentHash, tarSha, tar.length, manifest));
     }
 
     private static void clean(Path dir) throws IOException {

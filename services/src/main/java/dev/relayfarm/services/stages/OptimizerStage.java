@@ -1,6 +1,7 @@
 package dev.relayfarm.services.stages;
 
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
@@ -10,7 +11,10 @@ import dev.relayfarm.services.kit.StageOutput;
 import dev.relayfarm.services.store.IrStore;
 import org.springframework.stereotype.Component;
 
-/** ir.typed → ir.optimized: {@link Stages#optimize} at the job's opt level for its target (fused Primitive functions from -O1 on). */
+/**
+ * ir.typed → ir.optimized: {@link Stages#optimize} at the job's opt level for its target (fused Primitive functions
+ * from -O1 on); a module for the VM ({@link Stages#executor}) passes unchanged, codegen's VM compiler optimizes it.
+ */
 @Component
 @ServiceRole("optimizer")
 public class OptimizerStage implements StageHandler {
@@ -29,6 +33,9 @@ public class OptimizerStage implements StageHandler {
     public StageOutput run(StageInput in) {
         int level = in.options().optLevel();
         Target target = Target.parse(in.options().target());
-        return StageOutput.of(ir.write(Stages.optimize(ir.read(in.irRef()), level, target)), in.forwardPayload());
+        IRModule typed = ir.read(in.irRef());
+        // the VM compiler optimizes inside each function itself, from the typed module (as relayc compile does)
+        if (Stages.executor(typed) == Stages.Executor.VM) return StageOutput.of(in.irRef(), in.forwardPayload());
+        return StageOutput.of(ir.write(Stages.optimize(typed, level, target)), in.forwardPayload());
     }
 }

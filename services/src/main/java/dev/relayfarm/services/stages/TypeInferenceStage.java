@@ -12,8 +12,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * ir.imported → ir.typed: {@link Stages#inferTypes} (an ill-typed model fails the job here, with the checker's
- * diagnostics), then {@link Stages#checkExecutable}: a model the graph executor certainly cannot run (no
- * {@code @main}, recursion, control flow on the inputs) fails here too, not after optimization and tuning.
+ * diagnostics), then {@link Stages#executor}: a model without {@code @main} fails here too, not after optimization
+ * and tuning; one the graph executor cannot run (control flow, recursion, ADTs) goes on for the Relay VM.
  */
 @Component
 @ServiceRole("type-inference")
@@ -32,7 +32,8 @@ public class TypeInferenceStage implements StageHandler {
     @Override
     public StageOutput run(StageInput in) {
         IRModule typed = Stages.inferTypes(ir.read(in.irRef()));
-        Stages.checkExecutable(typed);
+        // a model the graph executor cannot run goes on to the VM; only one without @main fails here
+        Stages.executor(typed);
         return StageOutput.of(ir.write(typed), in.forwardPayload());
     }
 }

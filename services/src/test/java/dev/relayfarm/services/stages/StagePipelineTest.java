@@ -280,19 +280,36 @@ class StagePipelineTest {
     }
 
     @Test
-    void modelsTheExecutorCannotRunFailAtInfer() throws Exception {
+    void aModuleWithoutMainFailsAtInfer() throws Exception {
         TestJobs.Submitted empty = relayJob("#[version = \"0.0.5\"]\n".getBytes(StandardCharsets.UTF_8));
         assertEquals(JobStatus.FAILED, submit.awaitTerminal(empty.id(), JOB_TIMEOUT));
         JobRow row = jobs.find(empty.id()).orElseThrow();
         assertEquals("infer", row.errorStage());
         assertEquals("the module has no @main, the function the graph executor runs (the module is empty)", row.errorMessage());
-        TestJobs.Submitted recursive = relayJob(
-                "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(3), float32]) -> Tensor[(3), float32] { @main(%x) }\n".getBytes(StandardCharsets.UTF_8));
-        assertEquals(JobStatus.FAILED, submit.awaitTerminal(recursive.id(), JOB_TIMEOUT));
-        JobRow rec = jobs.find(recursive.id()).orElseThrow();
-        assertEquals("infer", rec.errorStage());
-        assertTrue(rec.errorMessage().startsWith("@main is recursive (@main -> @main, call at mlp.relay:2:63)"), rec.errorMessage());
-        assertTrue(jobs.stageTimings(recursive.id()).stream().noneMatch(t -> t.stage().equals("optimize")), "never optimized");
+        assertTrue(jobs.stageTimings(empty.id()).stream().noneMatch(t -> t.stage().equals("optimize")), "never optimized");
+    }
+
+    /**
+     * Control flow and recursion, which the graph executor refuses, become a Relay VM artifact (issue 19): the
+     * recursive factorial goes through every stage (the optimizer and the autotuner pass it on: the VM compiler
+     * optimizes inside each function, its kernels keep their defaults), its manifest says {@code "executor": "vm"},
+     * and the unpacked artifact computes 12! natively.
+     */
+    @Test
+    void aRecursiveModelBecomesAVmArtifact() throws Exception {
+        TestJobs.Submitted job = relayJob(Files.readAllBytes(EXAMPLES.resolve("factorial.relay")));
+        assertEquals(JobStatus.SUCCEEDED, submit.awaitTerminal(job.id(), JOB_TIMEOUT), () -> jobs.find(job.id()).toString());
+        var artifact = artifacts.forJob(job.id()).orElseThrow();
+        assertEquals("vm", artifact.manifest().get("executor").asText());
+        assertEquals(artifact.contentHash(), artifact.manifest().get("content_hash").asText());
+        assertEquals(List.of("import", "infer", "optimize", "tune", "codegen"), jobs.stageTimings(job.id()).stream().map(JobStore.StageTiming::stage).toList());
+        Path unpacked = workDir.resolve("unpacked-" + job.id());
+        ArtifactArchive.unpack(new ByteArrayInputStream(blobs.get(artifact.tarSha256())), unpacked);
+        assertTrue(Files.isRegularFile(unpacked.resolve("vm.rfx")));
+        try (dev.relayfarm.vm.VirtualMachine vm = dev.relayfarm.vm.VmArtifact.load(unpacked)) {
+            var result = (dev.relayfarm.vm.VmObject.Tensor) vm.runMain(dev.relayfarm.ir.NDArray.scalar(12));
+            assertEquals(479001600, result.toNDArray().getDouble(0));
+        }
     }
 
     @Test
