@@ -35,14 +35,19 @@ public final class TestJobs {
     public record Submitted(UUID id, Envelope request, String traceId) {}
 
     public Submitted submit(String name, String format, byte[] model, String target, int optLevel, String shapes) throws Exception {
+        return submit(name, format, model, target, optLevel, shapes, "float");
+    }
+
+    /** A job with the {@code quantize} option ({@code float} or {@code int8}). */
+    public Submitted submit(String name, String format, byte[] model, String target, int optLevel, String shapes, String quantize) throws Exception {
         String sha = blobs.put(model);
         UUID id = UUID.randomUUID();
-        jobs.create(new NewJob(id, name, format, sha, target, optLevel, shapes, null, null, model.length));
+        jobs.create(new NewJob(id, name, format, sha, target, optLevel, shapes, "apply", quantize, null, null, model.length));
         jobs.event(id, null, "QUEUED", JobStatus.QUEUED, null, null);
         Span root = otel.getTracer("test-gateway").spanBuilder("POST /api/v1/jobs").startSpan();
         try {
             String traceparent = KafkaTraceContext.inject(otel, Context.root().with(root)).get(KafkaTraceContext.TRACEPARENT);
-            Envelope env = Envelopes.compileRequested(id, sha, name, format, target, optLevel, shapes, traceparent);
+            Envelope env = Envelopes.compileRequested(id, sha, name, format, target, optLevel, shapes, "apply", quantize, traceparent);
             send(Stage.IMPORTER.inputTopic, env);
             return new Submitted(id, env, root.getSpanContext().getTraceId());
         } finally {

@@ -1,20 +1,19 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.artifact.TensorSpec;
-import dev.relayfarm.bench.BenchInputs;
 import dev.relayfarm.interp.Npy;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.pipeline.ModelInputException;
+import dev.relayfarm.passes.PassException;
 import dev.relayfarm.quantize.Calibration;
+import dev.relayfarm.quantize.Precision;
 import dev.relayfarm.quantize.QuantizeConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Random;
 import java.util.Set;
 import picocli.CommandLine.Option;
 
@@ -95,9 +94,10 @@ final class QuantizeOptions {
             return out;
         }
         if (config.calibration() == Calibration.Mode.GLOBAL_SCALE) return out;
-        List<TensorSpec> specs = QuantizeCommand.floatInputSpecs(main, "random calibration inputs", "give --calib FILE.npy or --shape");
-        Random r = new Random(seed);
-        for (int s = 0; s < config.calibSamples(); s++) out.add(BenchInputs.random(specs, r));
-        return out;
+        try {
+            return Precision.seededInputs(main, config.calibSamples(), seed);
+        } catch (PassException e) {
+            throw new ModelInputException(e.getMessage() + "; or give --calib FILE.npy");
+        }
     }
 }

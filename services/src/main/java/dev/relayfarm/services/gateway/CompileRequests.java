@@ -32,12 +32,12 @@ public class CompileRequests {
     }
 
     Envelope envelope(UUID id, JobSubmission s, String traceparent) {
-        return Envelopes.compileRequested(id, s.modelSha256(), s.modelName(), s.format().wireName, s.target(), s.optLevel(), s.shapes(), s.tune(), traceparent);
+        return Envelopes.compileRequested(id, s.modelSha256(), s.modelName(), s.format().wireName, s.target(), s.optLevel(), s.shapes(), s.tune(), s.quantize(), traceparent);
     }
 
     /** The compile.requested envelope of a stored job (see {@link QueuedJobsResender}). */
     Envelope envelope(JobRow job, String traceparent) {
-        return Envelopes.compileRequested(job.id(), job.modelSha256(), job.modelName(), job.modelFormat(), job.target(), job.optLevel(), job.shapes(), job.tune(), traceparent);
+        return Envelopes.compileRequested(job.id(), job.modelSha256(), job.modelName(), job.modelFormat(), job.target(), job.optLevel(), job.shapes(), job.tune(), job.quantize(), traceparent);
     }
 
     /** Sends and waits for the broker's acknowledgement; throws {@link SendFailed} naming why it did not arrive. */

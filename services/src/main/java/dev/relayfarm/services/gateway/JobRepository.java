@@ -74,7 +74,7 @@ public class JobRepository {
         JobEvent queued = tx.execute(status -> {
             if (tokenId != null) checkQuotas(tokenId, s);
             blobs.put(s.modelSha256(), s.model());
-            store.create(new NewJob(id, s.modelName(), s.format().wireName, s.modelSha256(), s.target(), s.optLevel(), s.shapes(), s.tune(), traceId, tokenId,
+            store.create(new NewJob(id, s.modelName(), s.format().wireName, s.modelSha256(), s.target(), s.optLevel(), s.shapes(), s.tune(), s.quantize(), traceId, tokenId,
                     s.model().length));
             refs.record(id, List.of(s.modelSha256()));
             return events.insert(id, null, "QUEUED", JobStatus.QUEUED, "submitted " + s.modelName() + " for " + s.target() + " -O" + s.optLevel(), null);
@@ -144,7 +144,7 @@ public class JobRepository {
             var model = new JobView.Model(j.modelName(), j.modelFormat(), j.modelSha256(), j.modelSizeBytes());
             JobView.JobError error = j.status() == JobStatus.FAILED ? new JobView.JobError(j.errorStage(), j.errorMessage(), j.errorCode()) : null;
             JobView.Artifact artifact = j.status() == JobStatus.SUCCEEDED ? keptArtifact(id).orElse(null) : null;
-            return new JobView(id, j.status(), model, j.target(), j.optLevel(), j.shapes(), j.tune(), j.createdAt(), j.updatedAt(), j.finishedAt(), j.traceId(),
+            return new JobView(id, j.status(), model, j.target(), j.optLevel(), j.shapes(), j.tune(), j.quantize(), j.createdAt(), j.updatedAt(), j.finishedAt(), j.traceId(),
                     stages(id, j.status()), error, artifact, JobLinks.of(id, j.status()));
         });
     }

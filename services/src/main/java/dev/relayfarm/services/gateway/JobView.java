@@ -15,7 +15,7 @@ import java.util.UUID;
  * pipeline order.
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-public record JobView(UUID id, JobStatus status, Model model, String target, int optLevel, String shapes, String tune,
+public record JobView(UUID id, JobStatus status, Model model, String target, int optLevel, String shapes, String tune, String quantize,
                       Instant createdAt, Instant updatedAt, Instant finishedAt, String traceId,
                       List<StageTiming> stages, JobError error, Artifact artifact, Map<String, String> links) {
 

@@ -68,9 +68,10 @@ public class JobsController {
                                                @RequestParam(name = "opt_level", required = false) String optLevel,
                                                @RequestParam(name = "shapes", required = false) String shapes,
                                                @RequestParam(name = "tune", required = false) String tune,
+                                               @RequestParam(name = "quantize", required = false) String quantize,
                                                @RequestParam(name = "format", required = false) String format,
                                                @RequestAttribute(name = BearerTokenFilter.TOKEN_ID, required = false) String tokenId) throws IOException {
-        JobSubmission s = check(model, target, optLevel, shapes, tune, format);
+        JobSubmission s = check(model, target, optLevel, shapes, tune, quantize, format);
         UUID id = UUID.randomUUID();
         Span.current().setAttribute(GatewayTracing.JOB_ID, id.toString())
                 .setAttribute(GatewayTracing.MODEL, s.modelName()).setAttribute(GatewayTracing.TARGET, s.target());
@@ -143,7 +144,7 @@ public class JobsController {
         return streams.open(job, after);
     }
 
-    private JobSubmission check(MultipartFile model, String target, String optLevel, String shapes, String tune, String format) throws IOException {
+    private JobSubmission check(MultipartFile model, String target, String optLevel, String shapes, String tune, String quantize, String format) throws IOException {
         byte[] bytes = model.getBytes();
         String name = model.getOriginalFilename() == null || model.getOriginalFilename().isBlank() ? "model" : model.getOriginalFilename();
         if (bytes.length == 0) throw new ApiProblem(ProblemType.EMPTY_MODEL, "the 'model' part (" + name + ") is empty");
@@ -152,7 +153,8 @@ public class JobsController {
         int level = optLevel == null || optLevel.isBlank() ? CompileRequest.DEFAULT_OPT_LEVEL
                 : intIn(ProblemType.BAD_OPT_LEVEL, "opt_level", optLevel, CompileRequest.OPT_LEVELS.min(), CompileRequest.OPT_LEVELS.max(),
                         Map.of(SubmitFields.CODE, CompileRequest.INVALID_OPT_LEVEL));
-        return JobSubmission.of(new CompileRequest(ModelSource.of(name, f, bytes), t, level, SubmitFields.shapes(shapes)), SubmitFields.tune(tune).toString());
+        return JobSubmission.of(new CompileRequest(ModelSource.of(name, f, bytes), t, level, SubmitFields.shapes(shapes)), SubmitFields.tune(tune).toString(),
+                SubmitFields.quantize(quantize).wireName);
     }
 
     private static int intIn(ProblemType problem, String field, String text, int min, int max) {

@@ -19,6 +19,7 @@ public enum ProblemType {
     BAD_OPT_LEVEL("bad-opt-level", HttpStatus.BAD_REQUEST, "Invalid request"),
     BAD_SHAPES("bad-shapes", HttpStatus.BAD_REQUEST, "Invalid request"),
     BAD_TUNE("bad-tune", HttpStatus.BAD_REQUEST, "Invalid request"),
+    BAD_QUANTIZE("bad-quantize", HttpStatus.BAD_REQUEST, "Invalid request"),
     BAD_STATUS("bad-status", HttpStatus.BAD_REQUEST, "Invalid request"),
     BAD_LIMIT("bad-limit", HttpStatus.BAD_REQUEST, "Invalid request"),
     BAD_JOB_ID("bad-job-id", HttpStatus.BAD_REQUEST, "Invalid request"),

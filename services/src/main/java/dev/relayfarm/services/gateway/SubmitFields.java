@@ -1,5 +1,6 @@
 package dev.relayfarm.services.gateway;
 
+import dev.relayfarm.quantize.Precision;
 import dev.relayfarm.services.kit.TuneOption;
 import dev.relayfarm.diagnostic.CompileError;
 import dev.relayfarm.kernel.target.Target;
@@ -55,6 +56,16 @@ final class SubmitFields {
             return TuneOption.parse(tune);
         } catch (IllegalArgumentException e) {
             throw new ApiProblem(ProblemType.BAD_TUNE, e.getMessage(), Map.of(CODE, "invalid-tune"));
+        }
+    }
+
+    /** The {@code quantize} field: float (the default) or int8 ({@link Precision}). */
+    static Precision quantize(String quantize) {
+        if (quantize == null || quantize.isBlank()) return Precision.FLOAT;
+        try {
+            return Precision.parse(quantize);
+        } catch (IllegalArgumentException e) {
+            throw new ApiProblem(ProblemType.BAD_QUANTIZE, e.getMessage(), Map.of(CODE, "invalid-quantize"));
         }
     }
 

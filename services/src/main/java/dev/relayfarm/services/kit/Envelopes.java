@@ -36,13 +36,13 @@ public final class Envelopes {
      */
     public static Envelope compileRequested(UUID jobId, String modelSha256, String modelName, String format, String target, int optLevel,
                                             String shapes, String traceparent) {
-        return compileRequested(jobId, modelSha256, modelName, format, target, optLevel, shapes, TuneOption.APPLY.toString(), traceparent);
+        return compileRequested(jobId, modelSha256, modelName, format, target, optLevel, shapes, TuneOption.APPLY.toString(), "float", traceparent);
     }
 
-    /** {@link #compileRequested} with the job's {@code tune} option ({@link TuneOption}). */
+    /** {@link #compileRequested} with the job's {@code tune} option ({@link TuneOption}) and {@code quantize} ({@code float} or {@code int8}). */
     public static Envelope compileRequested(UUID jobId, String modelSha256, String modelName, String format, String target, int optLevel,
-                                            String shapes, String tune, String traceparent) {
-        JobPayload payload = new JobPayload(new JobModel(modelSha256, modelName, format), new JobOptions(target, optLevel, shapes, tune));
+                                            String shapes, String tune, String quantize, String traceparent) {
+        JobPayload payload = new JobPayload(new JobModel(modelSha256, modelName, format), new JobOptions(target, optLevel, shapes, tune, quantize));
         return new Envelope(jobId, Stage.GATEWAY, 1, Envelope.SCHEMA_VERSION, null, payload, traceparent, Instant.now());
     }
 

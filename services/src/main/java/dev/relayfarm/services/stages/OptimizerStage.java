@@ -13,7 +13,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * ir.typed → ir.optimized: {@link Stages#optimize} at the job's opt level for its target (fused Primitive functions
- * from -O1 on); a module for the VM ({@link Stages#executor}) passes unchanged, codegen's VM compiler optimizes it.
+ * from -O1 on), after quantizing it when the job asks for int8; a module for the VM ({@link Stages#executor}) is not
+ * optimized here, codegen's VM compiler optimizes it.
  */
 @Component
 @ServiceRole("optimizer")
@@ -33,9 +34,10 @@ public class OptimizerStage implements StageHandler {
     public StageOutput run(StageInput in) {
         int level = in.options().optLevel();
         Target target = Target.parse(in.options().target());
-        IRModule typed = ir.read(in.irRef());
+        // int8: quantized before the pipeline (annotate, calibrate on seeded inputs, realize), as relayc compile --quantize int8
+        IRModule typed = in.options().precision().apply(ir.read(in.irRef()));
         // the VM compiler optimizes inside each function itself, from the typed module (as relayc compile does)
-        if (Stages.executor(typed) == Stages.Executor.VM) return StageOutput.of(in.irRef(), in.forwardPayload());
+        if (Stages.executor(typed) == Stages.Executor.VM) return StageOutput.of(ir.write(typed), in.forwardPayload());
         return StageOutput.of(ir.write(Stages.optimize(typed, level, target)), in.forwardPayload());
     }
 }

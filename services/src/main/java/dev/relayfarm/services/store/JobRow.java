@@ -11,5 +11,5 @@ import java.util.UUID;
  * @param finishedAt     null until the job is terminal
  */
 public record JobRow(UUID id, JobStatus status, String modelName, String modelFormat, String modelSha256, long modelSizeBytes, String target,
-                     int optLevel, String shapes, String tune, String errorStage, String errorMessage, String errorCode, String traceId, Instant createdAt, Instant updatedAt,
+                     int optLevel, String shapes, String tune, String quantize, String errorStage, String errorMessage, String errorCode, String traceId, Instant createdAt, Instant updatedAt,
                      Instant finishedAt) {}

@@ -33,7 +33,7 @@ public class JobStore {
     /** A {@link JobRow}'s columns, of {@link #ROW_FROM}. */
     private static final String ROW_COLUMNS = """
             j.id, j.status, j.model_name, j.model_format, j.model_sha256, coalesce(j.model_size_bytes, b.size_bytes, 0) AS model_size,
-            j.target, j.opt_level, j.shapes, j.tune, j.error_stage, j.error_message, j.error_code, j.trace_id, j.created_at, j.updated_at, j.finished_at""";
+            j.target, j.opt_level, j.shapes, j.tune, j.quantize, j.error_stage, j.error_message, j.error_code, j.trace_id, j.created_at, j.updated_at, j.finished_at""";
     private static final String ROW_FROM = " FROM jobs j LEFT JOIN blobs b ON b.sha256 = j.model_sha256";
     private static final String ROW = "SELECT " + ROW_COLUMNS + ROW_FROM;
 
@@ -48,9 +48,9 @@ public class JobStore {
     /** Inserts the job, QUEUED. */
     public void create(NewJob j) {
         jdbc.update("""
-                INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level, shapes, tune, trace_id, token_id, model_size_bytes)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                j.id(), JobStatus.QUEUED.name(), j.modelName(), j.modelFormat(), j.modelSha256(), j.target(), j.optLevel(), j.shapes(), j.tune(), j.traceId(),
+                INSERT INTO jobs (id, status, model_name, model_format, model_sha256, target, opt_level, shapes, tune, quantize, trace_id, token_id, model_size_bytes)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                j.id(), JobStatus.QUEUED.name(), j.modelName(), j.modelFormat(), j.modelSha256(), j.target(), j.optLevel(), j.shapes(), j.tune(), j.quantize(), j.traceId(),
                 j.tokenId(), j.modelSizeBytes());
     }
 
@@ -92,7 +92,7 @@ public class JobStore {
     private static JobRow row(ResultSet rs, int i) throws SQLException {
         return new JobRow(rs.getObject("id", UUID.class), JobStatus.valueOf(rs.getString("status")), rs.getString("model_name"),
                 rs.getString("model_format"), rs.getString("model_sha256").trim(), rs.getLong("model_size"), rs.getString("target"),
-                rs.getInt("opt_level"), rs.getString("shapes"), rs.getString("tune"), rs.getString("error_stage"), rs.getString("error_message"), rs.getString("error_code"), rs.getString("trace_id"),
+                rs.getInt("opt_level"), rs.getString("shapes"), rs.getString("tune"), rs.getString("quantize"), rs.getString("error_stage"), rs.getString("error_message"), rs.getString("error_code"), rs.getString("trace_id"),
                 instant(rs, "created_at"), instant(rs, "updated_at"), instant(rs, "finished_at"));
     }
 

@@ -10,10 +10,10 @@ import java.util.UUID;
  * @param modelSizeBytes the upload's size, counted against the token's stored-uploads quota
  */
 public record NewJob(UUID id, String modelName, String modelFormat, String modelSha256, String target, int optLevel, String shapes, String tune,
-                     String traceId, String tokenId, long modelSizeBytes) {
-    /** A job with {@code tune=apply} (the default option). */
+                     String quantize, String traceId, String tokenId, long modelSizeBytes) {
+    /** A job with {@code tune=apply} and {@code quantize=float} (the default options). */
     public NewJob(UUID id, String modelName, String modelFormat, String modelSha256, String target, int optLevel, String shapes, String traceId, String tokenId,
                   long modelSizeBytes) {
-        this(id, modelName, modelFormat, modelSha256, target, optLevel, shapes, "apply", traceId, tokenId, modelSizeBytes);
+        this(id, modelName, modelFormat, modelSha256, target, optLevel, shapes, "apply", "float", traceId, tokenId, modelSizeBytes);
     }
 }

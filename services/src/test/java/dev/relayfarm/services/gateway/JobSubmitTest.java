@@ -105,6 +105,8 @@ class JobSubmitTest extends GatewayTestBase {
         assertEquals("c -mcpu=native", options.get("target").asText());
         assertEquals(3, options.get("optLevel").asInt());
         assertEquals("", options.get("shapes").asText());
+        assertEquals("float", options.get("quantize").asText(), "no quantize field: float");
+        assertEquals("float", row.get("quantize"));
 
         // ONNX by its first byte, and an explicit format overriding the name.
         UUID onnx = UUID.fromString(body(submit(new Form().file("model", "blob.bin", ONNX))).get("id").asText());
@@ -148,6 +150,8 @@ class JobSubmitTest extends GatewayTestBase {
         assertEquals("invalid-target", assertProblem(submit(new Form().file("model", "m.relay", relay).field("target", "cuda")), 400, "target: ").path("code").asText());
         assertEquals("invalid-opt-level", assertProblem(submit(new Form().file("model", "m.relay", relay).field("opt_level", "0")), 400, "opt_level").path("code").asText());
         assertEquals("invalid-tune", assertProblem(submit(new Form().file("model", "m.relay", relay).field("tune", "budget=forever")), 400, "tune: ").path("code").asText());
+        assertEquals("invalid-quantize", assertProblem(submit(new Form().file("model", "m.relay", relay).field("quantize", "int4")), 400,
+                "quantize: expected float or int8, got 'int4'").path("code").asText());
         assertEquals("unknown-format", assertProblem(submit(new Form().file("model", "m.relay", relay).field("format", "tflite")), 400, "format").path("code").asText());
         assertEquals("unknown-format", assertProblem(submit(new Form().file("model", "weights.bin", new byte[] {0x7f, 0x00})), 400, "cannot tell").path("code").asText());
         assertFalse(assertProblem(submit(new Form().file("model", "m.onnx", new byte[0])), 400, "empty").has("code"), "no code where the library was not asked");

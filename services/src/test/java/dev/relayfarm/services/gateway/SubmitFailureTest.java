@@ -87,6 +87,6 @@ class SubmitFailureTest extends GatewayTestBase {
 
     private static JobSubmission submission() {
         byte[] model = RELAY.getBytes(StandardCharsets.UTF_8);
-        return new JobSubmission("unqueued.relay", ModelFormat.RELAY, model, Sha256.hex(model), "c -mcpu=native", 3, "", "apply");
+        return new JobSubmission("unqueued.relay", ModelFormat.RELAY, model, Sha256.hex(model), "c -mcpu=native", 3, "", "apply", "float");
     }
 }

@@ -200,6 +200,20 @@ class StagePipelineTest {
         assertTrue(blobs.get(imported.irRef()).length < Files.size(mnist.get()), "IR document holds weights by reference");
     }
 
+    /** quantize=int8: the optimizer stage quantizes mnist8 before its pipeline; the artifact carries int8 weights and answers like float. */
+    @Test
+    void anInt8JobQuantizesBeforeOptimizing() throws Exception {
+        Optional<Path> mnist = OnnxTestData.models().map(d -> d.resolve("mnist8_cntk/model.onnx")).filter(Files::isRegularFile);
+        Assumptions.assumeTrue(mnist.isPresent(), "../shared/onnx/models/mnist8_cntk/model.onnx not found: skipped");
+        TestJobs.Submitted job = submit.submit("mnist8.onnx", "onnx", Files.readAllBytes(mnist.get()), "c -mcpu=native", 3, "", "int8");
+        assertEquals(JobStatus.SUCCEEDED, submit.awaitTerminal(job.id(), JOB_TIMEOUT), () -> jobs.find(job.id()).toString());
+        assertEquals("int8", jobs.find(job.id()).orElseThrow().quantize());
+        var artifact = artifacts.forJob(job.id()).orElseThrow();
+        List<String> dtypes = new java.util.ArrayList<>();
+        artifact.manifest().get("params").get("tensors").forEach(t -> dtypes.add(t.get("dtype").asText()));
+        assertTrue(dtypes.contains("int8"), "int8 weights among the params: " + dtypes);
+    }
+
     @Test
     void aRedeliveredMessageIsANoOp() throws Exception {
         TestJobs.Submitted job = relayJob(mlp);
