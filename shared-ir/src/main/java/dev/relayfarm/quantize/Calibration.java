@@ -85,7 +85,8 @@ public final class Calibration {
         // Mixed precision: the points that alone disturb the output most (ranked with their 8-bit scales) get more bits.
         Map<Call, Integer> widened = new IdentityHashMap<>();
         QuantizeConfig.MixedPrecision mixed = config.mixedPrecision();
-        if (mixed.points() > 0 && !activations.isEmpty() && !inputs.isEmpty()) {
+        if (mixed.points() > 0 && !activations.isEmpty()) {
+            if (inputs.isEmpty()) throw new PassException("mixed precision ranks the points on calibration inputs, and none were given (a global scale needs none: give inputs)");
             List<Call> ranked = Sensitivity.rank(annotated, main, activations, scales(points, thresholds, Map.of(), new ArrayList<>()), inputs);
             for (Call p : ranked.subList(0, Math.min(mixed.points(), ranked.size()))) widened.put(p, mixed.nbit());
         }

@@ -139,9 +139,12 @@ public final class Realize extends FunctionPass {
             int n = in.scale().length;
             double[] m = new double[n];
             for (int i = 0; i < n; i++) m[i] = in.scale()[i] / s;
-            if (mode == QuantizeConfig.Requantize.FLOAT) {
-                Expr f = Call.op("multiply", cast(x, DType.FLOAT32), channelConstant(DType.FLOAT32, m, in));
-                return cast(clip(Call.op("round", f), a), to);
+            if (mode == QuantizeConfig.Requantize.FLOAT || in.dtype().equals(DType.INT64)) {
+                // an int64 accumulator (beyond 2^31) times a 31-bit multiplier could leave int64: it is scaled in
+                // float64 instead, exact for |acc| < 2^53
+                DType f = in.dtype().equals(DType.INT64) ? DType.FLOAT64 : DType.FLOAT32;
+                Expr scaled = Call.op("multiply", cast(x, f), channelConstant(f, m, in));
+                return cast(clip(Call.op("round", scaled), a), to);
             }
             long[] m0 = new long[n], shift = new long[n], half = new long[n];
             for (int i = 0; i < n; i++) {
@@ -290,7 +293,8 @@ public final class Realize extends FunctionPass {
     /**
      * int32, unless the largest sum the anchor can form does not fit: {@code max|x|} (the data dtype's widest level)
      * times the largest {@code sum|w|} of one output channel. 8-bit data never comes close; 16-bit data (mixed
-     * precision) over a long reduction can, and then the accumulator is int64 rather than wrapping silently.
+     * precision) over a long reduction can, and then the accumulator is int64 rather than wrapping silently (and its
+     * requantize multiplies in float64, see {@code requantized}).
      */
     static DType accumulator(DType data, NDArray weight) {
         long xmax = data.equals(DType.INT8) ? 128 : data.equals(DType.UINT8) ? 255 : data.equals(DType.INT16) ? 32768 : 65535;

@@ -225,6 +225,34 @@ class QuantizePassesTest {
     }
 
     /**
+     * A 16-bit input over a 2400-long reduction of full-range weights: the accumulator can pass 2^31, so it is int64,
+     * and it requantizes in float64 (times a 31-bit fixed-point multiplier, an accumulator beyond 2^32 would leave
+     * int64); the realized program equals the simulated one on an input that drives it to 1e10.
+     */
+    @Test
+    void anInt64AccumulatorRequantizesWithoutOverflow() {
+        int k = 2400;
+        NDArray w = NDArray.zeros(DType.FLOAT32, 1, k), s = f32(new int[] {1}, 1.0 / 127);
+        for (int i = 0; i < k; i++) w.setDouble(i, 1.0);
+        IRModule sim = QuantizeText.typed("""
+                def @main(%x: Tensor[(1, 2400), float32]) {
+                  %0 = annotation.simulated_quantize(%x, 0.0001f, kind="input", nbit=16);
+                  %1 = annotation.simulated_quantize(meta[relay.Constant][0], meta[relay.Constant][1], kind="weight", axis=0);
+                  %2 = nn.dense(%0, %1);
+                  annotation.simulated_quantize(%2, 0.01f, kind="activation", nbit=16)
+                }
+                """ + meta(w, s));
+        IRModule real = QuantizeText.run(new Realize(QuantizeConfig.Requantize.FIXED_POINT), sim).module();
+        NDArray x = NDArray.zeros(DType.FLOAT32, 1, k);
+        for (int i = 0; i < k; i++) x.setDouble(i, 3.2767); // 32767 levels each: the sum is 2400 * 127 * 32767 = 1e10
+        double want = ((TensorValue) Interpreter.runMain(sim, x)).data().getDouble(0), got = ((TensorValue) Interpreter.runMain(real, x)).data().getDouble(0);
+        assertEquals(want, got, 0.01 + 1e-9, "simulated " + want + " vs realized " + got);
+        assertTrue(got > 100, "the clipped 16-bit output (327.67) far from a wrapped one: " + got);
+        String text = dev.relayfarm.text.RelayPrinter.print(real);
+        assertTrue(text.contains("out_dtype=\"int64\"") && text.contains("float64"), text);
+    }
+
+    /**
      * Mixed precision end to end on the test network: the k most sensitive points get 16 bits, the realized program
      * carries int16 tensors there and still computes what the simulated one says, and widening every activation point
      * brings the output closer to float than 8 bits do.

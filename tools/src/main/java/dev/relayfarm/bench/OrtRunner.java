@@ -64,7 +64,10 @@ public final class OrtRunner implements ModelRunner {
 
     /** A session with ORT's defaults (graph optimizations, spinning workers) but our thread count and log level. */
     private static OrtSession session(Path model, int threads) throws OrtException {
-        return environment().createSession(model.toString(), options(threads));
+        // the session copies what it needs: its options are native memory to free at once
+        try (OrtSession.SessionOptions options = options(threads)) {
+            return environment().createSession(model.toString(), options);
+        }
     }
 
     private static OrtSession.SessionOptions options(int threads) throws OrtException {
@@ -80,8 +83,7 @@ public final class OrtRunner implements ModelRunner {
      * {@link #open} uses: the kernels it picked (whether a QDQ model's groups became QLinearConv, for instance).
      */
     public static void writeOptimized(Path model, int threads, Path out) {
-        try {
-            OrtSession.SessionOptions options = options(threads);
+        try (OrtSession.SessionOptions options = options(threads)) {
             options.setOptimizedModelFilePath(out.toString());
             environment().createSession(model.toString(), options).close();
         } catch (OrtException e) {

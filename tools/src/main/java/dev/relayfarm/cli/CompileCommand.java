@@ -91,13 +91,13 @@ public final class CompileCommand implements Callable<Integer> {
         if (!CompileRequest.OPT_LEVELS.contains(optLevel)) {
             return CliErrors.report(spec, "-O must be " + CompileRequest.OPT_LEVELS + " for compile (the graph executor runs fused kernels), got " + optLevel);
         }
+        if (quantize != null && !List.of("int8", "qdq").contains(quantize)) return CliErrors.report(spec, "--quantize must be int8 or qdq, got '" + quantize + "'");
         if (!"int8".equals(quantize)) {
             var mixin = spec.mixins().get("quantizeOptions");
             for (var option : spec.commandLine().getParseResult().matchedOptions()) {
                 if (mixin.options().contains(option)) return CliErrors.report(spec, option.longestName() + " is a calibration option: it needs --quantize int8");
             }
         }
-        if (quantize != null && !List.of("int8", "qdq").contains(quantize)) return CliErrors.report(spec, "--quantize must be int8 or qdq, got '" + quantize + "'");
         try {
             Target t = Target.parse(target);
             long t0 = System.nanoTime();
@@ -107,6 +107,10 @@ public final class CompileCommand implements Callable<Integer> {
                 if (source.format() != ModelFormat.ONNX) return CliErrors.report(spec, "--quantize qdq reads a QDQ ONNX model; " + file + " is " + source.format());
                 QdqPairs.Result marked = QdqPairs.mark(OnnxModels.parse(source.bytes(), source.name()), source.baseDir());
                 source = new ModelSource(source.name(), source.format(), marked.model().toByteArray(), source.baseDir());
+                if (marked.pairs() == 0) {
+                    return CliErrors.report(spec, "--quantize qdq: " + file + " has no QuantizeLinear -> DequantizeLinear pair with one scale and a symmetric 8-bit range "
+                            + "(zero point 0, or 128 for uint8) to run on integers; without --quantize it compiles as the float arithmetic it defines");
+                }
                 quantized = "the model's QDQ quantization, " + marked.pairs() + " activation pairs on integers";
             }
             CompileRequest request = new CompileRequest(source, t, optLevel, InputShapes.of(shapes));
@@ -117,8 +121,9 @@ public final class CompileCommand implements Callable<Integer> {
             } else if (quantize != null) {
                 Quantizer.Result q = quantized(module);
                 module = q.module();
-                quantized = quantizeOptions.calibration + " calibration, " + q.calibration().points().size() + " quantize points, "
-                        + q.calibration().points().stream().filter(p -> p.nbit() > 8).count() + " of them wider than 8 bits";
+                long wide = q.calibration().points().stream().filter(p -> p.nbit() > 8).count();
+                quantized = quantizeOptions.calibration + " calibration, " + q.calibration().points().size() + " quantize points"
+                        + (wide > 0 ? ", " + wide + " of them 16-bit tensors (mixed precision)" : "");
             }
             ArtifactCompiler.Artifact a;
             long t1;
@@ -141,7 +146,7 @@ public final class CompileCommand implements Callable<Integer> {
             long t2 = System.nanoTime();
             var o = spec.commandLine().getOut();
             o.printf("compiled %s -> %s (target %s)%n", file, out, request.target());
-            if (quantized != null) o.printf("  quantized to int8: %s%n", quantized);
+            if (quantized != null) o.printf("  quantized (%s): %s%n", quantize, quantized);
             o.printf("  %d kernels, %d steps, %d params, arena %d bytes (intermediates %d bytes)%n", a.graph().kernels().size(), a.graph().steps().size(),
                     a.graph().params().size(), a.memory().arenaBytes(), a.graph().tempBytes());
             o.printf("  import+optimize %d ms, codegen+cc %d ms%n", (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);

@@ -1,8 +1,6 @@
 package dev.relayfarm.cli;
 
 import dev.relayfarm.artifact.TensorSpec;
-import dev.relayfarm.bench.BenchInputs;
-import dev.relayfarm.interp.Npy;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
@@ -23,8 +21,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -30,7 +30,8 @@ import java.util.function.LongFunction;
 
 /**
  * One model of issue 21's int8 comparison with ONNX Runtime, quantized as the shared-ir accuracy tests quantize it
- * ({@code QuantizeMnistTest}, {@code QuantizeClassifierTest}: same config, same seeded calibration inputs), and
+ * ({@code QuantizeMnistTest}, {@code QuantizeClassifierTest}: the same seeded calibration inputs, all activations 8-bit
+ * — ppocr_cls without the classifier test's mixed precision, since QDQ at opset 13 has no 16-bit tensors), and
  * {@link #prepare}d: imported, quantized by our quantizer, and exported with the same decisions as a QDQ model for ORT.
  *
  * @param name        the table's name

@@ -111,7 +111,7 @@ class CompileCommandTest {
         assertEquals(0, CliRun.relayc("compile", example.toString(), "-o", f32.toString()).exitCode());
         CliRun q = CliRun.relayc("compile", example.toString(), "-o", int8.toString(), "--quantize", "int8", "--calibration", "minmax", "--calib-samples", "16");
         assertEquals(0, q.exitCode(), q.err());
-        assertTrue(q.out().contains("quantized to int8: minmax calibration"), q.out());
+        assertTrue(q.out().contains("quantized (int8): minmax calibration"), q.out());
         // the quantized weights are int8 params of the artifact
         assertTrue(Files.readString(int8.resolve("manifest.json")).contains("\"int8\""), "no int8 param");
         assertFalse(Files.readString(f32.resolve("manifest.json")).contains("\"int8\""));
@@ -128,6 +128,28 @@ class CompileCommandTest {
             // 8-bit activations and weights through three layers (the first conv float): a tenth of the logits' range
             assertTrue(diff <= 0.1 * range, "int8 differs from float by " + diff + " of " + range);
         }
+        // mixed precision through to native code: the most sensitive point's int16 tensor feeds an int8-weight conv
+        Path mixed = tmp.resolve("mnist-mixed");
+        CliRun mp = CliRun.relayc("compile", example.toString(), "-o", mixed.toString(), "--quantize", "int8", "--calibration", "minmax",
+                "--calib-samples", "16", "--mixed-precision", "1");
+        assertEquals(0, mp.exitCode(), mp.err());
+        assertTrue(mp.out().contains("1 of them 16-bit tensors"), mp.out());
+        try (CompiledModel a = CompiledModel.load(f32); CompiledModel b = CompiledModel.load(mixed)) {
+            java.util.Random r = new java.util.Random(8);
+            NDArray x = NDArray.zeros(DType.FLOAT32, a.inputs().getFirst().shape().stream().mapToInt(Integer::intValue).toArray());
+            for (int i = 0; i < x.elementCount(); i++) x.setDouble(i, r.nextDouble());
+            NDArray want = a.run(List.of(x)).getFirst(), got = b.run(List.of(x)).getFirst();
+            double range = 0, diff = 0;
+            for (int i = 0; i < want.elementCount(); i++) {
+                range = Math.max(range, Math.abs(want.getDouble(i)));
+                diff = Math.max(diff, Math.abs(want.getDouble(i) - got.getDouble(i)));
+            }
+            assertTrue(diff <= 0.1 * range, "mixed precision differs from float by " + diff + " of " + range);
+        }
+        // a float model has no QDQ pairs to run on integers
+        CliRun noPairs = CliRun.relayc("compile", example.toString(), "-o", tmp.resolve("z").toString(), "--quantize", "qdq");
+        assertEquals(2, noPairs.exitCode());
+        assertTrue(noPairs.err().contains("has no QuantizeLinear -> DequantizeLinear pair"), noPairs.err());
         CliRun stray = CliRun.relayc("compile", example.toString(), "-o", tmp.resolve("x").toString(), "--calibration", "kl");
         assertEquals(2, stray.exitCode());
         assertTrue(stray.err().contains("--calibration is a calibration option: it needs --quantize int8"), stray.err());

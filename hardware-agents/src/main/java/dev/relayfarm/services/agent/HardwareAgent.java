@@ -294,7 +294,10 @@ public class HardwareAgent implements SmartLifecycle {
 
     /** A request this agent cannot measure at all: its default's COMPILE_ERROR record says why, and the worker's task fails with it. */
     private Measured refused(MeasureRequest req, String why) {
-        RecordContext context = vta != null ? VtaTarget.context(vta) : new RecordContext(req.target(), device, compiler(), ArtifactCompiler.VERSION);
+        // under the request's target, where the worker looks for its task's records (a refusal for a target that is not
+        // this agent's is still the task's record)
+        RecordContext own = vta != null ? VtaTarget.context(vta) : new RecordContext(req.target(), device, compiler(), ArtifactCompiler.VERSION);
+        RecordContext context = new RecordContext(req.target(), own.device(), own.compiler(), own.relayfarmVersion());
         return new Measured(List.of(new Measurement(req.reference().workloadKey(), req.reference().config(),
                 new Measurement.Failure(MeasureError.COMPILE_ERROR, why + " (device " + id + ")"))), true, context);
     }

@@ -10,6 +10,7 @@ import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.vm.VmArtifact;
 import dev.relayfarm.services.kit.ChosenSchedule;
+import dev.relayfarm.services.kit.Envelopes;
 import dev.relayfarm.services.kit.JobOptions;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
@@ -38,7 +39,6 @@ import org.springframework.stereotype.Component;
 @Component
 @ServiceRole("codegen")
 public class CodegenStage implements StageHandler {
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
     private final IrStore ir;
     private final PgBlobStore blobs;
     private final Path workDir;
@@ -74,7 +74,7 @@ public class CodegenStage implements StageHandler {
         if (Stages.executor(module) == Stages.Executor.VM) {
             VmArtifact.Written w = Stages.codegenVm(module, compile, dir);
             contentHash = w.manifest().contentHash();
-            manifest = JSON.readTree(w.manifest().toJson());
+            manifest = Envelopes.MAPPER.readTree(w.manifest().toJson());
         } else {
             contentHash = Stages.codegen(module, compile, dir).contentHash();
             manifest = Manifest.read(dir).toTree();

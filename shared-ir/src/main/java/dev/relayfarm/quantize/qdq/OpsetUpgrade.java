@@ -15,9 +15,11 @@ import java.util.Map;
  *       from 13 over the one axis: rewritten as {@code Flatten(axis) -> op(axis=-1) -> Reshape(Shape(x))}, which
  *       computes the old meaning at any opset;
  *   <li>operators whose attributes became inputs or whose meaning changed between the model's opset and 13 (Split,
- *       Squeeze, Unsqueeze, ReduceSum at 13, Dropout at 12, Clip, Pad, Resize at 11, Slice, TopK, Upsample at 10) are refused with
+ *       Squeeze, Unsqueeze, ReduceSum at 13, Dropout at 12, Clip, Pad, Resize, Scatter at 11, Slice, TopK, Upsample at 10,
+ *       BatchNormalization at 9) are refused with
  *       the node named, as are models below opset 7 (broadcast attributes): converting them is not done;
- *   <li>every other operator means the same at 13 (later versions only added types or optional attributes).
+ *   <li>every other operator is taken to mean the same at 13 (the changes we know of between 7 and 13 only added types or
+ *       optional attributes); an operator missing from this list is the list's bug.
  * </ul>
  *
  * <pre>
@@ -32,7 +34,9 @@ final class OpsetUpgrade {
     private static final Map<String, Long> CHANGED = Map.ofEntries(
             Map.entry("Split", 13L), Map.entry("Squeeze", 13L), Map.entry("Unsqueeze", 13L), Map.entry("ReduceSum", 13L),
             Map.entry("Dropout", 12L), Map.entry("Clip", 11L), Map.entry("Pad", 11L), Map.entry("Resize", 11L),
-            Map.entry("Slice", 10L), Map.entry("TopK", 10L), Map.entry("Upsample", 10L));
+            Map.entry("Slice", 10L), Map.entry("TopK", 10L), Map.entry("Upsample", 10L),
+            // BatchNormalization dropped its `spatial` attribute at 9; Scatter was replaced by ScatterElements at 11
+            Map.entry("BatchNormalization", 9L), Map.entry("Scatter", 11L));
 
     private OpsetUpgrade() {}
 

@@ -33,6 +33,8 @@ import java.util.Set;
  * @see VtaRecords which record a later compile applies
  */
 public final class VtaTuner {
+    private static final String DEFAULT_FAILED = "the default schedule failed: ";
+
     /**
      * @param batch  schedules per round (besides the default measured with them)
      * @param trials schedules measured per task at most, or 0 for the whole space
@@ -56,8 +58,9 @@ public final class VtaTuner {
      * @param measured schedules this run measured (the default's re-measurements not counted)
      * @param best     the cheapest successful record of the task, prior ones included
      * @param note     why the task stopped: space exhausted, trial budget, or the default failing
+     * @param defaultFailed whether it stopped because the default schedule failed (nothing could be checked)
      */
-    public record Outcome(VtaLayerTask task, int measured, Optional<TuningRecord> best, String note) {
+    public record Outcome(VtaLayerTask task, int measured, Optional<TuningRecord> best, String note, boolean defaultFailed) {
     }
 
     private final LayerMeasurer measurer;
@@ -105,7 +108,7 @@ public final class VtaTuner {
             } catch (BaselineFailedException e) {
                 // nothing else can be checked without the default's output: record why and leave the task
                 mine.addAll(append(List.of(e.baseline()), byDefault, context));
-                note = "the default schedule failed: " + e.getMessage();
+                note = DEFAULT_FAILED + e.getMessage();
                 break;
             }
             pending.subList(0, size).clear();
@@ -117,7 +120,7 @@ public final class VtaTuner {
             done += batch.results().size();
             listener.afterRound(task, batch);
         }
-        return new Outcome(task, done, VtaRecords.best(task, mine), note);
+        return new Outcome(task, done, VtaRecords.best(task, mine), note, note.startsWith(DEFAULT_FAILED));
     }
 
     private List<TuningRecord> append(List<Measurement> batch, ScheduleConfig byDefault, RecordContext context) {

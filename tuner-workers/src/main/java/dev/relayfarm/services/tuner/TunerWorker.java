@@ -245,7 +245,13 @@ public class TunerWorker implements SmartLifecycle {
                 if (control.revoked()) throw new Stopped("its message went to another worker", true);
                 if (control.stopping()) throw new Stopped("this worker is stopping; the task resumes on another", true);
             });
-            note = tuner.tune(List.of(task), prior).getFirst().note();
+            VtaTuner.Outcome o = tuner.tune(List.of(task), prior).getFirst();
+            if (o.defaultFailed()) {
+                // an agent that cannot measure the task (refused it) or a default that does not run: no schedule can be checked
+                end(row, "FAILED", o.note());
+                return;
+            }
+            note = o.note();
         }
         List<TuningRecord> all = vtaRecords(row);
         String outcome = "; the default stays (nothing took fewer cycles)";
