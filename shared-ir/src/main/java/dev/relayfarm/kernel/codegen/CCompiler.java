@@ -40,7 +40,7 @@ public final class CCompiler {
      * per element, which kept every loop with a square root scalar (LRN's normalization); nothing
      * reads {@code errno}, and the vector square root rounds exactly as the scalar one does.
      */
-    public static final List<String> DEFAULT_FLAGS = List.of("-O3", "-march=native", "-ffp-contract=fast", "-fno-math-errno", "-fno-trapping-math", "-fopenmp-simd", "-pthread", "-shared",
+    public static final List<String> DEFAULT_FLAGS = List.of("-O3", "-march=native", "-ffp-contract=fast", "-fno-math-errno", "-fopenmp-simd", "-pthread", "-shared",
             "-fPIC", "-std=c99",
             "-Werror=implicit-function-declaration");
 
