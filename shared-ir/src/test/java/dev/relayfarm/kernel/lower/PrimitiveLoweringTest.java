@@ -214,6 +214,24 @@ class PrimitiveLoweringTest {
                 fn (%x: Tensor[(1, 16, 3, 96), int8], %w: Tensor[(24, 16, 1, 1), int8], Primitive=1) {
                   nn.conv2d(%x, %w, channels=24, kernel_size=[1, 1], out_dtype="int32")
                 }""", Optional.empty());
+        // quantize-realize's squeeze-and-excitation pools: a float NCHW global average pool quantized to int8 (8 channel
+        // sums side by side), one without an epilogue, and one whose channels do not come in eights (one sum at a time)
+        add("global_avg_pool_quantized", """
+                fn (%x: Tensor[(1, 16, 3, 96), float32], Primitive=1) {
+                  %0 = nn.global_avg_pool2d(%x);
+                  %1 = divide(%0, 0.02f);
+                  %2 = round(%1);
+                  %3 = clip(%2, a_min=-127f, a_max=127f);
+                  cast(%3, dtype="int8")
+                }""", Optional.empty());
+        add("global_avg_pool_alone", """
+                fn (%x: Tensor[(2, 24, 5, 7), float32], Primitive=1) {
+                  nn.global_avg_pool2d(%x)
+                }""", Optional.empty());
+        add("global_avg_pool_odd_channels", """
+                fn (%x: Tensor[(1, 12, 4, 9), float32], Primitive=1) {
+                  nn.global_avg_pool2d(%x)
+                }""", Optional.empty());
         add("injective_broadcast", """
                 fn (%x: Tensor[(2, 3, 5, 16), float32], %y: Tensor[(3, 1, 1), float32], Primitive=1) {
                   %0 = add(%x, %y);
@@ -284,6 +302,10 @@ class PrimitiveLoweringTest {
         assertEquals("dense_nopack.x86", CASES.get("dense_nopack_bias_relu").kernel().config().template());
         assertEquals("dense_pack.x86", CASES.get("dense_pack_bias").kernel().config().template());
         assertEquals("injective.x86", CASES.get("injective_broadcast").kernel().config().template());
+        // NCHW global pools: eight channel sums in flight when the channels come in eights
+        assertEquals(8, CASES.get("global_avg_pool_quantized").kernel().config().getInt("channel_lanes"));
+        assertEquals(8, CASES.get("global_avg_pool_alone").kernel().config().getInt("channel_lanes"));
+        assertFalse(CASES.get("global_avg_pool_odd_channels").kernel().config().knobs().containsKey("channel_lanes"));
         // 3 input channels: output channels as SIMD lanes, all 16 in one tile; 6 output channels do not fill a vector
         assertEquals("conv2d_NCHW_ocvec.x86", CASES.get("conv_nchw_stride2_bias_relu").kernel().config().template());
         assertEquals(16, CASES.get("conv_nchw_ocvec_7x7_pad_bias_relu").kernel().config().getInt("oc_bn"));
