@@ -47,7 +47,7 @@ final class Anchors {
                 Conv2D.Conv2DAttrs a = (Conv2D.Conv2DAttrs) OpRegistry.get(op).parseAttrs(attrs);
                 // 8-bit data and int8 weights accumulating in int32 (quantize-realize's convolutions) take the dot-product
                 // template where it is faster (Conv2dInt8DotTemplate.preferred), the others (grouped ones, depthwise, short
-                // reductions, signed data) the NCHW template with the data widened once; other mixed dtypes take the generic compute
+                // reductions) the NCHW template with the data widened once; other mixed dtypes take the generic compute
                 boolean widening = a.outDtype() != null && !a.outDtype().equals(in.get(0).dtype());
                 boolean int8 = widening && a.outDtype().equals(DType.INT32) && in.get(1).dtype().equals(DType.INT8)
                         && (in.get(0).dtype().equals(DType.INT8) || in.get(0).dtype().equals(DType.UINT8));

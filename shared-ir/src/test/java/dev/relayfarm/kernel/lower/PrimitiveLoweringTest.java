@@ -188,6 +188,11 @@ class PrimitiveLoweringTest {
                   nn.conv2d(%x, %w, strides=[2, 1], padding=[2, 1, 0, 3], dilation=[2, 3], channels=4, kernel_size=[3, 2], out_dtype="int32")
                 }""";
         add("conv_int8_signed_dilated", signedDilated, Optional.empty());
+        // signed data and a reduction of 32·3·3 = 288: the dot-product template by default
+        add("conv_int8_long_reduction_default", """
+                fn (%x: Tensor[(1, 32, 5, 6), int8], %w: Tensor[(4, 32, 3, 3), int8], Primitive=1) {
+                  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3], out_dtype="int32")
+                }""", Optional.empty());
         add("conv_int8_signed_dilated_dot", signedDilated, Optional.of(ScheduleConfig.fromJson("{\"template\":\"conv2d_NCHW_int8_dot.x86\",\"knobs\":{\"order\":\"f_p\"}}")));
         // int8 depthwise convolutions (MobileNet's, quantized): the NCHW template over the data widened to int32 in the
         // padding stage; unsigned and signed data, padding, stride 2, a 5x5 window, a row wider than one 32-column tile
@@ -315,9 +320,10 @@ class PrimitiveLoweringTest {
         assertEquals("conv2d_NCHW.x86", CASES.get("conv_grouped_bias_relu").kernel().config().template());
         assertEquals("nn.conv2d(data[1,6,11,11],weight[6,1,3,3],strides=2x2,padding=1,1,1,1,dilation=1x1,groups=6)",
                 CASES.get("conv_depthwise_stride2_pad").kernel().workload());
-        // 8-bit convolutions: dot products of unfolded rows for uint8 data and a reduction of at least 64, otherwise
-        // (short reductions, signed data, depthwise) the NCHW template, unless configured otherwise
+        // 8-bit convolutions: dot products of unfolded rows for a reduction of at least 64 (uint8 data) or 256 (int8),
+        // otherwise (short reductions, depthwise) the NCHW template, unless configured otherwise
         assertEquals("conv2d_NCHW_int8_dot.x86", CASES.get("conv_uint8_long_reduction_default").kernel().config().template());
+        assertEquals("conv2d_NCHW_int8_dot.x86", CASES.get("conv_int8_long_reduction_default").kernel().config().template());
         assertEquals("conv2d_NCHW_int8_dot.x86", CASES.get("conv_int8_dot_requantize").kernel().config().template());
         assertEquals("conv2d_NCHW_int8_dot.x86", CASES.get("conv_int8_signed_dilated_dot").kernel().config().template());
         assertEquals("conv2d_NCHW.x86", CASES.get("conv_int8_short_reduction_default").kernel().config().template());
