@@ -134,7 +134,7 @@ public final class ProfileCommand implements Callable<Integer> {
     private KernelProfiler.Profile profile(Map<String, List<Long>> bound, double peak, double bandwidth) {
         // Relay text (a quantized module from relayc quantize, say) has no declared inputs to draw from until it is
         // compiled: its inputs come from the artifact's signature, with the same seed
-        boolean relay = !Files.isDirectory(model) && ModelFiles.read(model).format() == ModelFormat.RELAY;
+        boolean relay = Files.isRegularFile(model) && ModelFiles.read(model).format() == ModelFormat.RELAY;
         BenchInputs in = relay ? null : BenchInputs.load(model, bound, 42);
         Target t = Target.parse(target);
         IRModule imported = relay ? Stages.importModel(ModelFiles.read(model), bound) : Stages.importModel(ModelFiles.read(in.onnx()), in.shapes());
