@@ -123,25 +123,6 @@ public final class CEmitter {
      * with or without saturation, bit for bit as {@link MiniFloats#encode}; {@code fmt} is the
      * {@link MiniFloats.Format} ordinal. {@code rf_lowi}/{@code rf_lowu} wrap an integer to 4 or 2 bits.
      */
-    /**
-     * {@code round} on float32 (half away from zero, C's {@code roundf}) in operations the C compiler vectorizes under
-     * its default IEEE flags: {@code roundf} and {@code truncf} vectorize only with {@code -fno-trapping-math} (a libm
-     * call per element otherwise: every requantization to 8 bits, {@code round(x / s)}, ran at about 5 ns an element),
-     * and that flag reshaped other loops (ppocr_cls's float32 hard-swish epilogues took 10-30% longer). Adding the float
-     * below 0.5 rounds {@code |x| + 0.5} up to the next integer exactly when {@code roundf} does (a tie at {@code .5}
-     * rounds to even, which is up); truncating clears the fraction's mantissa bits with integer masks (none below
-     * exponent 0: a signed zero; none at or above 23: already an integer, or inf/NaN, kept). Equal to {@code roundf}
-     * bit for bit on all 2^32 inputs (checked exhaustively when written; {@code CEmitterRoundTest} checks the edges).
-     */
-    static final String ROUND_PRELUDE = """
-            static inline float rf_roundf(float x) {
-              uint32_t u = rf_fbits(x + copysignf(0x1.fffffep-2f, x));
-              int32_t e = (int32_t)((u >> 23) & 0xffu) - 127;
-              uint32_t m = e < 0 ? 0x80000000u : e >= 23 ? 0xffffffffu : ~(0x007fffffu >> e);
-              return rf_bitsf(u & m);
-            }
-            """;
-
     static final String MINI_PRELUDE = """
             static const int rf_mf_mb[6] = {3, 3, 2, 2, 0, 1}, rf_mf_bias[6] = {7, 8, 15, 16, 127, 1};
             static const double rf_mf_max[6] = {448.0, 240.0, 57344.0, 57344.0, 0x1p127, 6.0};
@@ -189,6 +170,25 @@ public final class CEmitter {
             static inline float rf_mf_r(int fmt, float f) { return rf_mf_dec(fmt, rf_mf_enc(fmt, (double)f, 0, 0)); }
             static inline int64_t rf_lowi(int64_t v, int bits) { return (int64_t)((uint64_t)v << (64 - bits)) >> (64 - bits); }
             static inline int64_t rf_lowu(int64_t v, int bits) { return v & ((1 << bits) - 1); }
+            """;
+
+    /**
+     * {@code round} on float32 (half away from zero, C's {@code roundf}) in operations the C compiler vectorizes under
+     * its default IEEE flags: {@code roundf} and {@code truncf} vectorize only with {@code -fno-trapping-math} (a libm
+     * call per element otherwise: every requantization to 8 bits, {@code round(x / s)}, ran at about 5 ns an element),
+     * and that flag reshaped other loops (ppocr_cls's float32 hard-swish epilogues took 10-30% longer). Adding the float
+     * below 0.5 rounds {@code |x| + 0.5} up to the next integer exactly when {@code roundf} does (a tie at {@code .5}
+     * rounds to even, which is up); truncating clears the fraction's mantissa bits with integer masks (none below
+     * exponent 0: a signed zero; none at or above 23: already an integer, or inf/NaN, kept). Equal to {@code roundf}
+     * bit for bit on all 2^32 inputs (checked exhaustively when written; {@code RoundCodegenTest} checks the edges).
+     */
+    static final String ROUND_PRELUDE = """
+            static inline float rf_roundf(float x) {
+              uint32_t u = rf_fbits(x + copysignf(0x1.fffffep-2f, x));
+              int32_t e = (int32_t)((u >> 23) & 0xffu) - 127;
+              uint32_t m = e < 0 ? 0x80000000u : e >= 23 ? 0xffffffffu : ~(0x007fffffu >> e);
+              return rf_bitsf(u & m);
+            }
             """;
 
     public static final String PRELUDE = """
