@@ -6,17 +6,20 @@ import dev.relayfarm.kernel.codegen.MachinePeak;
 import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.passes.OptLevels;
 import dev.relayfarm.pipeline.CompileRequest;
 import dev.relayfarm.pipeline.InputShapes;
+import dev.relayfarm.pipeline.ModelFormat;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.runtime.CompiledModel;
 import dev.relayfarm.tuning.record.ScheduleFile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -33,15 +36,15 @@ import picocli.CommandLine.Spec;
  * each kernel call ({@link KernelProfiler}); a table of kernels by time. The work is the library's; this reads options.
  */
 @Command(name = "profile", mixinStandardHelpOptions = true,
-        description = {"Profile a compiled model kernel by kernel: MODEL (an .onnx file with seeded random inputs, or an ONNX test folder",
-                "with its first data set) is compiled as relayc bench compiles ours, then run with the graph executor timing every",
+        description = {"Profile a compiled model kernel by kernel: MODEL (an .onnx file or a Relay text file with seeded random inputs, or an",
+                "ONNX test folder with its first data set) is compiled as relayc bench compiles ours, then run with the graph executor timing every",
                 "kernel call and copy (relayfarm_profile). Prints the kernels sorted by time: calls per run, median ms per run over",
                 "the runs (all calls summed), share of the kernels' total, GFLOP/s of the convolutions and matrix products",
                 "(2 FLOPs per multiply-accumulate, from the typed shapes) and that as %% of the peak, the kernel's template, fused ops",
                 "and workload key; then the totals (kernels, the executor's copies, the whole call). The clock read around each step",
                 "costs a little: use relayc bench for latency. Measure on an idle machine."})
 public final class ProfileCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "MODEL", description = ".onnx file or ONNX test folder")
+    @Parameters(paramLabel = "MODEL", description = ".onnx file, ONNX test folder or Relay text file (seeded random inputs)")
     Path model;
 
     @Option(names = "--threads", defaultValue = "2", description = "threads of the compiled artifact (default ${DEFAULT-VALUE})")
@@ -129,15 +132,21 @@ public final class ProfileCommand implements Callable<Integer> {
     }
 
     private KernelProfiler.Profile profile(Map<String, List<Long>> bound, double peak, double bandwidth) {
-        BenchInputs in = BenchInputs.load(model, bound, 42);
+        // Relay text (a quantized module from relayc quantize, say) has no declared inputs to draw from until it is
+        // compiled: its inputs come from the artifact's signature, with the same seed
+        boolean relay = Files.isRegularFile(model) && ModelFiles.read(model).format() == ModelFormat.RELAY;
+        BenchInputs in = relay ? null : BenchInputs.load(model, bound, 42);
         Target t = Target.parse(target);
-        IRModule optimized = Stages.optimize(Stages.importModel(ModelFiles.read(in.onnx()), in.shapes()), optLevel, t, CommonOptions.disabledPasses(winograd));
+        IRModule imported = relay ? Stages.importModel(ModelFiles.read(model), bound) : Stages.importModel(ModelFiles.read(in.onnx()), in.shapes());
+        IRModule optimized = Stages.optimize(imported, optLevel, t, CommonOptions.disabledPasses(winograd));
         Map<String, ScheduleConfig> configs = schedules == null ? Map.of() : readSchedules(optimized, t);
         Path dir = keep != null ? keep : BenchCommand.tempDir();
         ArtifactCompiler.Artifact artifact = Stages.codegen(optimized, new CompileOptions(t, optLevel, configs), dir);
         try (CompiledModel compiled = CompiledModel.load(dir)) {
             if (keep == null) BenchCommand.deleteOnExit(dir);
-            return KernelProfiler.profile(in.model(), artifact, compiled, in.values(), new KernelProfiler.Options(threads, warmup, runs, peak, bandwidth));
+            String name = relay ? model.getFileName().toString() : in.model();
+            List<NDArray> values = relay ? BenchInputs.random(compiled.inputs(), 42) : in.values();
+            return KernelProfiler.profile(name, artifact, compiled, values, new KernelProfiler.Options(threads, warmup, runs, peak, bandwidth));
         }
     }
 

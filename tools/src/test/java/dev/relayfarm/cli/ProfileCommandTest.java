@@ -76,6 +76,22 @@ class ProfileCommandTest {
     }
 
     @Test
+    void relayTextIsProfiledOnSeededRandomInputs(@TempDir Path tmp) throws Exception {
+        // a quantized program is Relay text (relayc quantize's output): its inputs come from the compiled signature
+        Path relay = tmp.resolve("int8_conv.relay");
+        java.nio.file.Files.writeString(relay, """
+                def @main(%x: Tensor[(1, 8, 6, 6), uint8], %w: Tensor[(16, 8, 3, 3), int8]) {
+                  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=16, kernel_size=[3, 3], out_dtype="int32");
+                  nn.relu(%0)
+                }
+                """);
+        CliRun r = CliRun.relayc("profile", relay.toString(), "--threads", "1", "--warmup", "0", "--runs", "3", "--peak-gflops", "100", "--peak-gbps", "10");
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(r.out().contains("conv2d_NCHW_int8_dot.x86") && r.out().contains("nn.conv2d+nn.relu"), r.out());
+        assertTrue(r.out().contains("int8_conv.relay: 1 thread(s), median of 3 profiled runs"), r.out());
+    }
+
+    @Test
     void missingModelIsAnErrorNamingIt(@TempDir Path tmp) {
         CliRun r = CliRun.relayc("profile", tmp.resolve("missing.onnx").toString());
         assertEquals(1, r.exitCode(), r.err());

@@ -30,8 +30,12 @@ public final class Conv2d {
         }
     }
 
-    /** The kernel's stages: the padded input (null without padding) and the output, and the tile sizes. */
-    public record Def(Compute pad, Compute out, int fb, int xb) {}
+    /**
+     * The kernel's stages: the padded (or widened) input (null when neither) and the output, the tile sizes, and the
+     * most output columns a tile should take: 32 for a widening (8-bit) convolution, whose epilogue ends in an 8-bit
+     * store, so 16 columns would again be a 16-byte vector and its float requantization four lanes wide; 16 otherwise.
+     */
+    public record Def(Compute pad, Compute out, int fb, int xb, int maxColumns) {}
 
     public static Def compute(Tensor data, Tensor weight, Params p, int groups) {
         return compute(data, weight, p, groups, null);
@@ -39,7 +43,8 @@ public final class Conv2d {
 
     /**
      * With {@code outDtype} (an int8 x int8 -> int32 convolution, say): the operands are cast to it before they are
-     * multiplied and summed; null or the data's dtype computes in the data's dtype.
+     * multiplied and summed, the data in its own stage ({@code pad}, padded or not); null or the data's dtype computes
+     * in the data's dtype.
      */
     public static Def compute(Tensor data, Tensor weight, Params p, int groups, DType outDtype) {
         boolean widen = outDtype != null && !outDtype.equals(data.dtype());
@@ -57,22 +62,28 @@ public final class Conv2d {
         int oh = (ph - (kh - 1) * p.dilationH() - 1) / p.strideH() + 1, ow = (pw - (kw - 1) * p.dilationW() - 1) / p.strideW() + 1;
         if (oh <= 0 || ow <= 0) throw new IllegalArgumentException("conv2d: kernel " + kh + "x" + kw + " does not fit the padded input " + ph + "x" + pw);
         boolean padded = p.padTop() + p.padBottom() + p.padLeft() + p.padRight() > 0;
-        Compute pad = !padded ? null : Te.compute("data_pad", List.of(n, c, ph, pw), List.of("pn", "pc", "ph", "pw"), ix -> {
+        // A widening convolution always gets the stage, widened to the accumulator's dtype: the C compiler picks a
+        // loop's vector length by its narrowest type, so int8 loads in the tile's loop made it 16 lanes of int8, i.e. a
+        // quarter vector of int32 accumulators (about 4x slower than the same loop over int32 operands). The copy
+        // costs one pass over the (padded) input; the weight, a broadcast scalar in that loop, stays 8-bit.
+        Compute pad = !padded && !widen ? null : Te.compute("data_pad", List.of(n, c, ph, pw), List.of("pn", "pc", "ph", "pw"), ix -> {
             PrimExpr y = ix.get(2).sub(p.padTop()), x = ix.get(3).sub(p.padLeft());
             PrimExpr inside = y.ge(0).and(y.lt(PrimExpr.of(h))).and(x.ge(0)).and(x.lt(PrimExpr.of(w)));
-            return new Select(inside, data.at(ix.get(0), ix.get(1), y, x), Te.zero(data.dtype()));
+            if (!padded) return ElementwiseComputes.cast(data.at(ix.get(0), ix.get(1), ix.get(2), ix.get(3)), outDtype);
+            return widen ? new Select(inside, ElementwiseComputes.cast(data.at(ix.get(0), ix.get(1), y, x), outDtype), Te.zero(outDtype))
+                    : new Select(inside, data.at(ix.get(0), ix.get(1), y, x), Te.zero(data.dtype()));
         });
-        Tensor src = padded ? pad : data;
+        Tensor src = pad != null ? pad : data;
         IterVar rc = Te.reduceAxis("rc", groupChannels), ry = Te.reduceAxis("ry", kh), rx = Te.reduceAxis("rx", kw);
         Compute out = Te.compute("conv2d", List.of(n, f, oh, ow), List.of("n", "f", "y", "x"), ix -> {
             PrimExpr d = src.at(ix.get(0), groups == 1 ? rc.var() : ix.get(1).div(groupOutputs).mul(groupChannels).add(rc.var()), ix.get(2).mul(p.strideH()).add(ry.var().mul(p.dilationH())),
                     ix.get(3).mul(p.strideW()).add(rx.var().mul(p.dilationW())));
             PrimExpr k = weight.at(ix.get(1), rc.var(), ry.var(), rx.var());
-            return Te.sum(widen ? ElementwiseComputes.cast(d, outDtype).mul(ElementwiseComputes.cast(k, outDtype)) : d.mul(k), rc, ry, rx);
+            return Te.sum(widen ? d.mul(ElementwiseComputes.cast(k, outDtype)) : d.mul(k), rc, ry, rx);
         });
         int xb = columnBlock(ow);
         int fb = Math.min(f, xb > 8 ? 4 : 8);
-        return new Def(pad, out, fb, xb);
+        return new Def(pad, out, fb, xb, widen ? 32 : 16);
     }
 
     /**

@@ -46,7 +46,8 @@ final class Anchors {
             case "nn.conv2d" -> {
                 Conv2D.Conv2DAttrs a = (Conv2D.Conv2DAttrs) OpRegistry.get(op).parseAttrs(attrs);
                 // 8-bit data and int8 weights accumulating in int32 (quantize-realize's convolutions) take the dot-product
-                // template (grouped ones the NCHW template with widening casts); other mixed dtypes take the generic compute
+                // template where it is faster (Conv2dInt8DotTemplate.preferred), the others (grouped ones, depthwise, short
+                // reductions) the NCHW template with the data widened once; other mixed dtypes take the generic compute
                 boolean widening = a.outDtype() != null && !a.outDtype().equals(in.get(0).dtype());
                 boolean int8 = widening && a.outDtype().equals(DType.INT32) && in.get(1).dtype().equals(DType.INT8)
                         && (in.get(0).dtype().equals(DType.INT8) || in.get(0).dtype().equals(DType.UINT8));
@@ -61,7 +62,7 @@ final class Anchors {
                         + (int8 ? ",dtype=" + in.get(0).dtype() + "->int32" : "") + ")").replace(" ", "");
                 boolean dot = int8 && Conv2dInt8DotTemplate.applies(in.get(0), in.get(1), a.groups());
                 String which = config.map(ScheduleConfig::template)
-                        .orElse(dot ? Conv2dInt8DotTemplate.NAME : !int8 && a.groups() == 1 && smallInChannels(in.get(1).shape()) ? Conv2dNCHWOcVecTemplate.NAME : Conv2dNCHWTemplate.NAME);
+                        .orElse(dot && Conv2dInt8DotTemplate.preferred(in.get(0), in.get(1)) ? Conv2dInt8DotTemplate.NAME : !int8 && a.groups() == 1 && smallInChannels(in.get(1).shape()) ? Conv2dNCHWOcVecTemplate.NAME : Conv2dNCHWTemplate.NAME);
                 if (which.equals(Conv2dInt8DotTemplate.NAME)) {
                     if (!dot) throw new InvalidConfigException(Conv2dInt8DotTemplate.NAME + " covers ungrouped 8-bit convolutions only (" + wl + "); use " + Conv2dNCHWTemplate.NAME);
                     yield Optional.of(Conv2dInt8DotTemplate.create(in.get(0), in.get(1), p, name, wl));
@@ -80,7 +81,7 @@ final class Anchors {
                 Conv2d.Def def = Conv2d.compute(in.get(0), in.get(1), p, a.groups(), int8 ? a.outDtype() : null);
                 Compute pad = def.pad() == null ? null : rename(def.pad(), name + "_pad", null, null);
                 Compute out = rename(def.out(), name, def.pad(), pad);
-                yield Optional.of(new Conv2dNCHWTemplate(new Conv2d.Def(pad, out, def.fb(), def.xb()), in.get(1).shape().get(3), wl));
+                yield Optional.of(new Conv2dNCHWTemplate(new Conv2d.Def(pad, out, def.fb(), def.xb(), def.maxColumns()), in.get(1).shape().get(3), wl));
             }
             case "nn.contrib_conv2d_NCHWc" -> {
                 Conv2DNCHWc.Conv2DNCHWcAttrs a = (Conv2DNCHWc.Conv2DNCHWcAttrs) OpRegistry.get(op).parseAttrs(attrs);

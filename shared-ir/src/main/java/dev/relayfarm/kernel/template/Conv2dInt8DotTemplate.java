@@ -52,6 +52,22 @@ public final class Conv2dInt8DotTemplate implements ScheduleTemplate {
         return groups == 1 && weight.dtype().equals(DType.INT8) && (data.dtype().equals(DType.UINT8) || data.dtype().equals(DType.INT8));
     }
 
+    /**
+     * Whether the template is the default for a convolution it {@link #applies applies} to: a reduction
+     * {@code C·KH·KW} of at least 64 for unsigned data (one 512-bit vector of bytes for VNNI's {@code vpdpbusd}, which
+     * multiplies unsigned by signed bytes) or at least 256 for signed data (widened to 16 bits first, at half the rate).
+     * A shorter one leaves its vectors partly empty and still pays the unfolding and a horizontal sum per output; it goes
+     * to {@link Conv2dNCHWTemplate} with the data widened once, output columns as the SIMD lanes. Measured per layer
+     * (relayc profile, one thread, a loaded machine): ppocr_cls's convolutions (signed data after a hard-swish, R 8..200;
+     * unsigned R 8..32) take 2-3x less time in the NCHW template; light ResNet-50's (unsigned R 64..4608, signed
+     * R 64..2048) mostly 1.1-3.7x more, except its signed R = 64 ones, which are mixed.
+     */
+    public static boolean preferred(Tensor data, Tensor weight) {
+        List<Integer> ws = weight.shape();
+        long reduction = (long) ws.get(1) * ws.get(2) * ws.get(3);
+        return reduction >= (data.dtype().equals(DType.UINT8) ? 64 : 256);
+    }
+
     public static Conv2dInt8DotTemplate create(Tensor data, Tensor weight, Conv2d.Params p, String name, String workload) {
         List<Integer> ds = data.shape(), ws = weight.shape();
         int n = ds.get(0), c = ds.get(1), h = ds.get(2), w = ds.get(3);

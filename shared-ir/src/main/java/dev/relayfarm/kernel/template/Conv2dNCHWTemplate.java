@@ -63,7 +63,7 @@ public final class Conv2dNCHWTemplate implements ScheduleTemplate {
     @Override
     public ScheduleConfig defaultConfig() {
         int regN = 1;
-        for (int d : ScheduleTemplate.divisors(outWidth, 16)) regN = d;
+        for (int d : ScheduleTemplate.divisors(outWidth, def.maxColumns())) regN = d;
         if (regN < 7 && outWidth <= 32) regN = outWidth;
         int ocBn = 1;
         for (int d : ScheduleTemplate.divisors(channels, regN > 8 ? 4 : 8)) ocBn = d;

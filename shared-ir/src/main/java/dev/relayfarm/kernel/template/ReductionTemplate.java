@@ -21,11 +21,21 @@ import java.util.Map;
  * <p>Knobs: {@code parallel} (1 = threads over the fused outer axes), {@code vectorize} (1 = the
  * innermost data axis inside the reduction, vectorized; needs a data axis of extent at least 2). The default
  * vectorizes unless the compute is an integer dot product over contiguous rows ({@link #integerDotProduct}).
+ * {@code channel_lanes} (optional, absent = 0): where every data axis after the last one of extent 2 or more has
+ * extent 1 (an NCHW {@code global_avg_pool2d}, {@code [N, C, 1, 1]}), {@code channel_lanes} of that axis inside the
+ * reduction, unrolled: that many independent sums in flight instead of one chain of dependent adds (a float sum is
+ * not reassociated, so one output's sum is a chain as long as the reduction; each output's order stays the same, so
+ * the result does too). quantize-realize leaves ppocr_cls's squeeze-and-excitation pools on float NCHW data, where
+ * each took 20-30 µs of a 1 ms program.
  */
 public final class ReductionTemplate implements ScheduleTemplate {
     public static final String NAME = "reduction.x86";
     /** The shortest reduction read as a dot product: one AVX2 vector of 8-bit elements. */
     private static final int MIN_DOT_LENGTH = 32;
+    /** Sums in flight with {@code channel_lanes}: enough to hide an add's latency behind the loads. */
+    private static final int LANES = 8;
+    /** The shortest reduction worth {@code channel_lanes} by default (a short one is no long chain). */
+    private static final int MIN_LANE_REDUCTION = 16;
     private final Compute r;
     private final String workload;
 
@@ -59,11 +69,25 @@ public final class ReductionTemplate implements ScheduleTemplate {
         return r.axes().isEmpty() ? 0 : r.axes().getLast().extent();
     }
 
+    /**
+     * The data axis {@code channel_lanes} splits: the last one of extent at least 2 when the axes after it all have
+     * extent 1 and it has whole groups of {@link #LANES} (-1 otherwise, and when the innermost axis is that axis: then
+     * {@code vectorize} applies).
+     */
+    private int laneAxis() {
+        List<IterVar> axes = r.axes();
+        int d = axes.size() - 1;
+        while (d >= 0 && axes.get(d).extent() == 1) d--;
+        return d >= 0 && d < axes.size() - 1 && axes.get(d).extent() % LANES == 0 ? d : -1;
+    }
+
     @Override
     public ConfigSpace space() {
         return new ConfigSpace(NAME, List.of(
                 Knob.ints("parallel", r.axes().isEmpty() ? List.of(0) : List.of(0, 1), "1 = threads over the fused outer data axes"),
-                Knob.ints("vectorize", innermost() >= 2 ? List.of(0, 1) : List.of(0), "1 = innermost data axis inside the reduction as SIMD lanes")));
+                Knob.ints("vectorize", innermost() >= 2 ? List.of(0, 1) : List.of(0), "1 = innermost data axis inside the reduction as SIMD lanes"),
+                Knob.ints("channel_lanes", laneAxis() >= 0 ? List.of(0, LANES) : List.of(0),
+                        LANES + " = that many outputs of the last non-unit data axis summed side by side inside the reduction (unrolled)").absentMeans(0)));
     }
 
     @Override
@@ -73,7 +97,11 @@ public final class ReductionTemplate implements ScheduleTemplate {
         for (IterVar iv : r.reduceAxes()) work *= iv.extent();
         boolean vec = innermost() >= 4 && r.axes().size() >= 1 && !integerDotProduct();
         long outer = vec ? size / innermost() : size;
-        return new ScheduleConfig(NAME, Map.of("parallel", outer >= 2 && work >= 32768 ? 1 : 0, "vectorize", vec ? 1 : 0));
+        int parallel = outer >= 2 && work >= 32768 ? 1 : 0;
+        if (!vec && laneAxis() >= 0 && size > 0 && work / size >= MIN_LANE_REDUCTION) {
+            return new ScheduleConfig(NAME, Map.of("parallel", parallel, "vectorize", 0, "channel_lanes", LANES));
+        }
+        return new ScheduleConfig(NAME, Map.of("parallel", parallel, "vectorize", vec ? 1 : 0));
     }
 
     /**
@@ -112,6 +140,8 @@ public final class ReductionTemplate implements ScheduleTemplate {
     @Override
     public Schedule schedule(ScheduleConfig c, Compute o) {
         validate(c);
+        // an epilogue of another shape (a reshape after the sum) has no lane axis of its own: the plain schedule
+        if (space().complete(c).getInt("channel_lanes") > 0 && (o.id() == r.id() || o.shape().equals(r.shape()))) return laneSchedule(c, o);
         List<Primitive> ps = new ArrayList<>();
         boolean vec = c.getInt("vectorize") == 1;
         List<String> data = Tiles.axisNames(r);
@@ -134,6 +164,43 @@ public final class ReductionTemplate implements ScheduleTemplate {
         if (epilogue) {
             if (vec) ps.add(new Primitive.Vectorize(o.name(), ax.getLast()));
             ps.add(new Primitive.ComputeAt(rn, o.name(), fused));
+        }
+        return new Schedule(ps);
+    }
+
+    /**
+     * {@code channel_lanes}: the lane axis split by {@link #LANES}, its outer part fused with the axes before it (the
+     * threads' loop), and the reduction computed per group of lanes with the lanes innermost, unrolled.
+     */
+    private Schedule laneSchedule(ScheduleConfig c, Compute o) {
+        if (c.getInt("vectorize") == 1) throw new InvalidConfigException(NAME + ": channel_lanes and vectorize=1 exclude each other (" + workload + ")");
+        List<Primitive> ps = new ArrayList<>();
+        int d = laneAxis();
+        List<String> data = Tiles.axisNames(r);
+        List<String> reduce = r.reduceAxes().stream().map(IterVar::name).toList();
+        boolean epilogue = o.id() != r.id();
+        Compute tiled = epilogue ? o : r;
+        List<String> ax = Tiles.axisNames(tiled);
+        ps.add(new Primitive.Split(tiled.name(), ax.get(d), LANES));
+        List<String> outer = new ArrayList<>(ax.subList(0, d));
+        outer.add(ax.get(d) + "_o");
+        String fused = Tiles.fuseAll(ps, tiled.name(), outer);
+        if (c.getInt("parallel") == 1) ps.add(new Primitive.Parallel(tiled.name(), fused));
+        if (epilogue) {
+            ps.add(new Primitive.ComputeAt(r.name(), o.name(), fused));
+            List<String> order = new ArrayList<>(data.subList(0, d));
+            order.addAll(data.subList(d + 1, data.size()));
+            order.addAll(reduce);
+            order.add(data.get(d));
+            ps.add(new Primitive.Reorder(r.name(), order));
+            ps.add(new Primitive.Unroll(r.name(), data.get(d)));
+        } else {
+            List<String> split = new ArrayList<>(List.of(fused));
+            split.addAll(data.subList(d + 1, data.size()));
+            split.addAll(reduce);
+            split.add(data.get(d) + "_i");
+            ps.add(new Primitive.Reorder(r.name(), split));
+            ps.add(new Primitive.Unroll(r.name(), data.get(d) + "_i"));
         }
         return new Schedule(ps);
     }

@@ -172,13 +172,70 @@ class PrimitiveLoweringTest {
                 fn (%x: Tensor[(1, 5, 9, 9), uint8], %w: Tensor[(7, 5, 3, 3), int8], %b: Tensor[(7, 1, 1), int32], Primitive=1) {
                   %0 = nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=7, kernel_size=[3, 3], out_dtype="int32");
                 """ + int8Epilogue;
-        add("conv_int8_dot_requantize", int8Conv, Optional.empty());
+        add("conv_int8_dot_requantize", int8Conv, Optional.of(ScheduleConfig.fromJson("{\"template\":\"conv2d_NCHW_int8_dot.x86\",\"knobs\":{\"order\":\"f_p\"}}")));
         add("conv_int8_dot_pixels_outer", int8Conv, Optional.of(ScheduleConfig.fromJson("{\"template\":\"conv2d_NCHW_int8_dot.x86\",\"knobs\":{\"order\":\"p_f\"}}")));
         add("conv_int8_nchw_requantize", int8Conv, Optional.of(ScheduleConfig.fromJson(
                 "{\"template\":\"conv2d_NCHW.x86\",\"knobs\":{\"oc_bn\":7,\"reg_n\":5,\"unroll_kw\":0,\"order\":\"rc_ry_rx\"}}")));
-        add("conv_int8_signed_dilated", """
+        // a reduction of 5·3·3 = 45 bytes is shorter than a vector of them: the NCHW template by default
+        add("conv_int8_short_reduction_default", int8Conv, Optional.empty());
+        // uint8 data and a reduction of 8·3·3 = 72: the dot-product template by default
+        add("conv_uint8_long_reduction_default", """
+                fn (%x: Tensor[(1, 8, 7, 6), uint8], %w: Tensor[(5, 8, 3, 3), int8], Primitive=1) {
+                  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=5, kernel_size=[3, 3], out_dtype="int32")
+                }""", Optional.empty());
+        String signedDilated = """
                 fn (%x: Tensor[(2, 3, 10, 11), int8], %w: Tensor[(4, 3, 3, 2), int8], Primitive=1) {
                   nn.conv2d(%x, %w, strides=[2, 1], padding=[2, 1, 0, 3], dilation=[2, 3], channels=4, kernel_size=[3, 2], out_dtype="int32")
+                }""";
+        add("conv_int8_signed_dilated", signedDilated, Optional.empty());
+        // signed data and a reduction of 32·3·3 = 288: the dot-product template by default
+        add("conv_int8_long_reduction_default", """
+                fn (%x: Tensor[(1, 32, 5, 6), int8], %w: Tensor[(4, 32, 3, 3), int8], Primitive=1) {
+                  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3], out_dtype="int32")
+                }""", Optional.empty());
+        add("conv_int8_signed_dilated_dot", signedDilated, Optional.of(ScheduleConfig.fromJson("{\"template\":\"conv2d_NCHW_int8_dot.x86\",\"knobs\":{\"order\":\"f_p\"}}")));
+        // int8 depthwise convolutions (MobileNet's, quantized): the NCHW template over the data widened to int32 in the
+        // padding stage; unsigned and signed data, padding, stride 2, a 5x5 window, a row wider than one 32-column tile
+        add("depthwise_uint8_stride2_pad_requantize", """
+                fn (%x: Tensor[(1, 6, 11, 13), uint8], %w: Tensor[(6, 1, 3, 3), int8], %b: Tensor[(6, 1, 1), int32], Primitive=1) {
+                  %0 = nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], groups=6, channels=6, kernel_size=[3, 3], out_dtype="int32");
+                """ + int8Epilogue, Optional.empty());
+        add("depthwise_int8_5x5_pad", """
+                fn (%x: Tensor[(1, 4, 5, 70), int8], %w: Tensor[(4, 1, 5, 5), int8], Primitive=1) {
+                  nn.conv2d(%x, %w, padding=[2, 2, 2, 2], groups=4, channels=4, kernel_size=[5, 5], out_dtype="int32")
+                }""", Optional.empty());
+        add("depthwise_int8_stride2_pad_float_epilogue", """
+                fn (%x: Tensor[(1, 8, 12, 96), int8], %w: Tensor[(8, 1, 3, 3), int8], %s: Tensor[(8, 1, 1), float32], Primitive=1) {
+                  %0 = nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], groups=8, channels=8, kernel_size=[3, 3], out_dtype="int32");
+                  %1 = cast(%0, dtype="float32");
+                  %2 = multiply(%1, %s);
+                  %3 = divide(%2, 0.05f);
+                  %4 = round(%3);
+                  %5 = clip(%4, a_min=-127f, a_max=127f);
+                  cast(%5, dtype="int8")
+                }""", Optional.empty());
+        // an unpadded 1x1 convolution on signed data (after a hard-swish): the widening stage without padding
+        add("conv_int8_1x1_unpadded", """
+                fn (%x: Tensor[(1, 16, 3, 96), int8], %w: Tensor[(24, 16, 1, 1), int8], Primitive=1) {
+                  nn.conv2d(%x, %w, channels=24, kernel_size=[1, 1], out_dtype="int32")
+                }""", Optional.empty());
+        // quantize-realize's squeeze-and-excitation pools: a float NCHW global average pool quantized to int8 (8 channel
+        // sums side by side), one without an epilogue, and one whose channels do not come in eights (one sum at a time)
+        add("global_avg_pool_quantized", """
+                fn (%x: Tensor[(1, 16, 3, 96), float32], Primitive=1) {
+                  %0 = nn.global_avg_pool2d(%x);
+                  %1 = divide(%0, 0.02f);
+                  %2 = round(%1);
+                  %3 = clip(%2, a_min=-127f, a_max=127f);
+                  cast(%3, dtype="int8")
+                }""", Optional.empty());
+        add("global_avg_pool_alone", """
+                fn (%x: Tensor[(2, 24, 5, 7), float32], Primitive=1) {
+                  nn.global_avg_pool2d(%x)
+                }""", Optional.empty());
+        add("global_avg_pool_odd_channels", """
+                fn (%x: Tensor[(1, 12, 4, 9), float32], Primitive=1) {
+                  nn.global_avg_pool2d(%x)
                 }""", Optional.empty());
         add("injective_broadcast", """
                 fn (%x: Tensor[(2, 3, 5, 16), float32], %y: Tensor[(3, 1, 1), float32], Primitive=1) {
@@ -219,6 +276,17 @@ class PrimitiveLoweringTest {
     }
 
     @Test
+    void eightBitDataIsWidenedOnceBeforeTheTile() {
+        String loops = StmtPrinter.print(CASES.get("conv_int8_1x1_unpadded").kernel().func().body());
+        // the data is cast to int32 in its own stage, once per element; the tile multiplies int32 by a widened weight
+        // (int8 loads in the tile's loop would make the C compiler's vectors 16 bytes: a quarter of the int32 lanes)
+        assertTrue(loops.contains("allocate conv2d_pad[1, 16, 3, 96] global"), loops);
+        assertTrue(loops.contains("conv2d_pad[0, pn_pc_f, ph, pw] = int32(p0[0, pn_pc_f, ph, pw])"), loops);
+        assertEquals(1, loops.split("int32\\(p0\\[", -1).length - 1, loops);
+        assertTrue(loops.contains("(conv2d_pad[0, rc, "), loops);
+    }
+
+    @Test
     void signatureFlattensTupleParametersThenOutputs() {
         LoweredKernel k = CASES.get("tuple_param_and_result").kernel();
         assertEquals(2, k.signature().numInputs());
@@ -239,6 +307,10 @@ class PrimitiveLoweringTest {
         assertEquals("dense_nopack.x86", CASES.get("dense_nopack_bias_relu").kernel().config().template());
         assertEquals("dense_pack.x86", CASES.get("dense_pack_bias").kernel().config().template());
         assertEquals("injective.x86", CASES.get("injective_broadcast").kernel().config().template());
+        // NCHW global pools: eight channel sums in flight when the channels come in eights
+        assertEquals(8, CASES.get("global_avg_pool_quantized").kernel().config().getInt("channel_lanes"));
+        assertEquals(8, CASES.get("global_avg_pool_alone").kernel().config().getInt("channel_lanes"));
+        assertFalse(CASES.get("global_avg_pool_odd_channels").kernel().config().knobs().containsKey("channel_lanes"));
         // 3 input channels: output channels as SIMD lanes, all 16 in one tile; 6 output channels do not fill a vector
         assertEquals("conv2d_NCHW_ocvec.x86", CASES.get("conv_nchw_stride2_bias_relu").kernel().config().template());
         assertEquals(16, CASES.get("conv_nchw_ocvec_7x7_pad_bias_relu").kernel().config().getInt("oc_bn"));
@@ -248,10 +320,20 @@ class PrimitiveLoweringTest {
         assertEquals("conv2d_NCHW.x86", CASES.get("conv_grouped_bias_relu").kernel().config().template());
         assertEquals("nn.conv2d(data[1,6,11,11],weight[6,1,3,3],strides=2x2,padding=1,1,1,1,dilation=1x1,groups=6)",
                 CASES.get("conv_depthwise_stride2_pad").kernel().workload());
-        // 8-bit convolutions: dot products of unfolded rows, unless configured otherwise
+        // 8-bit convolutions: dot products of unfolded rows for a reduction of at least 64 (uint8 data) or 256 (int8),
+        // otherwise (short reductions, depthwise) the NCHW template, unless configured otherwise
+        assertEquals("conv2d_NCHW_int8_dot.x86", CASES.get("conv_uint8_long_reduction_default").kernel().config().template());
+        assertEquals("conv2d_NCHW_int8_dot.x86", CASES.get("conv_int8_long_reduction_default").kernel().config().template());
         assertEquals("conv2d_NCHW_int8_dot.x86", CASES.get("conv_int8_dot_requantize").kernel().config().template());
-        assertEquals("conv2d_NCHW_int8_dot.x86", CASES.get("conv_int8_signed_dilated").kernel().config().template());
+        assertEquals("conv2d_NCHW_int8_dot.x86", CASES.get("conv_int8_signed_dilated_dot").kernel().config().template());
+        assertEquals("conv2d_NCHW.x86", CASES.get("conv_int8_short_reduction_default").kernel().config().template());
+        assertEquals("conv2d_NCHW.x86", CASES.get("conv_int8_signed_dilated").kernel().config().template());
         assertEquals("conv2d_NCHW.x86", CASES.get("conv_int8_nchw_requantize").kernel().config().template());
+        assertEquals("conv2d_NCHW.x86", CASES.get("depthwise_uint8_stride2_pad_requantize").kernel().config().template());
+        assertEquals("conv2d_NCHW.x86", CASES.get("conv_int8_1x1_unpadded").kernel().config().template());
+        // an 8-bit convolution's tile takes up to 32 output columns (a float one 16): 96 = 3 x 32, 48 = 2 x 24
+        assertEquals(32, CASES.get("conv_int8_1x1_unpadded").kernel().config().getInt("reg_n"));
+        assertEquals(24, CASES.get("depthwise_int8_stride2_pad_float_epilogue").kernel().config().getInt("reg_n"));
     }
 
     @Test
