@@ -2,11 +2,8 @@ package dev.relayfarm.vm;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The native memory of one VM run: bump allocation over chunks that the VM keeps from run to run and hands
@@ -22,8 +19,8 @@ final class RunMemory {
     private final Arena arena;
     private final long maxBytes;
     private final List<MemorySegment> chunks = new ArrayList<>();
-    /** Blocks handed back this run ({@link #release}), by size: the next allocation of that size takes one. */
-    private final Map<Long, ArrayDeque<MemorySegment>> free = new HashMap<>();
+    /** Blocks handed back this run ({@link #release}): the next allocation they fit takes the smallest. */
+    private final FreeBlocks free = new FreeBlocks();
     /** Bytes handed out this run, alignment padding included: what {@link VmOptions#maxRunBytes} bounds. */
     private long runBytes;
     private int current;
@@ -42,16 +39,25 @@ final class RunMemory {
         free.clear();
     }
 
-    /** Hands {@code block} back: nothing reads it any more ({@link Instruction.KillRegister} of its storage). */
-    void release(MemorySegment block) {
-        free.computeIfAbsent(block.byteSize(), k -> new ArrayDeque<>()).push(block);
+    /** Bytes taken from the chunks this run (reused blocks not counted): what reuse saves shows here. */
+    long runBytes() {
+        return runBytes;
     }
 
-    /** {@code size} bytes (at least one) aligned to {@code alignment}; contents are whatever the last run left. */
+    /** Hands {@code block} (as {@link #allocate} returned it) back: nothing reads it any more ({@link Instruction.KillRegister} of its storage). */
+    void release(MemorySegment block) {
+        free.add(block);
+    }
+
+    /**
+     * A block of at least {@code size} bytes (and at least one) aligned to {@code alignment}: a released one when one fits
+     * ({@link FreeBlocks}, so possibly larger: callers slice what they asked for and release the block itself); contents
+     * are whatever the last user left.
+     */
     MemorySegment allocate(long size, long alignment) {
         long bytes = Math.max(size, 1);
-        ArrayDeque<MemorySegment> reusable = free.get(bytes);
-        if (reusable != null && !reusable.isEmpty() && reusable.peek().address() % alignment == 0) return reusable.pop();
+        MemorySegment reused = free.take(bytes, alignment);
+        if (reused != null) return reused;
         if (runBytes + bytes > maxBytes) {
             throw new VmException("the run needs more than " + maxBytes + " bytes of tensor memory, the limit (VmOptions.maxRunBytes; storage is not reused within a run yet)");
         }
