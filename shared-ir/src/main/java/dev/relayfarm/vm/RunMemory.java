@@ -59,7 +59,7 @@ final class RunMemory {
         MemorySegment reused = free.take(bytes, alignment);
         if (reused != null) return reused;
         if (runBytes + bytes > maxBytes) {
-            throw new VmException("the run needs more than " + maxBytes + " bytes of tensor memory, the limit (VmOptions.maxRunBytes; storage is not reused within a run yet)");
+            throw new VmException("the run needs more than " + maxBytes + " bytes of tensor memory, the limit (VmOptions.maxRunBytes; within a run only killed kernel results are reused)");
         }
         while (true) {
             if (current == chunks.size()) chunks.add(newChunk(Math.max(CHUNK, bytes + alignment)));

@@ -327,6 +327,24 @@ class VmProgramsTest {
     }
 
     @Test
+    void aKilledBlockIsReusedByASmallerResult() throws Exception {
+        // every result 4 KiB smaller than the last (softmax, then a slice of 4 rows fewer): exact-size reuse would find no
+        // block of the right size and take about 0.8 MiB; best fit (FreeBlocks) runs in two blocks beside the 64 KiB input
+        StringBuilder sb = new StringBuilder("def @main(%x: Tensor[(64, 256), float32]) {\n");
+        String prev = "%x";
+        for (int i = 0; i < 8; i++) {
+            sb.append("  %a").append(i).append(" = nn.softmax(").append(prev).append(");\n");
+            sb.append("  %b").append(i).append(" = strided_slice(%a").append(i).append(", begin=[0, 0], end=[").append(60 - 4 * i).append(", 256]);\n");
+            prev = "%b" + i;
+        }
+        IRModule m = text(sb.append("  exp(").append(prev).append(")\n}\n").toString());
+        try (VirtualMachine vm = compile(m).load(CCompiler.host().orElseThrow(), VmOptions.DEFAULT.withMaxRunBytes(4 * 64 * 1024))) {
+            sameAsInterpreter(m, vm, random(11, 64, 256));
+            sameAsInterpreter(m, vm, random(12, 64, 256));
+        }
+    }
+
+    @Test
     void aStaticModelGivesTheGraphExecutorsOutput() throws Exception {
         IRModule m = example("mlp.relay");
         NDArray x = random(1, 1, 784), w1 = random(2, 128, 784), b1 = random(3, 128), w2 = random(4, 10, 128), b2 = random(5, 10);
