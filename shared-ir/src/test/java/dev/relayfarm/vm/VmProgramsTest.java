@@ -345,6 +345,45 @@ class VmProgramsTest {
     }
 
     @Test
+    void aResultReadOnlyThroughAReshapeIsStillReused() throws Exception {
+        // softmax, then a reshape (a view of the same bytes, ReshapeTensor; the last fuses into exp), ten times: the softmax results die at their
+        // views' last reads (StorageKills follows the view), so 64 KiB blocks are reused instead of ten being kept
+        StringBuilder sb = new StringBuilder("def @main(%x: Tensor[(64, 256), float32]) {\n");
+        String prev = "%x";
+        for (int i = 0; i < 10; i++) {
+            sb.append("  %s").append(i).append(" = nn.softmax(").append(prev).append(");\n");
+            sb.append("  %r").append(i).append(" = reshape(%s").append(i).append(", newshape=").append(i % 2 == 0 ? "[256, 64]" : "[64, 256]").append(");\n");
+            prev = "%r" + i;
+        }
+        IRModule m = text(sb.append("  exp(").append(prev).append(")\n}\n").toString());
+        VmProgram p = compile(m);
+        assertTrue(count(p.executable(), i -> i instanceof Instruction.ReshapeTensor) >= 9, p.executable().functions().toString());
+        try (VirtualMachine vm = p.load(CCompiler.host().orElseThrow(), VmOptions.DEFAULT.withMaxRunBytes(4 * 64 * 1024))) {
+            sameAsInterpreter(m, vm, random(13, 64, 256));
+            sameAsInterpreter(m, vm, random(14, 64, 256));
+        }
+    }
+
+    @Test
+    void aReshapedResultThatEscapesKeepsItsBlock() {
+        // %1 views %0's bytes and is returned: were %0 killed after %2 reads the view, %3 (same size) would take its
+        // block and overwrite what %1 shows
+        IRModule m = text("""
+                def @main(%x: Tensor[(64, 256), float32]) {
+                  %0 = nn.softmax(%x);
+                  %1 = reshape(%0, newshape=[256, 64]);
+                  %2 = nn.softmax(%1);
+                  %3 = nn.softmax(%2);
+                  %4 = nn.softmax(%3);
+                  (%1, %4)
+                }
+                """);
+        try (VirtualMachine vm = load(m)) {
+            sameAsInterpreter(m, vm, random(15, 64, 256));
+        }
+    }
+
+    @Test
     void aStaticModelGivesTheGraphExecutorsOutput() throws Exception {
         IRModule m = example("mlp.relay");
         NDArray x = random(1, 1, 784), w1 = random(2, 128, 784), b1 = random(3, 128), w2 = random(4, 10, 128), b2 = random(5, 10);
