@@ -37,8 +37,14 @@ import java.util.Optional;
  * <p><b>Memory.</b> Tensors live in native memory the VM keeps between runs ({@link RunMemory}): each
  * {@link #invoke run} allocates from the start again, so results are copied to the heap before it returns;
  * constants are copied to native memory once, when the VM is made. Within a run, a kernel result's block is
- * reused after its last read when it never escapes ({@link StorageKills}); others stay until the run ends
- * (storage coalescing is issue 19's memory-planning slice). Not thread-safe: one VM per thread.
+ * reused after its last read when it never escapes ({@link StorageKills}, best fit: {@link FreeBlocks}); others stay
+ * until the run ends. A run that repeats the one before it (a static model's) is planned like the graph
+ * executor's arena and later runs are served from the plan while they repeat it ({@link RunPlan}). Not
+ * thread-safe: one VM per thread.
+ *
+ * <p><b>Per instruction.</b> What a static instruction needs beyond its operands (a LoadConsti's scalar, an
+ * AllocTensor's int shape and size, an InvokePacked's unboxed registers) is derived once when the VM is made
+ * ({@link LoadedFunction}), so a kernel call costs the loop no allocation but its tensor views.
  */
 public final class VirtualMachine implements AutoCloseable {
     private final Executable executable;
@@ -125,7 +131,9 @@ public final class VirtualMachine implements AutoCloseable {
         memory.reset();
         VmObject[] regs = new VmObject[f.registerCount()];
         for (int i = 0; i < args.size(); i++) regs[i] = copy(args.get(i), memory);
-        return detach(execute(new Frame(index, regs, -1)));
+        VmObject result = detach(execute(new Frame(index, regs, -1)));
+        memory.endRun(); // after the copy out: a plan dropped here may have held the result
+        return result;
     }
 
     /** One activation: its function, registers, the next instruction, and the caller's register for the result. */
@@ -445,6 +453,7 @@ public final class VirtualMachine implements AutoCloseable {
 
     @Override
     public void close() {
+        memory.close();
         constantArena.close();
         library.ifPresent(KernelLibrary::close);
     }
