@@ -27,6 +27,14 @@ final class LoadedFunction {
     final long[] tensorBytes;
     /** For an {@link Instruction.InvokePacked}: its operand registers, unboxed; null elsewhere. */
     final int[][] operands;
+    /**
+     * For an {@link Instruction.AllocStorage} right after the {@link Instruction.LoadConsti} of its size (how the compiler
+     * emits every static kernel result): that scalar tensor and its value. The VM uses the value when the size register
+     * holds that very tensor (an identity check, so a jump into the AllocStorage with another size in the register
+     * still reads the register), instead of reading native memory through the constant arena's liveness checks.
+     */
+    final VmObject.Tensor[] sizeScalars;
+    final long[] sizeValues;
 
     /** {@code scalar} makes the VM's shared scalar tensor of a value and dtype (it lives in the VM's constant memory). */
     LoadedFunction(VmFunction f, BiFunction<Long, DType, VmObject.Tensor> scalar) {
@@ -37,6 +45,8 @@ final class LoadedFunction {
         shapes = new int[n][];
         tensorBytes = new long[n];
         operands = new int[n][];
+        sizeScalars = new VmObject.Tensor[n];
+        sizeValues = new long[n];
         for (int pc = 0; pc < n; pc++) {
             switch (code[pc]) {
                 case Instruction.LoadConsti c -> immediates[pc] = scalar.apply(c.value(), DType.INT64);
@@ -48,8 +58,14 @@ final class LoadedFunction {
                     }
                 }
                 case Instruction.InvokePacked p -> operands[pc] = p.args().stream().mapToInt(Integer::intValue).toArray();
+                case Instruction.AllocStorage a -> {
+                    if (pc > 0 && code[pc - 1] instanceof Instruction.LoadConsti c && c.dst() == a.size()) {
+                        sizeScalars[pc] = immediates[pc - 1];
+                        sizeValues[pc] = c.value();
+                    }
+                }
                 case Instruction.Move _, Instruction.Ret _, Instruction.Invoke _, Instruction.InvokeClosure _, Instruction.AllocTensorReg _,
-                     Instruction.AllocStorage _, Instruction.AllocADT _, Instruction.AllocClosure _, Instruction.GetField _, Instruction.GetTag _,
+                     Instruction.AllocADT _, Instruction.AllocClosure _, Instruction.GetField _, Instruction.GetTag _,
                      Instruction.If _, Instruction.Goto _, Instruction.LoadConst _, Instruction.ShapeOf _, Instruction.ReshapeTensor _,
                      Instruction.DeviceCopy _, Instruction.KillRegister _, Instruction.Fatal _ -> {}
             }

@@ -202,7 +202,8 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.AllocStorage a -> {
-                    long size = tensor(r[a.size()], frame).scalarAsLong();
+                    VmObject sizeValue = r[a.size()];
+                    long size = sizeValue != null && sizeValue == fn.sizeScalars[frame.pc] ? fn.sizeValues[frame.pc] : tensor(sizeValue, frame).scalarAsLong();
                     if (size < 0) throw fault(frame, "allocates storage of " + size + " bytes");
                     MemorySegment block = memory.allocate(size, a.alignment());
                     r[a.dst()] = new VmObject.Storage(block.byteSize() == size ? block : block.asSlice(0, size), block);

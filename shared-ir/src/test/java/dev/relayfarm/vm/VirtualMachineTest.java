@@ -142,4 +142,24 @@ class VirtualMachineTest {
             assertTrue(e.getMessage().contains("at instruction 2") && e.getMessage().contains("do not fit an int"), e.getMessage());
         }
     }
+
+    @Test
+    void anAllocStorageReachedByAJumpReadsItsSizeFromTheRegister() {
+        // the VM knows the size of an AllocStorage right after the LoadConsti of it; a jump over that LoadConsti
+        // arrives with another size in the register, which must be the one used
+        VmFunction main = new VmFunction("main", 1, 5, List.of(
+                new Instruction.LoadConsti(1, 4),
+                new Instruction.LoadConsti(8, 1),
+                new Instruction.If(0, 4, 1, 2),
+                new Instruction.LoadConsti(64, 1),
+                new Instruction.AllocStorage(1, 64, DType.FLOAT32, 2),
+                new Instruction.AllocTensor(2, 0, new long[] {4}, DType.FLOAT32, 3),
+                new Instruction.Ret(3)));
+        try (VirtualMachine vm = vm(List.of(), main)) {
+            assertArrayEquals(new int[] {4}, ((VmObject.Tensor) vm.runMain(NDArray.scalar(true))).shape());
+            VmException e = assertThrows(VmException.class, () -> vm.runMain(NDArray.scalar(false)));
+            assertTrue(e.getMessage().contains("16 bytes at offset 0 of storage of 8 bytes"), e.getMessage());
+            assertArrayEquals(new int[] {4}, ((VmObject.Tensor) vm.runMain(NDArray.scalar(true))).shape());
+        }
+    }
 }
