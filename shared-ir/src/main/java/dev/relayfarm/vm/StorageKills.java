@@ -6,6 +6,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntConsumer;
+import java.util.function.IntUnaryOperator;
 
 /**
  * Liveness-based reuse of kernel results within a run (the first piece of the dissertation's memory planning):
@@ -14,9 +16,12 @@ import java.util.Set;
  * the same size takes it. A chain of 50 kernels then runs in two blocks instead of fifty, as the graph
  * executor's memory plan does.
  *
- * <p>A result escapes (and is never killed) when a Ret, Move, Invoke, InvokeClosure, AllocADT, AllocClosure or
- * ReshapeTensor (a view of the same bytes) takes its register: another frame, value or register could read it
- * later. Reads that cannot keep it are kernel inputs, If operands, ShapeOf and DeviceCopy. Jumps only go
+ * <p>A result escapes (and is never killed) when a Ret, Move, Invoke, InvokeClosure, AllocADT or AllocClosure takes
+ * its register: another frame, value or register could read it later. Reads that cannot keep it are kernel inputs,
+ * If operands, ShapeOf and DeviceCopy. A ReshapeTensor result is a view of the same bytes: its reads count as reads
+ * of the result it views and its escape as that result's escape, so a result read only through a reshape is still
+ * killed after its view's last read (a reshape-only group, e.g. a flatten between two kernels, otherwise kept the
+ * block it views until the run ended). Jumps only go
  * forward, so an instruction after the last read in code order runs after every read on any path; a path that
  * jumps over the kill only keeps the block until the run ends. Killing shifts code, and the If/Goto offsets are
  * rewritten to keep their targets.
@@ -28,26 +33,35 @@ final class StorageKills {
     static List<Instruction> insert(List<Instruction> code, Map<Integer, Integer> storageOf) {
         Set<Integer> escaping = new HashSet<>();
         Map<Integer, Integer> lastRead = new HashMap<>();
+        // a reshape's register -> the register whose bytes it views (transitively: a reshape of a reshape views the first's)
+        Map<Integer, Integer> viewOf = new HashMap<>();
         for (int pc = 0; pc < code.size(); pc++) {
             int at = pc;
+            IntUnaryOperator owner = r -> viewOf.getOrDefault(r, r);
+            IntConsumer read = r -> lastRead.put(owner.applyAsInt(r), at);
+            IntConsumer escape = r -> escaping.add(owner.applyAsInt(r));
             switch (code.get(pc)) {
-                case Instruction.InvokePacked p -> p.args().forEach(r -> lastRead.put(r, at)); // inputs read, outputs written: both uses
+                case Instruction.InvokePacked p -> p.args().forEach(read::accept); // inputs read, outputs written: both uses
                 case Instruction.If i -> {
-                    lastRead.put(i.test(), at);
-                    lastRead.put(i.target(), at);
+                    read.accept(i.test());
+                    read.accept(i.target());
                 }
-                case Instruction.ShapeOf s -> lastRead.put(s.tensor(), at);
-                case Instruction.DeviceCopy d -> lastRead.put(d.src(), at);
-                case Instruction.Move m -> escaping.add(m.src());
-                case Instruction.Ret r -> escaping.add(r.result());
-                case Instruction.Invoke v -> escaping.addAll(v.args());
+                case Instruction.ShapeOf s -> read.accept(s.tensor());
+                case Instruction.DeviceCopy d -> read.accept(d.src());
+                case Instruction.Move m -> escape.accept(m.src());
+                case Instruction.Ret r -> escape.accept(r.result());
+                case Instruction.Invoke v -> v.args().forEach(escape::accept);
                 case Instruction.InvokeClosure v -> {
-                    escaping.add(v.closure());
-                    escaping.addAll(v.args());
+                    escape.accept(v.closure());
+                    v.args().forEach(escape::accept);
                 }
-                case Instruction.AllocADT a -> escaping.addAll(a.fields());
-                case Instruction.AllocClosure a -> escaping.addAll(a.captured());
-                case Instruction.ReshapeTensor s -> escaping.add(s.tensor());
+                case Instruction.AllocADT a -> a.fields().forEach(escape::accept);
+                case Instruction.AllocClosure a -> a.captured().forEach(escape::accept);
+                case Instruction.ReshapeTensor s -> {
+                    read.accept(s.tensor());
+                    read.accept(s.shape());
+                    viewOf.put(s.dst(), owner.applyAsInt(s.tensor()));
+                }
                 case Instruction.AllocTensor _, Instruction.AllocTensorReg _, Instruction.AllocStorage _, Instruction.GetField _, Instruction.GetTag _,
                      Instruction.Goto _, Instruction.LoadConst _, Instruction.LoadConsti _, Instruction.KillRegister _, Instruction.Fatal _ -> {}
             }

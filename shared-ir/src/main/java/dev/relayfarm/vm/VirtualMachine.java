@@ -37,19 +37,31 @@ import java.util.Optional;
  * <p><b>Memory.</b> Tensors live in native memory the VM keeps between runs ({@link RunMemory}): each
  * {@link #invoke run} allocates from the start again, so results are copied to the heap before it returns;
  * constants are copied to native memory once, when the VM is made. Within a run, a kernel result's block is
- * reused after its last read when it never escapes ({@link StorageKills}); others stay until the run ends
- * (storage coalescing is issue 19's memory-planning slice). Not thread-safe: one VM per thread.
+ * reused after its last read when it never escapes ({@link StorageKills}, best fit: {@link FreeBlocks}); others stay
+ * until the run ends. A run that repeats the one before it (a static model's) is planned like the graph
+ * executor's arena and later runs are served from the plan while they repeat it ({@link RunPlan}). Not
+ * thread-safe: one VM per thread.
+ *
+ * <p><b>Per instruction.</b> What a static instruction needs beyond its operands (a LoadConsti's scalar, an
+ * AllocTensor's int shape and size, an InvokePacked's unboxed registers) is derived once when the VM is made
+ * ({@link LoadedFunction}), so a kernel call costs the loop no allocation but its tensor views.
  */
 public final class VirtualMachine implements AutoCloseable {
     private final Executable executable;
     private final Optional<KernelLibrary> library;
     private final NativeKernel[] kernels;
-    private final Instruction[][] code;
+    /** Each function's code with what its instructions need prepared once ({@link LoadedFunction}). */
+    private final LoadedFunction[] functions;
     private final Arena constantArena = Arena.ofShared();
     private final VmObject.Tensor[] constants;
     private final Map<Long, VmObject.Tensor> smallInts = new HashMap<>();
     private final RunMemory memory;
-    /** Per kernel, the array of argument pointers it is called with: filled anew at each call, allocated once. */
+    /**
+     * Per kernel, the array of argument pointers it is called with: filled anew at each call, allocated once. Seen
+     * through a global-scope segment of the same address: a downcall acquires and releases the shared arena of every
+     * segment it is passed (an atomic update each, per kernel call); this memory lives until {@link #close}, after
+     * which no kernel runs.
+     */
     private final MemorySegment[] kernelArgs;
     /** The buffers of the kernel call in progress, reused from call to call. */
     private final ArrayList<MemorySegment> packedBuffers = new ArrayList<>();
@@ -67,7 +79,7 @@ public final class VirtualMachine implements AutoCloseable {
         this.memory = new RunMemory(constantArena, options.maxRunBytes());
         this.kernels = new NativeKernel[executable.kernels().size()];
         this.kernelArgs = new MemorySegment[kernels.length];
-        this.code = new Instruction[executable.functions().size()][];
+        this.functions = new LoadedFunction[executable.functions().size()];
         this.constants = new VmObject.Tensor[executable.constants().size()];
         try {
             BytecodeVerifier.verify(executable);
@@ -78,9 +90,10 @@ public final class VirtualMachine implements AutoCloseable {
                 if (!kernels[i].signature().equals(sig)) {
                     throw new VmException("kernel " + sig.name() + " in the library has signature " + kernels[i].signature() + ", the executable expects " + sig);
                 }
-                kernelArgs[i] = constantArena.allocate(ValueLayout.ADDRESS, Math.max(1, sig.params().size()));
+                MemorySegment args = constantArena.allocate(ValueLayout.ADDRESS, Math.max(1, sig.params().size()));
+                kernelArgs[i] = MemorySegment.ofAddress(args.address()).reinterpret(args.byteSize());
             }
-            for (int i = 0; i < code.length; i++) code[i] = executable.functions().get(i).code().toArray(Instruction[]::new);
+            for (int i = 0; i < functions.length; i++) functions[i] = new LoadedFunction(executable.functions().get(i), this::smallInt);
             for (int i = 0; i < constants.length; i++) constants[i] = toNative(constantArena, executable.constants().get(i));
         } catch (RuntimeException e) {
             close(); // the caller gave us the library and gets no VM to close
@@ -118,7 +131,9 @@ public final class VirtualMachine implements AutoCloseable {
         memory.reset();
         VmObject[] regs = new VmObject[f.registerCount()];
         for (int i = 0; i < args.size(); i++) regs[i] = copy(args.get(i), memory);
-        return detach(execute(new Frame(index, regs, -1)));
+        VmObject result = detach(execute(new Frame(index, regs, -1)));
+        memory.endRun(); // after the copy out: a plan dropped here may have held the result
+        return result;
     }
 
     /** One activation: its function, registers, the next instruction, and the caller's register for the result. */
@@ -138,7 +153,8 @@ public final class VirtualMachine implements AutoCloseable {
     private VmObject execute(Frame entry) {
         ArrayList<Frame> stack = new ArrayList<>();
         Frame frame = entry;
-        Instruction[] insns = code[frame.function];
+        LoadedFunction fn = functions[frame.function];
+        Instruction[] insns = fn.code;
         VmObject[] r = frame.regs;
         while (true) {
             Instruction ins = insns[frame.pc];
@@ -152,37 +168,45 @@ public final class VirtualMachine implements AutoCloseable {
                     if (stack.isEmpty()) return result;
                     int dst = frame.resultRegister;
                     frame = stack.removeLast();
-                    insns = code[frame.function];
+                    fn = functions[frame.function];
+                    insns = fn.code;
                     r = frame.regs;
                     r[dst] = result;
                 }
                 case Instruction.Invoke inv -> {
                     frame = enter(frame, insns, stack, inv.function(), List.of(), inv.args(), inv.dst());
-                    insns = code[frame.function];
+                    fn = functions[frame.function];
+                    insns = fn.code;
                     r = frame.regs;
                 }
                 case Instruction.InvokeClosure inv -> {
                     if (!(r[inv.closure()] instanceof VmObject.Closure c)) throw fault(frame, "calls a non-closure value " + r[inv.closure()]);
                     frame = enter(frame, insns, stack, c.function(), c.captured(), inv.args(), inv.dst());
-                    insns = code[frame.function];
+                    fn = functions[frame.function];
+                    insns = fn.code;
                     r = frame.regs;
                 }
                 case Instruction.InvokePacked p -> {
-                    invokePacked(p, r, frame);
+                    invokePacked(p.kernel(), fn.operands[frame.pc], r, frame);
                     frame.pc++;
                 }
                 case Instruction.AllocTensor a -> {
-                    r[a.dst()] = view(storage(r[a.storage()], frame), a.offset(), toInts(a.shape()), a.dtype(), frame);
+                    int[] shape = fn.shapes[frame.pc];
+                    if (shape == null) throw fault(frame, "allocates a tensor of shape " + Arrays.toString(a.shape()) + ", whose dimensions do not fit an int");
+                    r[a.dst()] = view(storage(r[a.storage()], frame), a.offset(), shape, fn.tensorBytes[frame.pc], a.dtype(), frame);
                     frame.pc++;
                 }
                 case Instruction.AllocTensorReg a -> {
-                    r[a.dst()] = view(storage(r[a.storage()], frame), a.offset(), shapeFrom(r[a.shape()], frame), a.dtype(), frame);
+                    int[] shape = shapeFrom(r[a.shape()], frame);
+                    r[a.dst()] = view(storage(r[a.storage()], frame), a.offset(), shape, bytes(shape, a.dtype()), a.dtype(), frame);
                     frame.pc++;
                 }
                 case Instruction.AllocStorage a -> {
-                    long size = tensor(r[a.size()], frame).scalarAsLong();
+                    VmObject sizeValue = r[a.size()];
+                    long size = sizeValue != null && sizeValue == fn.sizeScalars[frame.pc] ? fn.sizeValues[frame.pc] : tensor(sizeValue, frame).scalarAsLong();
                     if (size < 0) throw fault(frame, "allocates storage of " + size + " bytes");
-                    r[a.dst()] = new VmObject.Storage(memory.allocate(size, a.alignment()));
+                    MemorySegment block = memory.allocate(size, a.alignment());
+                    r[a.dst()] = new VmObject.Storage(block.byteSize() == size ? block : block.asSlice(0, size), block);
                     frame.pc++;
                 }
                 case Instruction.AllocADT a -> {
@@ -214,7 +238,7 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.LoadConsti c -> {
-                    r[c.dst()] = smallInt(c.value(), DType.INT64);
+                    r[c.dst()] = fn.immediates[frame.pc];
                     frame.pc++;
                 }
                 case Instruction.ShapeOf s -> {
@@ -240,7 +264,7 @@ public final class VirtualMachine implements AutoCloseable {
                 }
                 case Instruction.KillRegister k -> {
                     // the compiler kills a kernel result's storage after its last read (StorageKills): the block is free again
-                    if (r[k.register()] instanceof VmObject.Storage s) memory.release(s.segment());
+                    if (r[k.register()] instanceof VmObject.Storage s) memory.release(s.block());
                     r[k.register()] = null;
                     frame.pc++;
                 }
@@ -278,13 +302,16 @@ public final class VirtualMachine implements AutoCloseable {
         return new Frame(function, regs, resultRegister);
     }
 
-    private void invokePacked(Instruction.InvokePacked p, VmObject[] r, Frame frame) {
-        NativeKernel kernel = kernels[p.kernel()];
+    private void invokePacked(int kernelIndex, int[] operands, VmObject[] r, Frame frame) {
+        NativeKernel kernel = kernels[kernelIndex];
         // one list for every call (the VM runs one call at a time, kernels do not call back into it): no allocation per kernel
         packedBuffers.clear();
-        for (int a : p.args()) flattenTensors(r[a], packedBuffers, frame);
+        for (int a : operands) {
+            if (r[a] instanceof VmObject.Tensor t) packedBuffers.add(t.data()); // the common case, without the recursive walk
+            else flattenTensors(r[a], packedBuffers, frame);
+        }
         try {
-            kernel.invoke(kernelArgs[p.kernel()], packedBuffers);
+            kernel.invoke(kernelArgs[kernelIndex], packedBuffers);
         } catch (RuntimeException e) {
             throw new VmException(where(frame) + ": " + e.getMessage(), e);
         }
@@ -317,9 +344,12 @@ public final class VirtualMachine implements AutoCloseable {
         return t;
     }
 
-    private VmObject.Tensor view(VmObject.Storage s, long offset, int[] shape, DType dtype, Frame frame) {
-        // what TensorSpec.byteSize says, without building one: this runs for every kernel result
-        long bytes = VmObject.Tensor.elements(shape) * dtype.storageBytes() * dtype.lanes();
+    /** What TensorSpec.byteSize says, without building one. */
+    private static long bytes(int[] shape, DType dtype) {
+        return VmObject.Tensor.elements(shape) * dtype.storageBytes() * dtype.lanes();
+    }
+
+    private VmObject.Tensor view(VmObject.Storage s, long offset, int[] shape, long bytes, DType dtype, Frame frame) {
         if (offset < 0 || offset + bytes > s.segment().byteSize()) {
             throw fault(frame, "places a tensor of " + bytes + " bytes at offset " + offset + " of storage of " + s.segment().byteSize() + " bytes");
         }
@@ -346,18 +376,12 @@ public final class VirtualMachine implements AutoCloseable {
         return shape;
     }
 
-    private static int[] toInts(long[] shape) {
-        int[] out = new int[shape.length];
-        for (int i = 0; i < shape.length; i++) out[i] = Math.toIntExact(shape[i]);
-        return out;
-    }
-
     private VmException fault(Frame frame, String what) {
         return new VmException(where(frame) + " " + what);
     }
 
     private String where(Frame frame) {
-        return "function " + executable.functions().get(frame.function).name() + " at instruction " + frame.pc + " (" + code[frame.function][frame.pc] + ")";
+        return "function " + executable.functions().get(frame.function).name() + " at instruction " + frame.pc + " (" + functions[frame.function].code[frame.pc] + ")";
     }
 
     /** A copy of {@code t} in the run's native memory, 64-byte aligned. */
@@ -383,6 +407,7 @@ public final class VirtualMachine implements AutoCloseable {
      * list of 100,000 elements is an ADT nested 100,000 deep.
      */
     private static VmObject detach(VmObject v) {
+        if (v instanceof VmObject.Tensor t) return heapCopy(t); // a model's usual result: no walk, no map
         // post-order over the value graph with an explicit stack; shared sub-values are copied once
         Map<VmObject, VmObject> done = new java.util.IdentityHashMap<>();
         ArrayList<VmObject> stack = new ArrayList<>();
@@ -408,13 +433,18 @@ public final class VirtualMachine implements AutoCloseable {
             if (!ready) continue;
             stack.removeLast();
             done.put(top, switch (top) {
-                case VmObject.Tensor t -> new VmObject.Tensor(HostBuffers.heap(t.toNDArray()), t.shape(), t.dtype());
+                case VmObject.Tensor t -> heapCopy(t);
                 case VmObject.Adt a -> new VmObject.Adt(a.tag(), a.fields().stream().map(done::get).toList());
                 case VmObject.Closure c -> new VmObject.Closure(c.function(), c.captured().stream().map(done::get).toList());
                 case VmObject.Storage s -> throw new VmException("a VM function returned storage");
             });
         }
         return done.get(v);
+    }
+
+    private static VmObject.Tensor heapCopy(VmObject.Tensor t) {
+        NDArray a = t.toNDArray();
+        return new VmObject.Tensor(HostBuffers.heap(a), a.shape(), a.dtype());
     }
 
     private static VmObject.Tensor toNative(Arena arena, NDArray a) {
@@ -424,6 +454,7 @@ public final class VirtualMachine implements AutoCloseable {
 
     @Override
     public void close() {
+        memory.close();
         constantArena.close();
         library.ifPresent(KernelLibrary::close);
     }

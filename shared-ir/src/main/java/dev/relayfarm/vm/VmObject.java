@@ -1,6 +1,5 @@
 package dev.relayfarm.vm;
 
-import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.runtime.HostBuffers;
@@ -15,8 +14,24 @@ import java.util.List;
  * Java object. The VM is dynamically typed: the compiler's types are gone once the bytecode exists.
  */
 public sealed interface VmObject {
-    /** A block of native memory from {@link Instruction.AllocStorage}; tensors are views into it. */
-    record Storage(MemorySegment segment) implements VmObject {}
+    /**
+     * Native memory from {@link Instruction.AllocStorage}: {@code segment}, exactly the bytes asked for, which tensors
+     * are views into (so a tensor beyond them is an error whatever block it landed in), inside {@code block}, the run
+     * memory's block that holds it, possibly larger (a reused block: {@link FreeBlocks}), handed back whole when the
+     * storage is killed.
+     */
+    record Storage(MemorySegment segment, MemorySegment block) implements VmObject {
+        public Storage {
+            if (segment.address() < block.address() || segment.address() + segment.byteSize() > block.address() + block.byteSize()) {
+                throw new IllegalArgumentException("storage of " + segment.byteSize() + " bytes does not lie in its block of " + block.byteSize() + " bytes");
+            }
+        }
+
+        /** Storage that is its whole block. */
+        public Storage(MemorySegment segment) {
+            this(segment, segment);
+        }
+    }
 
     /** A dense row-major tensor of {@code dtype} over {@code data} (exactly its byte size). */
     record Tensor(MemorySegment data, int[] shape, DType dtype) implements VmObject {
@@ -29,13 +44,12 @@ public sealed interface VmObject {
             return shape.clone();
         }
 
-        TensorSpec spec() {
-            return new TensorSpec("tensor", Arrays.stream(shape).boxed().toList(), dtype);
-        }
-
         /** A fresh heap copy. */
         public NDArray toNDArray() {
-            return HostBuffers.copyOut(data, spec());
+            // HostBuffers.copyOut without a TensorSpec: its boxed shape list is built for every result of every run otherwise
+            NDArray a = NDArray.zeros(dtype, shape);
+            MemorySegment.copy(data, 0, HostBuffers.heap(a), 0, elements(shape) * dtype.storageBytes() * dtype.lanes());
+            return a;
         }
 
         /**

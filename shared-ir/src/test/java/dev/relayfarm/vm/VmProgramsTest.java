@@ -90,6 +90,20 @@ class VmProgramsTest {
     }
 
     @Test
+    void runsThatRepeatAndRunsThatDifferEachGetTheirOwnResult() throws Exception {
+        // a run repeated is replayed from a memory plan (RunMemory); a deeper or shallower recursion leaves the plan midway,
+        // and a plan is made again once a run repeats: every run must still compute its own factorial
+        IRModule m = example("factorial.relay");
+        try (VirtualMachine vm = load(m)) {
+            for (int n : new int[] {5, 5, 5, 5, 8, 3, 3, 3, 7, 7, 7, 2, 7, 12, 7}) {
+                long want = 1;
+                for (int i = 2; i <= n; i++) want *= i;
+                assertEquals(want, (long) scalar(vm.runMain(NDArray.scalar(n))), "factorial of " + n);
+            }
+        }
+    }
+
+    @Test
     void adtListWithPolymorphicMapAndFold() throws Exception {
         IRModule m = example("adt_list.relay");
         VmProgram p = compile(m);
@@ -323,6 +337,63 @@ class VmProgramsTest {
         try (VirtualMachine vm = p.load(CCompiler.host().orElseThrow(), VmOptions.DEFAULT.withMaxRunBytes(4 * 64 * 1024))) {
             sameAsInterpreter(m, vm, x);
             sameAsInterpreter(m, vm, random(10, 64, 256));
+        }
+    }
+
+    @Test
+    void aKilledBlockIsReusedByASmallerResult() throws Exception {
+        // every result 4 KiB smaller than the last (softmax, then a slice of 4 rows fewer): exact-size reuse would find no
+        // block of the right size and take about 0.8 MiB; best fit (FreeBlocks) runs in two blocks beside the 64 KiB input
+        StringBuilder sb = new StringBuilder("def @main(%x: Tensor[(64, 256), float32]) {\n");
+        String prev = "%x";
+        for (int i = 0; i < 8; i++) {
+            sb.append("  %a").append(i).append(" = nn.softmax(").append(prev).append(");\n");
+            sb.append("  %b").append(i).append(" = strided_slice(%a").append(i).append(", begin=[0, 0], end=[").append(60 - 4 * i).append(", 256]);\n");
+            prev = "%b" + i;
+        }
+        IRModule m = text(sb.append("  exp(").append(prev).append(")\n}\n").toString());
+        try (VirtualMachine vm = compile(m).load(CCompiler.host().orElseThrow(), VmOptions.DEFAULT.withMaxRunBytes(4 * 64 * 1024))) {
+            // from the third run on, from a plan of the second's memory: other data each time, so a stale block would show
+            for (int seed = 11; seed < 15; seed++) sameAsInterpreter(m, vm, random(seed, 64, 256));
+        }
+    }
+
+    @Test
+    void aResultReadOnlyThroughAReshapeIsStillReused() throws Exception {
+        // softmax, then a reshape (a view of the same bytes, ReshapeTensor; the last fuses into exp), ten times: the softmax results die at their
+        // views' last reads (StorageKills follows the view), so 64 KiB blocks are reused instead of ten being kept
+        StringBuilder sb = new StringBuilder("def @main(%x: Tensor[(64, 256), float32]) {\n");
+        String prev = "%x";
+        for (int i = 0; i < 10; i++) {
+            sb.append("  %s").append(i).append(" = nn.softmax(").append(prev).append(");\n");
+            sb.append("  %r").append(i).append(" = reshape(%s").append(i).append(", newshape=").append(i % 2 == 0 ? "[256, 64]" : "[64, 256]").append(");\n");
+            prev = "%r" + i;
+        }
+        IRModule m = text(sb.append("  exp(").append(prev).append(")\n}\n").toString());
+        VmProgram p = compile(m);
+        assertTrue(count(p.executable(), i -> i instanceof Instruction.ReshapeTensor) >= 9, p.executable().functions().toString());
+        try (VirtualMachine vm = p.load(CCompiler.host().orElseThrow(), VmOptions.DEFAULT.withMaxRunBytes(4 * 64 * 1024))) {
+            sameAsInterpreter(m, vm, random(13, 64, 256));
+            sameAsInterpreter(m, vm, random(14, 64, 256));
+        }
+    }
+
+    @Test
+    void aReshapedResultThatEscapesKeepsItsBlock() {
+        // %1 views %0's bytes and is returned: were %0 killed after %2 reads the view, %3 (same size) would take its
+        // block and overwrite what %1 shows
+        IRModule m = text("""
+                def @main(%x: Tensor[(64, 256), float32]) {
+                  %0 = nn.softmax(%x);
+                  %1 = reshape(%0, newshape=[256, 64]);
+                  %2 = nn.softmax(%1);
+                  %3 = nn.softmax(%2);
+                  %4 = nn.softmax(%3);
+                  (%1, %4)
+                }
+                """);
+        try (VirtualMachine vm = load(m)) {
+            sameAsInterpreter(m, vm, random(15, 64, 256));
         }
     }
 
