@@ -4,8 +4,6 @@ import dev.relayfarm.artifact.TensorSpec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * Static memory planning by liveness (TVM's GraphPlanMemory idea): a temp is live from the step that
@@ -44,35 +42,25 @@ public final class MemoryPlanner {
         for (int id = 0; id < n; id++) if (lastUse[id] >= 0) releasedAt.get(lastUse[id]).add(id);
         int[] blockOf = new int[n];
         Arrays.fill(blockOf, -1);
-        List<Long> sizes = new ArrayList<>();
-        // Free blocks by size (size -> block ids) for best fit; ties broken by block id for determinism.
-        TreeMap<Long, TreeSet<Integer>> free = new TreeMap<>();
+        BestFitBlocks blocksOf = new BestFitBlocks();
         for (int s = 0; s < steps.size(); s++) {
             if (steps.get(s) instanceof Step.KernelCall k) {
                 for (Slot r : k.results()) {
-                    if (!(r instanceof Slot.Temp(int id))) continue;
-                    long need = MemoryPlan.align(exactBytes(graph.temps().get(id)));
-                    Integer block = take(free, free.ceilingKey(need));
-                    if (block == null && !free.isEmpty()) {
-                        block = take(free, free.lastKey());
-                        sizes.set(block, need);
-                    }
-                    if (block == null) {
-                        block = sizes.size();
-                        sizes.add(need);
-                    }
-                    blockOf[id] = block;
+                    if (r instanceof Slot.Temp(int id)) blockOf[id] = blocksOf.place(MemoryPlan.align(exactBytes(graph.temps().get(id))));
                 }
             }
             for (int id : releasedAt.get(s)) {
-                if (blockOf[id] >= 0) free.computeIfAbsent(sizes.get(blockOf[id]), x -> new TreeSet<>()).add(blockOf[id]);
+                if (blockOf[id] >= 0) blocksOf.release(blockOf[id]);
             }
         }
-        long[] blockOffset = new long[sizes.size()];
-        long arena = 0;
-        for (int b = 0; b < sizes.size(); b++) {
-            blockOffset[b] = arena;
-            arena = addExact(arena, sizes.get(b), graph);
+        List<Long> sizes = blocksOf.sizes();
+        long[] blockOffset;
+        long arena;
+        try {
+            blockOffset = blocksOf.offsets();
+            arena = blocksOf.total();
+        } catch (ArithmeticException e) {
+            throw new ArtifactLimitException("the arena for the model's " + graph.temps().size() + " intermediates overflows a 64-bit byte count");
         }
         List<Long> offsets = new ArrayList<>();
         List<Integer> blocks = new ArrayList<>();
@@ -109,19 +97,4 @@ public final class MemoryPlanner {
         }
     }
 
-    private static long addExact(long a, long b, GraphPlan graph) {
-        try {
-            return Math.addExact(a, b);
-        } catch (ArithmeticException e) {
-            throw new ArtifactLimitException("the arena for the model's " + graph.temps().size() + " intermediates overflows a 64-bit byte count");
-        }
-    }
-
-    private static Integer take(TreeMap<Long, TreeSet<Integer>> free, Long size) {
-        if (size == null) return null;
-        TreeSet<Integer> ids = free.get(size);
-        Integer b = ids.pollFirst();
-        if (ids.isEmpty()) free.remove(size);
-        return b;
-    }
 }

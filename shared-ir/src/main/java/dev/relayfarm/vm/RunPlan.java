@@ -1,11 +1,8 @@
 package dev.relayfarm.vm;
 
+import dev.relayfarm.compile.BestFitBlocks;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.TreeMap;
 
 /**
  * A run's allocations laid out in one native arena, as the graph executor's {@code MemoryPlanner} lays out a
@@ -93,44 +90,17 @@ final class RunPlan implements AutoCloseable {
         long alignment = 64;
         for (int e = 0; e < trace.length(); e++) if (trace.isAllocation(e)) alignment = Math.max(alignment, trace.alignment(e));
         int[] blockOf = new int[trace.allocations()];
-        List<Long> sizes = new ArrayList<>();
-        TreeMap<Long, ArrayDeque<Integer>> free = new TreeMap<>();
+        BestFitBlocks blocks = new BestFitBlocks();
         int allocation = 0;
         for (int e = 0; e < trace.length(); e++) {
-            if (trace.isAllocation(e)) {
-                long need = alignUp(trace.bytes(e), alignment);
-                Integer block = take(free, free.ceilingKey(need));
-                if (block == null && !free.isEmpty()) {
-                    block = take(free, free.lastKey());
-                    sizes.set(block, need);
-                }
-                if (block == null) {
-                    block = sizes.size();
-                    sizes.add(need);
-                }
-                blockOf[allocation++] = block;
-            } else {
-                int b = blockOf[trace.released(e)];
-                free.computeIfAbsent(sizes.get(b), k -> new ArrayDeque<>()).push(b);
-            }
+            if (trace.isAllocation(e)) blockOf[allocation++] = blocks.place(alignUp(trace.bytes(e), alignment));
+            else blocks.release(blockOf[trace.released(e)]);
         }
-        long[] blockOffset = new long[sizes.size()];
-        long total = 0;
-        for (int b = 0; b < sizes.size(); b++) {
-            blockOffset[b] = total;
-            total = Math.addExact(total, sizes.get(b));
-        }
+        long[] blockOffset = blocks.offsets();
+        long total = blocks.total();
         long[] offsetOf = new long[blockOf.length];
         for (int a = 0; a < blockOf.length; a++) offsetOf[a] = blockOffset[blockOf[a]];
         return new Layout(offsetOf, total, alignment);
-    }
-
-    private static Integer take(TreeMap<Long, ArrayDeque<Integer>> free, Long size) {
-        if (size == null) return null;
-        ArrayDeque<Integer> blocks = free.get(size);
-        Integer b = blocks.pop();
-        if (blocks.isEmpty()) free.remove(size);
-        return b;
     }
 
     private static long alignUp(long bytes, long alignment) {

@@ -115,37 +115,17 @@ class CompileCommandTest {
         // the quantized weights are int8 params of the artifact
         assertTrue(Files.readString(int8.resolve("manifest.json")).contains("\"int8\""), "no int8 param");
         assertFalse(Files.readString(f32.resolve("manifest.json")).contains("\"int8\""));
-        try (CompiledModel a = CompiledModel.load(f32); CompiledModel b = CompiledModel.load(int8)) {
-            java.util.Random r = new java.util.Random(7);
-            NDArray x = NDArray.zeros(DType.FLOAT32, a.inputs().getFirst().shape().stream().mapToInt(Integer::intValue).toArray());
-            for (int i = 0; i < x.elementCount(); i++) x.setDouble(i, r.nextDouble());
-            NDArray want = a.run(List.of(x)).getFirst(), got = b.run(List.of(x)).getFirst();
-            double range = 0, diff = 0;
-            for (int i = 0; i < want.elementCount(); i++) {
-                range = Math.max(range, Math.abs(want.getDouble(i)));
-                diff = Math.max(diff, Math.abs(want.getDouble(i) - got.getDouble(i)));
-            }
-            // 8-bit activations and weights through three layers (the first conv float): a tenth of the logits' range
-            assertTrue(diff <= 0.1 * range, "int8 differs from float by " + diff + " of " + range);
-        }
+        // 8-bit activations and weights through three layers (the first conv float): within a tenth of the logits' range
+        double off = offFromFloat(f32, int8, 7);
+        assertTrue(off <= 0.1, "int8 differs from float by " + off + " of the logits' range");
         // mixed precision through to native code: the most sensitive point's int16 tensor feeds an int8-weight conv
         Path mixed = tmp.resolve("mnist-mixed");
         CliRun mp = CliRun.relayc("compile", example.toString(), "-o", mixed.toString(), "--quantize", "int8", "--calibration", "minmax",
                 "--calib-samples", "16", "--mixed-precision", "1");
         assertEquals(0, mp.exitCode(), mp.err());
         assertTrue(mp.out().contains("1 of them 16-bit tensors"), mp.out());
-        try (CompiledModel a = CompiledModel.load(f32); CompiledModel b = CompiledModel.load(mixed)) {
-            java.util.Random r = new java.util.Random(8);
-            NDArray x = NDArray.zeros(DType.FLOAT32, a.inputs().getFirst().shape().stream().mapToInt(Integer::intValue).toArray());
-            for (int i = 0; i < x.elementCount(); i++) x.setDouble(i, r.nextDouble());
-            NDArray want = a.run(List.of(x)).getFirst(), got = b.run(List.of(x)).getFirst();
-            double range = 0, diff = 0;
-            for (int i = 0; i < want.elementCount(); i++) {
-                range = Math.max(range, Math.abs(want.getDouble(i)));
-                diff = Math.max(diff, Math.abs(want.getDouble(i) - got.getDouble(i)));
-            }
-            assertTrue(diff <= 0.1 * range, "mixed precision differs from float by " + diff + " of " + range);
-        }
+        double mixedOff = offFromFloat(f32, mixed, 8);
+        assertTrue(mixedOff <= 0.1, "mixed precision differs from float by " + mixedOff + " of the logits' range");
         // a float model has no QDQ pairs to run on integers
         CliRun noPairs = CliRun.relayc("compile", example.toString(), "-o", tmp.resolve("z").toString(), "--quantize", "qdq");
         assertEquals(2, noPairs.exitCode());
@@ -156,6 +136,22 @@ class CompileCommandTest {
         CliRun int4 = CliRun.relayc("compile", example.toString(), "-o", tmp.resolve("y").toString(), "--quantize", "int4");
         assertEquals(2, int4.exitCode());
         assertTrue(int4.err().contains("--quantize must be int8 or qdq, got 'int4'"), int4.err());
+    }
+
+    /** The largest difference between two artifacts' outputs on a seeded uniform input, over the first one's largest |output|. */
+    private static double offFromFloat(Path reference, Path other, long seed) {
+        try (CompiledModel a = CompiledModel.load(reference); CompiledModel b = CompiledModel.load(other)) {
+            java.util.Random r = new java.util.Random(seed);
+            NDArray x = NDArray.zeros(DType.FLOAT32, a.inputs().getFirst().shape().stream().mapToInt(Integer::intValue).toArray());
+            for (int i = 0; i < x.elementCount(); i++) x.setDouble(i, r.nextDouble());
+            NDArray want = a.run(List.of(x)).getFirst(), got = b.run(List.of(x)).getFirst();
+            double range = 0, diff = 0;
+            for (int i = 0; i < want.elementCount(); i++) {
+                range = Math.max(range, Math.abs(want.getDouble(i)));
+                diff = Math.max(diff, Math.abs(want.getDouble(i) - got.getDouble(i)));
+            }
+            return diff / range;
+        }
     }
 
     @Test
