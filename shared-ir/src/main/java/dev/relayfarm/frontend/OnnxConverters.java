@@ -58,8 +58,9 @@ public final class OnnxConverters {
         return Optional.ofNullable(CONVERTERS.get(opType));
     }
 
-    /** Op types we can convert, sorted. */
+    /** ONNX op types we can convert, sorted (not our own domain's: a QDQ pair rewritten as a quantize point is no operator a model brings). */
     public static java.util.Set<String> supported() {
-        return CONVERTERS.keySet();
+        return java.util.Collections.unmodifiableSortedSet(CONVERTERS.keySet().stream().filter(op -> !op.startsWith(OnnxImporter.OUR_DOMAIN + "."))
+                .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new)));
     }
 }
