@@ -52,8 +52,9 @@ class QuantizedModelsBenchmark {
             long t0 = System.nanoTime();
             QdqCase.Prepared p = c.prepare(dir);
             Map<String, Integer> kernels = QdqCase.ortKernels(p.qdq(), 2, dir.resolve(c.name() + "-qdq-ort-optimized.onnx"));
-            System.out.printf(Locale.ROOT, "%s: %d convs and %d Gemm/MatMul quantized, %d conv outputs calibrated for the export (%.0f s); ORT's optimized QDQ graph: %s%n",
-                    c.name(), p.exported().quantizedConvs(), p.exported().quantizedMatMuls(), p.exported().calibratedOutputs().size(), (System.nanoTime() - t0) / 1e9, kernels);
+            System.out.printf(Locale.ROOT, "%s: %d convs and %d Gemm/MatMul quantized, %d conv outputs calibrated for the export (%.0f s); ORT's optimized QDQ graph: %s%s%n",
+                    c.name(), p.exported().quantizedConvs(), p.exported().quantizedMatMuls(), p.exported().calibratedOutputs().size(), (System.nanoTime() - t0) / 1e9, kernels,
+                    p.exported().leftFloat().isEmpty() ? "" : "; float in the export, integer in ours: " + p.exported().leftFloat());
             assertEquals(p.exported().quantizedConvs(), QdqCase.int8Convs(kernels), c.name() + ": ORT should run every quantized conv as QLinearConv: " + kernels);
             Path f32 = compile(p.floatModule(), dir.resolve(c.name() + "-f32"));
             Path int8 = compile(p.quantized().module(), dir.resolve(c.name() + "-int8"));

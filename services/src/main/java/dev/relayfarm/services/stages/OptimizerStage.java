@@ -3,6 +3,7 @@ package dev.relayfarm.services.stages;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.pipeline.Stages;
+import dev.relayfarm.quantize.Precision;
 import dev.relayfarm.services.kit.ServiceRole;
 import dev.relayfarm.services.kit.Stage;
 import dev.relayfarm.services.kit.StageHandler;
@@ -35,9 +36,12 @@ public class OptimizerStage implements StageHandler {
         int level = in.options().optLevel();
         Target target = Target.parse(in.options().target());
         // int8: quantized before the pipeline (annotate, calibrate on seeded inputs, realize), as relayc compile --quantize int8
-        IRModule typed = in.options().precision().apply(ir.read(in.irRef()));
+        Precision precision = in.options().precision();
+        IRModule typed = precision.apply(ir.read(in.irRef()));
         // the VM compiler optimizes inside each function itself, from the typed module (as relayc compile does)
-        if (Stages.executor(typed) == Stages.Executor.VM) return StageOutput.of(ir.write(typed), in.forwardPayload());
+        if (Stages.executor(typed) == Stages.Executor.VM) {
+            return StageOutput.of(precision == Precision.FLOAT ? in.irRef() : ir.write(typed), in.forwardPayload());
+        }
         return StageOutput.of(ir.write(Stages.optimize(typed, level, target)), in.forwardPayload());
     }
 }

@@ -77,10 +77,12 @@ public final class QdqExporter {
     private QdqExporter() {}
 
     /**
-     * The QDQ model, how many Conv and Gemm / MatMul nodes it quantizes, and the tensors whose scales were calibrated
-     * here (conv outputs our program does not requantize).
+     * The QDQ model, how many Conv and Gemm / MatMul nodes it quantizes, the tensors whose scales were calibrated
+     * here (conv outputs our program does not requantize), and the nodes our program quantized that the export leaves
+     * float (a Gemm with alpha / beta / transA, or a bias that is not one value per unit: no QGemm form), so a
+     * comparison can say where the two integer programs differ.
      */
-    public record Result(ModelProto model, int quantizedConvs, int quantizedMatMuls, List<String> calibratedOutputs) {}
+    public record Result(ModelProto model, int quantizedConvs, int quantizedMatMuls, List<String> calibratedOutputs, List<String> leftFloat) {}
 
     /** Our quantization of one tensor: its scale and whether it is unsigned (zero point 0) or signed (zero point 128). */
     private record QParams(float scale, boolean unsigned) {}
@@ -143,9 +145,11 @@ public final class QdqExporter {
         BatchNormFolding.Result folded = BatchNormFolding.fold(g.getNodeList(), quantizedConvs, values, graphOutputs);
         List<NodeProto> nodes = OpsetUpgrade.upgrade(folded.nodes(), opset);
         Map<String, Plan> plans = new LinkedHashMap<>(); // by the node's output name after folding
+        List<String> leftFloat = new ArrayList<>();
         byOutput.forEach((out, a) -> {
             Plan p = plan(out, a, folded, values, g.getNodeList());
             if (p != null) plans.put(p.node().getOutput(0), p);
+            else leftFloat.add(a.op() + " #" + a.index() + " (ONNX output " + out + ")");
         });
 
         // 5. which tensor gets which quantization
@@ -237,7 +241,7 @@ public final class QdqExporter {
         GraphProto.Builder ng = g.toBuilder().clearNode().addAllNode(sorted).addAllInitializer(e.initializers);
         ModelProto result = cleanUp(model.toBuilder().setGraph(ng).build());
         int qConvs = (int) plans.values().stream().filter(p -> p.node().getOpType().equals("Conv")).count();
-        return new Result(result, qConvs, plans.size() - qConvs, toCalibrate);
+        return new Result(result, qConvs, plans.size() - qConvs, toCalibrate, leftFloat);
     }
 
     // ------------------------------------------------------------------ pairing and planning

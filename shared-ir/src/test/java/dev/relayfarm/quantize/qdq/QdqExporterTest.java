@@ -141,6 +141,7 @@ class QdqExporterTest {
             assertTrue(z == (n.getInput(0).equals("x") ? 128 : 0), n.getName() + " reads " + n.getInput(0) + " with zero point " + z);
         }
         assertTrue(exported.calibratedOutputs().isEmpty(), "every conv output here is requantized by our program: " + exported.calibratedOutputs());
+        assertEquals(List.of(), exported.leftFloat(), "every anchor our program quantized has its QDQ form");
     }
 
     /**
