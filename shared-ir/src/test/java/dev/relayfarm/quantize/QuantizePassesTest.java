@@ -291,7 +291,7 @@ class QuantizePassesTest {
         IRModule net = QuantizeText.typed(NET);
         List<List<NDArray>> calib = new ArrayList<>();
         for (int i = 0; i < 8; i++) calib.add(List.of(gaussian(200 + i, 1, 2, 8, 8)));
-        QuantizeConfig cfg = QuantizeConfig.DEFAULT.withSkipConvLayers(Set.of()).withCalibration(Calibration.Mode.MINMAX).withGlobalScale(1.0);
+        QuantizeConfig cfg = QuantizeConfig.DEFAULT.withSkipConvLayers(Set.of()).withCalibration(Calibration.Mode.MINMAX);
         IRModule annotated = Quantizer.annotate(net, cfg);
         IRModule calibrated = Calibration.calibrate(annotated, calib, cfg).module();
         dev.relayfarm.ir.Function main = annotated.main().orElseThrow(), cmain = calibrated.main().orElseThrow();
@@ -310,12 +310,18 @@ class QuantizePassesTest {
                                      java.util.Map<dev.relayfarm.ir.Call, dev.relayfarm.ir.Constant> scales, List<List<NDArray>> inputs) {
         IRModule alone = Calibration.withPoints(annotated, main, (pre, post) -> pre == point
                 ? new dev.relayfarm.ir.Call(post.callee(), List.of(post.args().get(0), scales.get(point)), post.attrs(), post.typeArgs(), post.span()) : post);
+        // Sensitivity's own measure, computed here independently: the mean over inputs of ||q - f||^2 / ||f||^2
         double err = 0;
         for (List<NDArray> in : inputs) {
             NDArray f = ((TensorValue) Interpreter.runMain(annotated, in.getFirst())).data(), q = ((TensorValue) Interpreter.runMain(alone, in.getFirst())).data();
-            for (int k = 0; k < f.elementCount(); k++) err += Math.pow(f.getDouble(k) - q.getDouble(k), 2);
+            double num = 0, den = 0;
+            for (int k = 0; k < f.elementCount(); k++) {
+                num += Math.pow(f.getDouble(k) - q.getDouble(k), 2);
+                den += f.getDouble(k) * f.getDouble(k);
+            }
+            err += num / den;
         }
-        return err;
+        return err / inputs.size();
     }
 
     @Test
