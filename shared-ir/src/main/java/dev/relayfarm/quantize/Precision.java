@@ -46,7 +46,7 @@ public enum Precision {
     public static List<List<NDArray>> seededInputs(Function main, int count, long seed) {
         for (Var v : main.params()) {
             if (!(v.annotation() instanceof TensorType t) || !t.dtype().isFloat() || !t.isStatic()) {
-                throw new PassException("calibration inputs are seeded random tensors, so every input must be a static float tensor; %"
+                throw new PassException("seeded random inputs need static float tensor inputs; %"
                         + v.name() + " is " + v.annotation() + " (bind its dims with shapes)");
             }
         }

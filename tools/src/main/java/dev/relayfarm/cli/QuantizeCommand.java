@@ -1,11 +1,7 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.artifact.TensorSpec;
-import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
-import dev.relayfarm.ir.TensorType;
-import dev.relayfarm.ir.Var;
 import dev.relayfarm.pipeline.InputShapes;
 import dev.relayfarm.pipeline.ModelInputException;
 import dev.relayfarm.pipeline.Stages;
@@ -18,7 +14,6 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -78,17 +73,5 @@ public final class QuantizeCommand implements Callable<Integer> {
         }
         err.flush();
         return 0;
-    }
-
-    /** The inputs of {@code main} as specs for seeded random tensors; each must be a static float tensor. */
-    static List<TensorSpec> floatInputSpecs(Function main, String what, String hint) {
-        List<TensorSpec> specs = new ArrayList<>();
-        for (Var v : main.params()) {
-            if (!(v.annotation() instanceof TensorType t) || !t.dtype().isFloat() || !t.isStatic()) {
-                throw new ModelInputException(what + " need static float tensor inputs; %" + v.name() + " is " + v.annotation() + " (" + hint + ")");
-            }
-            specs.add(new TensorSpec(v.name(), t.shape().stream().map(d -> (int) d.value()).toList(), t.dtype()));
-        }
-        return specs;
     }
 }

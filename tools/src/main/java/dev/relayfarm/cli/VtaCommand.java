@@ -1,11 +1,12 @@
 package dev.relayfarm.cli;
 
-import dev.relayfarm.bench.BenchInputs;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.pipeline.InputShapes;
+import dev.relayfarm.passes.PassException;
 import dev.relayfarm.pipeline.ModelInputException;
+import dev.relayfarm.quantize.Precision;
 import dev.relayfarm.pipeline.Stages;
 import dev.relayfarm.vta.VtaConfig;
 import dev.relayfarm.vta.compile.VtaModelReport;
@@ -21,7 +22,6 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -64,7 +64,12 @@ public final class VtaCommand implements Callable<Integer> {
     public Integer call() throws java.io.IOException {
         IRModule typed = Stages.inferTypes(Stages.importModel(ModelFiles.read(model), InputShapes.of(shapes)));
         Function main = typed.main().orElseThrow(() -> new ModelInputException(model + " has no @main"));
-        List<NDArray> inputs = BenchInputs.random(QuantizeCommand.floatInputSpecs(main, "random inputs", "give --shape"), new Random(seed));
+        List<NDArray> inputs;
+        try {
+            inputs = Precision.seededInputs(main, 1, seed).getFirst();
+        } catch (PassException e) {
+            throw new ModelInputException(e.getMessage() + "; give --shape");
+        }
         PrintWriter out = spec.commandLine().getOut();
         VtaConfig config = VtaConfig.defaults();
         VtaModelReport report = records == null ? VtaModelReport.measure(typed, config, search, inputs.toArray(NDArray[]::new))
