@@ -52,7 +52,7 @@ public final class KernelLibrary implements AutoCloseable {
                 MemorySegment fn = lib.lookup.find(sig.name())
                         .orElseThrow(() -> new IllegalArgumentException("kernel library " + so + " has no symbol " + sig.name()));
                 MethodHandle handle = linker.downcallHandle(fn, KERNEL_ABI);
-                lib.kernels.put(sig.name(), new NativeKernel(sig, handle));
+                lib.kernels.put(sig.name(), new NativeKernel(sig, fn, handle));
             }
             return lib;
         } catch (RuntimeException e) {
@@ -69,6 +69,14 @@ public final class KernelLibrary implements AutoCloseable {
 
     public Map<String, NativeKernel> kernels() {
         return java.util.Collections.unmodifiableMap(kernels);
+    }
+
+    /**
+     * A queue of this library's kernel calls, run by one native call ({@link KernelBatch}) with room for {@code calls}
+     * calls of {@code pointers} buffers in all; empty for a library built before the batch entry existed.
+     */
+    public Optional<KernelBatch> batch(int calls, long pointers) {
+        return lookup.find("rf_run_batch").map(fn -> new KernelBatch(fn, calls, pointers));
     }
 
     /** Threads for parallel loops of this library's kernels (0: all online CPUs); its pool's {@code rf_set_num_threads}. */

@@ -18,6 +18,7 @@ import java.util.List;
  */
 public final class NativeKernel {
     private final KernelSignature signature;
+    private final MemorySegment address;
     private final MethodHandle handle;
     /**
      * Each parameter's byte size, computed once: {@link TensorSpec#byteSize} walks a boxed shape list, and the VM
@@ -25,8 +26,9 @@ public final class NativeKernel {
      */
     private final long[] paramBytes;
 
-    NativeKernel(KernelSignature signature, MethodHandle handle) {
+    NativeKernel(KernelSignature signature, MemorySegment address, MethodHandle handle) {
         this.signature = signature;
+        this.address = address;
         this.handle = handle;
         this.paramBytes = signature.params().stream().mapToLong(TensorSpec::byteSize).toArray();
     }
@@ -63,16 +65,21 @@ public final class NativeKernel {
         }
     }
 
+    /** The kernel's entry point, {@code int32_t name(void* const* args)}: what a {@link KernelBatch} queues. */
+    MemorySegment address() {
+        return address;
+    }
+
     /**
-     * {@link #invoke(List)} with the caller's array for the argument pointers (room for one address per
-     * parameter), so a caller that runs kernels in a loop (the VM) allocates nothing per call.
+     * Checks {@code buffers} against the signature (count, each at least its parameter's size and 64-byte aligned) and
+     * writes their addresses into {@code args} from pointer slot {@code slot} on.
      */
-    public void invoke(MemorySegment args, List<MemorySegment> buffers) {
+    void setArguments(MemorySegment args, long slot, List<MemorySegment> buffers) {
         if (buffers.size() != signature.params().size()) {
             throw new IllegalArgumentException("kernel " + signature.name() + " takes " + signature.params().size() + " buffers, got " + buffers.size());
         }
-        if (args.byteSize() < ValueLayout.ADDRESS.byteSize() * buffers.size()) {
-            throw new IllegalArgumentException("kernel " + signature.name() + ": the argument array has room for " + args.byteSize() / ValueLayout.ADDRESS.byteSize()
+        if (args.byteSize() < ValueLayout.ADDRESS.byteSize() * (slot + buffers.size())) {
+            throw new IllegalArgumentException("kernel " + signature.name() + ": the argument array has room for " + (args.byteSize() / ValueLayout.ADDRESS.byteSize() - slot)
                     + " pointers, needs " + buffers.size());
         }
         for (int i = 0; i < buffers.size(); i++) {
@@ -81,8 +88,16 @@ public final class NativeKernel {
                 throw new IllegalArgumentException("kernel " + signature.name() + ": buffer for " + signature.params().get(i).name() + " has " + b.byteSize() + " bytes, needs " + paramBytes[i]);
             }
             if (b.address() % 64 != 0) throw new IllegalArgumentException("kernel " + signature.name() + ": buffer for " + signature.params().get(i).name() + " is not 64-byte aligned");
-            args.setAtIndex(ValueLayout.ADDRESS, i, b);
+            args.setAtIndex(ValueLayout.ADDRESS, slot + i, b);
         }
+    }
+
+    /**
+     * {@link #invoke(List)} with the caller's array for the argument pointers (room for one address per
+     * parameter), so a caller that runs kernels in a loop (the VM) allocates nothing per call.
+     */
+    public void invoke(MemorySegment args, List<MemorySegment> buffers) {
+        setArguments(args, 0, buffers);
         int rc;
         try {
             rc = (int) handle.invokeExact(args);

@@ -5,6 +5,7 @@ import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.runtime.HostBuffers;
+import dev.relayfarm.runtime.KernelBatch;
 import dev.relayfarm.runtime.KernelLibrary;
 import dev.relayfarm.runtime.NativeKernel;
 import java.lang.foreign.Arena;
@@ -45,11 +46,24 @@ import java.util.Optional;
  * <p><b>Per instruction.</b> What a static instruction needs beyond its operands (a LoadConsti's scalar, an
  * AllocTensor's int shape and size, an InvokePacked's unboxed registers) is derived once when the VM is made
  * ({@link LoadedFunction}), so a kernel call costs the loop no allocation but its tensor views.
+ *
+ * <p><b>Kernel calls in batches.</b> An InvokePacked queues its call ({@link KernelBatch}) instead of crossing into
+ * native code on its own; the queue runs, in order, with one native call when the loop is about to read or write
+ * tensor data itself (an If's condition, a size or shape read from a tensor, ShapeOf's result, a DeviceCopy, the
+ * run's result) or the queue is full. The instructions in between (allocations, kills, moves, calls, ADTs) touch
+ * no tensor data, so the kernels see memory as they would have called one by one: a block killed and reused in
+ * between is written by a later call, which runs after the earlier ones that read it. A static model's run is
+ * then one native call for all its kernels, as in the graph executor. A library built without the batch entry
+ * gets its calls one by one.
  */
 public final class VirtualMachine implements AutoCloseable {
     private final Executable executable;
     private final Optional<KernelLibrary> library;
     private final NativeKernel[] kernels;
+    /** The kernel calls queued and not yet run; empty when the library has no batch entry (calls run one by one). */
+    private final Optional<KernelBatch> batch;
+    /** For each queued call, where it was queued ({@code function << 32 | pc}): a failing call's error names its instruction. */
+    private final long[] queuedAt;
     /** Each function's code with what its instructions need prepared once ({@link LoadedFunction}). */
     private final LoadedFunction[] functions;
     private final Arena constantArena = Arena.ofShared();
@@ -67,6 +81,10 @@ public final class VirtualMachine implements AutoCloseable {
     private final ArrayList<MemorySegment> packedBuffers = new ArrayList<>();
     private final VmOptions options;
 
+    /** Kernel calls a batch holds, and their buffers in all: a run of a few hundred kernels flushes once or twice. */
+    static final int BATCH_CALLS = 256;
+    static final long BATCH_POINTERS = 4096;
+
     /** A VM for {@code executable}, whose kernels are in {@code library} (empty when it calls none); the VM closes the library. */
     public VirtualMachine(Executable executable, Optional<KernelLibrary> library) {
         this(executable, library, VmOptions.DEFAULT);
@@ -77,6 +95,8 @@ public final class VirtualMachine implements AutoCloseable {
         this.library = library;
         this.options = options;
         this.memory = new RunMemory(constantArena, options.maxRunBytes());
+        this.batch = library.flatMap(l -> l.batch(BATCH_CALLS, BATCH_POINTERS));
+        this.queuedAt = new long[BATCH_CALLS];
         this.kernels = new NativeKernel[executable.kernels().size()];
         this.kernelArgs = new MemorySegment[kernels.length];
         this.functions = new LoadedFunction[executable.functions().size()];
@@ -129,6 +149,7 @@ public final class VirtualMachine implements AutoCloseable {
         VmFunction f = executable.functions().get(index);
         if (args.size() != f.numParams()) throw new VmException("function " + function + " takes " + f.numParams() + " arguments, got " + args.size());
         memory.reset();
+        batch.ifPresent(KernelBatch::clear); // calls a failed run left queued
         VmObject[] regs = new VmObject[f.registerCount()];
         for (int i = 0; i < args.size(); i++) regs[i] = copy(args.get(i), memory);
         VmObject result = detach(execute(new Frame(index, regs, -1)));
@@ -165,7 +186,10 @@ public final class VirtualMachine implements AutoCloseable {
                 }
                 case Instruction.Ret ret -> {
                     VmObject result = r[ret.result()];
-                    if (stack.isEmpty()) return result;
+                    if (stack.isEmpty()) {
+                        flush(); // the result is read (copied out) next
+                        return result;
+                    }
                     int dst = frame.resultRegister;
                     frame = stack.removeLast();
                     fn = functions[frame.function];
@@ -197,13 +221,20 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.AllocTensorReg a -> {
+                    flush();
                     int[] shape = shapeFrom(r[a.shape()], frame);
                     r[a.dst()] = view(storage(r[a.storage()], frame), a.offset(), shape, bytes(shape, a.dtype()), a.dtype(), frame);
                     frame.pc++;
                 }
                 case Instruction.AllocStorage a -> {
                     VmObject sizeValue = r[a.size()];
-                    long size = sizeValue != null && sizeValue == fn.sizeScalars[frame.pc] ? fn.sizeValues[frame.pc] : tensor(sizeValue, frame).scalarAsLong();
+                    long size;
+                    if (sizeValue != null && sizeValue == fn.sizeScalars[frame.pc]) {
+                        size = fn.sizeValues[frame.pc];
+                    } else {
+                        flush();
+                        size = tensor(sizeValue, frame).scalarAsLong();
+                    }
                     if (size < 0) throw fault(frame, "allocates storage of " + size + " bytes");
                     MemorySegment block = memory.allocate(size, a.alignment());
                     r[a.dst()] = new VmObject.Storage(block.byteSize() == size ? block : block.asSlice(0, size), block);
@@ -229,6 +260,7 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.If i -> {
+                    flush();
                     boolean equal = tensor(r[i.test()], frame).scalarAsLong() == tensor(r[i.target()], frame).scalarAsLong();
                     frame.pc += equal ? i.trueOffset() : i.falseOffset();
                 }
@@ -242,6 +274,7 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.ShapeOf s -> {
+                    flush(); // it writes the shape into run memory, which a queued call may still read
                     int[] shape = tensor(r[s.tensor()], frame).shape();
                     MemorySegment seg = memory.allocate(8L * shape.length, 64);
                     for (int k = 0; k < shape.length; k++) seg.setAtIndex(ValueLayout.JAVA_LONG, k, shape[k]);
@@ -249,6 +282,7 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.ReshapeTensor s -> {
+                    flush();
                     VmObject.Tensor t = tensor(r[s.tensor()], frame);
                     int[] shape = shapeFrom(r[s.shape()], frame);
                     if (VmObject.Tensor.elements(shape) != VmObject.Tensor.elements(t.shape())) {
@@ -258,6 +292,7 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.DeviceCopy d -> {
+                    flush();
                     if (d.srcDevice() != 0 || d.dstDevice() != 0) throw fault(frame, "copies from device " + d.srcDevice() + " to " + d.dstDevice() + "; only the host (0) exists");
                     r[d.dst()] = copyTensor(tensor(r[d.src()], frame), memory);
                     frame.pc++;
@@ -268,7 +303,10 @@ public final class VirtualMachine implements AutoCloseable {
                     r[k.register()] = null;
                     frame.pc++;
                 }
-                case Instruction.Fatal f -> throw new VmException(f.message());
+                case Instruction.Fatal f -> {
+                    flush(); // a kernel that failed before it is the first error
+                    throw new VmException(f.message());
+                }
             }
         }
     }
@@ -311,9 +349,35 @@ public final class VirtualMachine implements AutoCloseable {
             else flattenTensors(r[a], packedBuffers, frame);
         }
         try {
-            kernel.invoke(kernelArgs[kernelIndex], packedBuffers);
+            if (batch.isEmpty()) {
+                kernel.invoke(kernelArgs[kernelIndex], packedBuffers);
+                return;
+            }
+            KernelBatch b = batch.get();
+            if (!b.add(kernel, packedBuffers)) {
+                flush(); // full: run what is queued, then this call fits
+                b.add(kernel, packedBuffers);
+            }
+            queuedAt[b.size() - 1] = (long) frame.function << 32 | frame.pc;
+        } catch (VmException e) {
+            throw e;
         } catch (RuntimeException e) {
             throw new VmException(where(frame) + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Runs the queued kernel calls; a failing one is an error naming the InvokePacked that queued it. */
+    private void flush() {
+        if (batch.isEmpty()) return;
+        try {
+            batch.get().run();
+        } catch (KernelBatch.Failure e) {
+            long at = queuedAt[e.index()];
+            int function = (int) (at >>> 32), pc = (int) at;
+            throw new VmException("function " + executable.functions().get(function).name() + " at instruction " + pc + " ("
+                    + functions[function].code[pc] + "): " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            throw new VmException("running queued kernel calls: " + e.getMessage(), e);
         }
     }
 
@@ -454,6 +518,7 @@ public final class VirtualMachine implements AutoCloseable {
 
     @Override
     public void close() {
+        batch.ifPresent(KernelBatch::close);
         memory.close();
         constantArena.close();
         library.ifPresent(KernelLibrary::close);

@@ -128,6 +128,21 @@ public final class KernelProfiler {
                     Double.isNaN(options.peakGbps()) ? "unknown (give --peak-gbps)" : String.format(Locale.ROOT, "%.1f GB/s", options.peakGbps()));
         }
 
+        /**
+         * The most this profile's kernels could speed up on {@code threads} threads whose memory system reads at most
+         * {@code readGbps} GB/s: each kernel takes at least its time divided by the threads (perfect scaling) and at
+         * least its bytes ({@link #bytes}) over the bandwidth; the bound is the kernels' total over the sum of those
+         * floors. A model whose time is weight traffic cannot scale past the machine's bandwidth scaling whatever its
+         * kernels do, and this says how far a given model can: the ceiling against which a scaling target is checked.
+         */
+        public double scalingBound(int threads, double readGbps) {
+            if (threads < 1) throw new IllegalArgumentException("threads must be at least 1, got " + threads);
+            if (!(readGbps > 0)) throw new IllegalArgumentException("bandwidth must be positive, got " + readGbps);
+            double floor = 0;
+            for (Row r : rows) floor += Math.max(r.medianMs() / threads, r.bytes() < 0 ? 0 : r.bytes() / (readGbps * 1e6));
+            return floor > 0 ? kernelsMs / floor : Double.NaN;
+        }
+
         /** One JSON object: the settings, every row (FLOPs and GFLOP/s null where there are none) and the totals. */
         public String toJson() {
             ObjectMapper json = new ObjectMapper();

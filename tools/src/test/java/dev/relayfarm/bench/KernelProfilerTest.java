@@ -64,4 +64,17 @@ class KernelProfilerTest {
                 """)));
     }
 
+    @Test
+    void theScalingBoundCountsMemoryBoundKernelsAtTheBandwidth() {
+        KernelProfiler.Options o = new KernelProfiler.Options(1, 0, 1, Double.NaN, Double.NaN);
+        // a dense streaming 200 MB in 10 ms (20 GB/s) and a convolution of 10 ms that moves 2 MB
+        KernelProfiler.Row dense = new KernelProfiler.Row("d", "nn.dense", "", "", 1, 10, 0.5, 1, 200_000_000);
+        KernelProfiler.Row conv = new KernelProfiler.Row("c", "nn.conv2d", "", "", 1, 10, 0.5, 1, 2_000_000);
+        KernelProfiler.Profile p = new KernelProfiler.Profile("m", o, java.util.List.of(dense, conv), 20, 0, 20);
+        // at 25 GB/s on two threads the dense needs 8 ms, the convolution 5: 20 / 13
+        assertEquals(20.0 / 13, p.scalingBound(2, 25), 1e-12);
+        // with bandwidth to spare every kernel halves
+        assertEquals(2.0, p.scalingBound(2, 1000), 1e-12);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> p.scalingBound(2, 0));
+    }
 }

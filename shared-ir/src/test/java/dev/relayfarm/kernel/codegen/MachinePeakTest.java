@@ -27,6 +27,14 @@ class MachinePeakTest {
     }
 
     @Test
+    void measuresAPlausibleReadBandwidth() {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: nothing to measure with");
+        OptionalDouble read = MachinePeak.readBandwidth(1);
+        assertTrue(read.isPresent() && read.getAsDouble() > 0.5 && read.getAsDouble() < 2_000, "measured " + read);
+        assertThrows(IllegalArgumentException.class, () -> MachinePeak.readBandwidth(0));
+    }
+
+    @Test
     void theProgramRunsTwelveIndependentVectorChains() {
         String c = MachinePeak.source();
         assertEquals(MachinePeak.CHAINS, c.lines().filter(l -> l.matches("\\s*a\\d+ = a\\d+ \\* b \\+ c;")).count());
