@@ -68,6 +68,9 @@ public final class BytecodeVerifier {
                     case Instruction.ReshapeTensor s -> c.regs(s.tensor(), s.shape(), s.dst());
                     case Instruction.DeviceCopy d -> c.regs(d.src(), d.dst());
                     case Instruction.KillRegister k -> c.regs(k.register());
+                    case Instruction.AllocRef a -> c.regs(a.value(), a.dst());
+                    case Instruction.LoadRef l -> c.regs(l.ref(), l.dst());
+                    case Instruction.StoreRef w -> c.regs(w.ref(), w.value());
                     case Instruction.Fatal _ -> {}
                 }
             }

@@ -39,7 +39,9 @@ import java.util.List;
 public final class ExecutableFormat {
     public static final String FILE = "vm.rfx";
     static final byte[] MAGIC = {'R', 'F', 'V', 'M'};
-    public static final int VERSION = 1;
+    /** Version 2 added the reference instructions (AllocRef, LoadRef, StoreRef); a version-1 file reads as before. */
+    public static final int VERSION = 2;
+    static final int OLDEST_VERSION = 1;
 
     private ExecutableFormat() {}
 
@@ -114,8 +116,8 @@ public final class ExecutableFormat {
                 throw new ExecutableFormatException("not a RelayFarm VM executable: it starts with " + printable(magic) + ", not \"RFVM\"");
             }
             int version = in.data.readInt();
-            if (version != VERSION) {
-                throw new ExecutableFormatException("executable format version " + version + " is not supported (this VM reads version " + VERSION + ")");
+            if (version < OLDEST_VERSION || version > VERSION) {
+                throw new ExecutableFormatException("executable format version " + version + " is not supported (this VM reads versions " + OLDEST_VERSION + " to " + VERSION + ")");
             }
             in.what = "the constants";
             List<NDArray> constants = new ArrayList<>();
@@ -203,6 +205,9 @@ public final class ExecutableFormat {
             case Instruction.DeviceCopy _ -> 18;
             case Instruction.KillRegister _ -> 19;
             case Instruction.Fatal _ -> 20;
+            case Instruction.AllocRef _ -> 21;
+            case Instruction.LoadRef _ -> 22;
+            case Instruction.StoreRef _ -> 23;
         };
     }
 
@@ -272,6 +277,9 @@ public final class ExecutableFormat {
             case Instruction.DeviceCopy d -> ints(out, d.src(), d.srcDevice(), d.dstDevice(), d.dst());
             case Instruction.KillRegister k -> ints(out, k.register());
             case Instruction.Fatal f -> out.writeUTF(f.message());
+            case Instruction.AllocRef a -> ints(out, a.value(), a.dst());
+            case Instruction.LoadRef l -> ints(out, l.ref(), l.dst());
+            case Instruction.StoreRef w -> ints(out, w.ref(), w.value());
         }
     }
 
@@ -313,6 +321,9 @@ public final class ExecutableFormat {
             case 18 -> new Instruction.DeviceCopy(d.readInt(), d.readInt(), d.readInt(), d.readInt());
             case 19 -> new Instruction.KillRegister(d.readInt());
             case 20 -> new Instruction.Fatal(d.readUTF());
+            case 21 -> new Instruction.AllocRef(d.readInt(), d.readInt());
+            case 22 -> new Instruction.LoadRef(d.readInt(), d.readInt());
+            case 23 -> new Instruction.StoreRef(d.readInt(), d.readInt());
             default -> throw new ExecutableFormatException("unknown opcode " + op + " at byte " + at + " in " + in.what);
         };
     }

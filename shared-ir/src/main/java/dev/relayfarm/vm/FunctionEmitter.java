@@ -148,9 +148,26 @@ final class FunctionEmitter {
             case Function f -> throw unsupported(f.isPrimitive() ? "a Primitive function used as a value (only calls of it become kernels)"
                     : "a function literal that lambda-lift left in place (inside a polymorphic function?)", null, f.span());
             case Op o -> throw unsupported("operator " + o.name() + " used outside a fused Primitive function", null, e.span());
-            case RefCreate r -> throw unsupported("references (ref)", null, r.span());
-            case RefRead r -> throw unsupported("references (ref_read)", null, r.span());
-            case RefWrite r -> throw unsupported("references (ref_write)", null, r.span());
+            case RefCreate r -> {
+                int value = value(r.value());
+                int dst = fresh();
+                add(new Instruction.AllocRef(value, dst));
+                yield dst;
+            }
+            case RefRead r -> {
+                int ref = value(r.ref());
+                int dst = fresh();
+                add(new Instruction.LoadRef(ref, dst));
+                yield dst;
+            }
+            case RefWrite w -> {
+                int ref = value(w.ref());
+                int value = value(w.value());
+                add(new Instruction.StoreRef(ref, value));
+                int unit = fresh();
+                add(new Instruction.AllocADT(0, List.of(), unit));
+                yield unit;
+            }
         };
     }
 

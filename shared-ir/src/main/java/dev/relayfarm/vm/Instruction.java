@@ -129,6 +129,15 @@ public sealed interface Instruction {
     /** Drops the value in {@code register}: its last use has passed, so the memory it holds may be reused. */
     record KillRegister(int register) implements Instruction {}
 
+    /** A new mutable reference holding the value in {@code value} (Relay's {@code ref}). */
+    record AllocRef(int value, int dst) implements Instruction {}
+
+    /** The value the reference in {@code ref} holds now (Relay's {@code ref_read}). */
+    record LoadRef(int ref, int dst) implements Instruction {}
+
+    /** Makes the reference in {@code ref} hold the value in {@code value} (Relay's {@code ref_write}, whose unit result the compiler builds apart). */
+    record StoreRef(int ref, int value) implements Instruction {}
+
     /** Stops the VM with {@code message} (a {@code match} no clause matched). */
     record Fatal(String message) implements Instruction {}
 }

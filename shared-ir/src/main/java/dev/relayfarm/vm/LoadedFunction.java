@@ -67,7 +67,8 @@ final class LoadedFunction {
                 case Instruction.Move _, Instruction.Ret _, Instruction.Invoke _, Instruction.InvokeClosure _, Instruction.AllocTensorReg _,
                      Instruction.AllocADT _, Instruction.AllocClosure _, Instruction.GetField _, Instruction.GetTag _,
                      Instruction.If _, Instruction.Goto _, Instruction.LoadConst _, Instruction.ShapeOf _, Instruction.ReshapeTensor _,
-                     Instruction.DeviceCopy _, Instruction.KillRegister _, Instruction.Fatal _ -> {}
+                     Instruction.DeviceCopy _, Instruction.KillRegister _, Instruction.AllocRef _, Instruction.LoadRef _, Instruction.StoreRef _,
+                     Instruction.Fatal _ -> {}
             }
         }
     }

@@ -16,7 +16,7 @@ import java.util.function.IntUnaryOperator;
  * the same size takes it. A chain of 50 kernels then runs in two blocks instead of fifty, as the graph
  * executor's memory plan does.
  *
- * <p>A result escapes (and is never killed) when a Ret, Move, Invoke, InvokeClosure, AllocADT or AllocClosure takes
+ * <p>A result escapes (and is never killed) when a Ret, Move, Invoke, InvokeClosure, AllocADT, AllocClosure, AllocRef or StoreRef takes
  * its register: another frame, value or register could read it later. Reads that cannot keep it are kernel inputs,
  * If operands, ShapeOf and DeviceCopy. A ReshapeTensor result is a view of the same bytes: its reads count as reads
  * of the result it views and its escape as that result's escape, so a result read only through a reshape is still
@@ -57,13 +57,15 @@ final class StorageKills {
                 }
                 case Instruction.AllocADT a -> a.fields().forEach(escape::accept);
                 case Instruction.AllocClosure a -> a.captured().forEach(escape::accept);
+                case Instruction.AllocRef a -> escape.accept(a.value());
+                case Instruction.StoreRef w -> escape.accept(w.value());
                 case Instruction.ReshapeTensor s -> {
                     read.accept(s.tensor());
                     read.accept(s.shape());
                     viewOf.put(s.dst(), owner.applyAsInt(s.tensor()));
                 }
                 case Instruction.AllocTensor _, Instruction.AllocTensorReg _, Instruction.AllocStorage _, Instruction.GetField _, Instruction.GetTag _,
-                     Instruction.Goto _, Instruction.LoadConst _, Instruction.LoadConsti _, Instruction.KillRegister _, Instruction.Fatal _ -> {}
+                     Instruction.LoadRef _, Instruction.Goto _, Instruction.LoadConst _, Instruction.LoadConsti _, Instruction.KillRegister _, Instruction.Fatal _ -> {}
             }
         }
         Map<Integer, List<Integer>> killsAfter = new HashMap<>();

@@ -303,6 +303,20 @@ public final class VirtualMachine implements AutoCloseable {
                     r[k.register()] = null;
                     frame.pc++;
                 }
+                case Instruction.AllocRef a -> {
+                    r[a.dst()] = new VmObject.Ref(r[a.value()]);
+                    frame.pc++;
+                }
+                case Instruction.LoadRef l -> {
+                    if (!(r[l.ref()] instanceof VmObject.Ref ref)) throw fault(frame, "reads a non-reference value " + r[l.ref()]);
+                    r[l.dst()] = ref.value();
+                    frame.pc++;
+                }
+                case Instruction.StoreRef w -> {
+                    if (!(r[w.ref()] instanceof VmObject.Ref ref)) throw fault(frame, "writes to a non-reference value " + r[w.ref()]);
+                    ref.set(r[w.value()]);
+                    frame.pc++;
+                }
                 case Instruction.Fatal f -> {
                     flush(); // a kernel that failed before it is the first error
                     throw new VmException(f.message());
@@ -463,23 +477,34 @@ public final class VirtualMachine implements AutoCloseable {
             case VmObject.Adt a -> new VmObject.Adt(a.tag(), a.fields().stream().map(f -> copy(f, memory)).toList());
             case VmObject.Closure c -> new VmObject.Closure(c.function(), c.captured().stream().map(f -> copy(f, memory)).toList());
             case VmObject.Storage s -> throw new VmException("storage cannot be an argument of a VM function");
+            case VmObject.Ref ref -> throw new VmException("a reference cannot be an argument of a VM run (pass the value it holds)");
         };
     }
 
     /**
      * {@code v} with every tensor copied to the heap, so it outlives the run's memory. Iterative: a result
-     * list of 100,000 elements is an ADT nested 100,000 deep.
+     * list of 100,000 elements is an ADT nested 100,000 deep. A reference is copied when first met and filled at the
+     * end, so references that alias stay one, and a cycle through a reference (a closure stored in the reference it
+     * captures) ends.
      */
     private static VmObject detach(VmObject v) {
         if (v instanceof VmObject.Tensor t) return heapCopy(t); // a model's usual result: no walk, no map
         // post-order over the value graph with an explicit stack; shared sub-values are copied once
         Map<VmObject, VmObject> done = new java.util.IdentityHashMap<>();
+        List<VmObject.Ref> refs = new ArrayList<>();
         ArrayList<VmObject> stack = new ArrayList<>();
         stack.add(v);
         while (!stack.isEmpty()) {
             VmObject top = stack.getLast();
             if (done.containsKey(top)) {
                 stack.removeLast();
+                continue;
+            }
+            if (top instanceof VmObject.Ref ref) {
+                stack.removeLast();
+                done.put(ref, new VmObject.Ref(null));
+                refs.add(ref);
+                if (ref.value() != null) stack.add(ref.value());
                 continue;
             }
             List<VmObject> kids = switch (top) {
@@ -501,8 +526,10 @@ public final class VirtualMachine implements AutoCloseable {
                 case VmObject.Adt a -> new VmObject.Adt(a.tag(), a.fields().stream().map(done::get).toList());
                 case VmObject.Closure c -> new VmObject.Closure(c.function(), c.captured().stream().map(done::get).toList());
                 case VmObject.Storage s -> throw new VmException("a VM function returned storage");
+                case VmObject.Ref ref -> throw new IllegalStateException("references are copied when first met");
             });
         }
+        for (VmObject.Ref ref : refs) ((VmObject.Ref) done.get(ref)).set(done.get(ref.value()));
         return done.get(v);
     }
 

@@ -143,4 +143,29 @@ public sealed interface VmObject {
             return "Closure(function " + function + ", " + captured.size() + " captured)";
         }
     }
+
+    /**
+     * A mutable cell (Relay's {@code ref}): the one VM value that changes after it is made, so it is a class compared by
+     * identity, not a record. Every register holding it sees a {@link Instruction.StoreRef}.
+     */
+    final class Ref implements VmObject {
+        private VmObject value;
+
+        public Ref(VmObject value) {
+            this.value = value;
+        }
+
+        public VmObject value() {
+            return value;
+        }
+
+        void set(VmObject value) {
+            this.value = value;
+        }
+
+        @Override
+        public String toString() {
+            return "Ref[" + value + "]";
+        }
+    }
 }

@@ -74,7 +74,7 @@ class ExecutableFormatTest {
         byte[] bytes = ExecutableFormat.toBytes(treeLstm());
         bytes[7] = 99;
         var e = assertThrows(ExecutableFormat.ExecutableFormatException.class, () -> ExecutableFormat.fromBytes(bytes));
-        assertTrue(e.getMessage().contains("version 99") && e.getMessage().contains("reads version " + ExecutableFormat.VERSION), e.getMessage());
+        assertTrue(e.getMessage().contains("version 99") && e.getMessage().contains("reads versions 1 to " + ExecutableFormat.VERSION), e.getMessage());
     }
 
     @Test

@@ -276,6 +276,7 @@ public final class RunCommand implements Callable<Integer> {
                 }
                 case VmObject.Closure c -> others.add(c.toString());
                 case VmObject.Storage s -> others.add("storage");
+                case VmObject.Ref r -> others.add("a reference"); // printed as a value it could hold a cycle
             }
         }
     }
