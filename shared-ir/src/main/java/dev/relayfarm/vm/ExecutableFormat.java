@@ -140,7 +140,11 @@ public final class ExecutableFormat {
                     DType dtype = dtype(in.data.readUTF(), "kernel " + name);
                     List<Integer> shape = new ArrayList<>();
                     for (int r = in.count("dims"), k = 0; k < r; k++) shape.add(in.data.readInt());
-                    params.add(new TensorSpec(pname, shape, dtype));
+                    try {
+                        params.add(new TensorSpec(pname, shape, dtype));
+                    } catch (IllegalArgumentException e) {
+                        throw new ExecutableFormatException("kernel " + name + ": " + e.getMessage());
+                    }
                 }
                 try {
                     kernels.add(new KernelSignature(name, params, numInputs));

@@ -27,6 +27,7 @@ import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.Var;
+import dev.relayfarm.kernel.lower.RowKernels;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -321,6 +322,7 @@ final class FunctionEmitter {
         Type resultType = compiler.types().typeOf(c);
         List<TensorType> outs = new ArrayList<>();
         flatten(resultType, outs, c);
+        if (outs.stream().anyMatch(t -> !t.isStatic())) return rowsPacked(f, c, args, resultType, outs);
         int alias = GraphBuilder.sameBytesParam(f);
         if (alias >= 0 && outs.size() == 1 && f.params().stream().allMatch(p -> compiler.types().typeOf(p) instanceof TensorType)) {
             long[] shape = staticShape(outs.getFirst(), c);
@@ -349,6 +351,63 @@ final class FunctionEmitter {
         operands.addAll(results);
         add(new Instruction.InvokePacked(kernel, operands, results.size()));
         return resultType instanceof TupleType ? regroup(resultType, results, new int[1]) : results.getFirst();
+    }
+
+    /**
+     * A call of a group whose results have a dynamic leading dimension (a row kernel: kernel/lower/RowKernels). The
+     * shape of its first row-carrying argument ({@link Instruction.ShapeOf}) gives the row count; the group's shape
+     * function, a kernel too, turns it into each result's shape and byte size; each result gets storage of that size
+     * and a tensor of that shape ({@link Instruction.AllocTensorReg}); the kernel takes the row count after its inputs.
+     */
+    private int rowsPacked(Function f, Call c, List<Integer> args, Type resultType, List<TensorType> outs) {
+        int rowed = -1;
+        for (int i = 0; i < c.args().size() && rowed < 0; i++) {
+            if (compiler.types().typeOf(c.args().get(i)) instanceof TensorType t && !t.shape().isEmpty() && t.shape().getFirst() instanceof Dim.Any) rowed = i;
+        }
+        if (rowed < 0) {
+            throw unsupported("a kernel result of dynamic shape " + resultType + " with no argument of dynamic rows (kernels take a dynamic leading dimension only)", null, c.span());
+        }
+        TensorType rowedType = (TensorType) compiler.types().typeOf(c.args().get(rowed));
+        int shape = fresh();
+        add(new Instruction.ShapeOf(args.get(rowed), shape));
+        // the shape function's results: per result, its shape and its byte size (static int64 vectors)
+        List<Integer> shapeResults = new ArrayList<>();
+        for (TensorType t : outs) {
+            shapeResults.add(staticResult(TensorType.of(DType.INT64, t.shape().size())));
+            shapeResults.add(staticResult(TensorType.of(DType.INT64, 1)));
+        }
+        List<Integer> shapeOperands = new ArrayList<>(List.of(shape));
+        shapeOperands.addAll(shapeResults);
+        add(new Instruction.InvokePacked(compiler.kernel(RowKernels.shapeFunction(rowedType.shape().size(), outs)), shapeOperands, shapeResults.size()));
+        List<Integer> results = new ArrayList<>();
+        for (int j = 0; j < outs.size(); j++) {
+            int storage = fresh();
+            add(new Instruction.AllocStorage(shapeResults.get(2 * j + 1), ALIGNMENT, outs.get(j).dtype(), storage));
+            int tensor = fresh();
+            add(new Instruction.AllocTensorReg(storage, 0, shapeResults.get(2 * j), outs.get(j).dtype(), tensor));
+            storageOf.put(tensor, storage);
+            results.add(tensor);
+        }
+        List<Integer> operands = new ArrayList<>(args);
+        operands.add(shape);
+        operands.addAll(results);
+        add(new Instruction.InvokePacked(compiler.kernel(f), operands, results.size()));
+        return resultType instanceof TupleType ? regroup(resultType, results, new int[1]) : results.getFirst();
+    }
+
+    /** Storage and a tensor for a kernel result of static type {@code t}. */
+    private int staticResult(TensorType t) {
+        long[] shape = new long[t.shape().size()];
+        for (int i = 0; i < shape.length; i++) shape[i] = t.shape().get(i).value();
+        long bytes = new TensorSpec("out", java.util.Arrays.stream(shape).mapToInt(d -> (int) d).boxed().toList(), t.dtype()).byteSize();
+        int size = fresh();
+        add(new Instruction.LoadConsti(bytes, size));
+        int storage = fresh();
+        add(new Instruction.AllocStorage(size, ALIGNMENT, t.dtype(), storage));
+        int tensor = fresh();
+        add(new Instruction.AllocTensor(storage, 0, shape, t.dtype(), tensor));
+        storageOf.put(tensor, storage);
+        return tensor;
     }
 
     private int regroup(Type t, List<Integer> flat, int[] next) {

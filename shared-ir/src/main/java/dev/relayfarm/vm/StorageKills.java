@@ -18,7 +18,7 @@ import java.util.function.IntUnaryOperator;
  *
  * <p>A result escapes (and is never killed) when a Ret, Move, Invoke, InvokeClosure, AllocADT, AllocClosure, AllocRef or StoreRef takes
  * its register: another frame, value or register could read it later. Reads that cannot keep it are kernel inputs,
- * If operands, ShapeOf and DeviceCopy. A ReshapeTensor result is a view of the same bytes: its reads count as reads
+ * If operands, ShapeOf, DeviceCopy, and the size and shape an allocation reads (a shape function's results). A ReshapeTensor result is a view of the same bytes: its reads count as reads
  * of the result it views and its escape as that result's escape, so a result read only through a reshape is still
  * killed after its view's last read (a reshape-only group, e.g. a flatten between two kernels, otherwise kept the
  * block it views until the run ended). Jumps only go
@@ -47,6 +47,8 @@ final class StorageKills {
                     read.accept(i.target());
                 }
                 case Instruction.ShapeOf s -> read.accept(s.tensor());
+                case Instruction.AllocStorage a -> read.accept(a.size()); // a size a kernel computed (a shape function's)
+                case Instruction.AllocTensorReg a -> read.accept(a.shape());
                 case Instruction.DeviceCopy d -> read.accept(d.src());
                 case Instruction.Move m -> escape.accept(m.src());
                 case Instruction.Ret r -> escape.accept(r.result());
@@ -64,7 +66,7 @@ final class StorageKills {
                     read.accept(s.shape());
                     viewOf.put(s.dst(), owner.applyAsInt(s.tensor()));
                 }
-                case Instruction.AllocTensor _, Instruction.AllocTensorReg _, Instruction.AllocStorage _, Instruction.GetField _, Instruction.GetTag _,
+                case Instruction.AllocTensor _, Instruction.GetField _, Instruction.GetTag _,
                      Instruction.LoadRef _, Instruction.Goto _, Instruction.LoadConst _, Instruction.LoadConsti _, Instruction.KillRegister _, Instruction.Fatal _ -> {}
             }
         }

@@ -77,6 +77,8 @@ public final class VirtualMachine implements AutoCloseable {
      * which no kernel runs.
      */
     private final MemorySegment[] kernelArgs;
+    /** Per kernel, its parameters with a dynamic leading dimension (a row kernel's): they must be given the same row count. */
+    private final int[][] rowParams;
     /** The buffers of the kernel call in progress, reused from call to call. */
     private final ArrayList<MemorySegment> packedBuffers = new ArrayList<>();
     private final VmOptions options;
@@ -99,6 +101,7 @@ public final class VirtualMachine implements AutoCloseable {
         this.queuedAt = new long[BATCH_CALLS];
         this.kernels = new NativeKernel[executable.kernels().size()];
         this.kernelArgs = new MemorySegment[kernels.length];
+        this.rowParams = new int[kernels.length][];
         this.functions = new LoadedFunction[executable.functions().size()];
         this.constants = new VmObject.Tensor[executable.constants().size()];
         try {
@@ -110,6 +113,7 @@ public final class VirtualMachine implements AutoCloseable {
                 if (!kernels[i].signature().equals(sig)) {
                     throw new VmException("kernel " + sig.name() + " in the library has signature " + kernels[i].signature() + ", the executable expects " + sig);
                 }
+                rowParams[i] = java.util.stream.IntStream.range(0, sig.params().size()).filter(p -> sig.params().get(p).isDynamic()).toArray();
                 MemorySegment args = constantArena.allocate(ValueLayout.ADDRESS, Math.max(1, sig.params().size()));
                 kernelArgs[i] = MemorySegment.ofAddress(args.address()).reinterpret(args.byteSize());
             }
@@ -356,6 +360,7 @@ public final class VirtualMachine implements AutoCloseable {
 
     private void invokePacked(int kernelIndex, int[] operands, VmObject[] r, Frame frame) {
         NativeKernel kernel = kernels[kernelIndex];
+        if (rowParams[kernelIndex].length > 0) checkRows(kernel, rowParams[kernelIndex], operands, r, frame);
         // one list for every call (the VM runs one call at a time, kernels do not call back into it): no allocation per kernel
         packedBuffers.clear();
         for (int a : operands) {
@@ -377,6 +382,35 @@ public final class VirtualMachine implements AutoCloseable {
             throw e;
         } catch (RuntimeException e) {
             throw new VmException(where(frame) + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A row kernel reads as many rows of each row-carrying parameter as its row count says (the first one's): a tensor
+     * with other rows would be read or written past its end, so the call stops here, naming both.
+     */
+    private void checkRows(NativeKernel kernel, int[] params, int[] operands, VmObject[] r, Frame frame) {
+        List<VmObject.Tensor> tensors = new ArrayList<>();
+        for (int a : operands) collectTensors(r[a], tensors, frame);
+        int first = -1;
+        for (int p : params) {
+            if (p >= tensors.size()) throw fault(frame, "passes " + tensors.size() + " tensors to kernel " + kernel.signature().name() + ", which takes " + kernel.signature().params().size());
+            int[] shape = tensors.get(p).shape();
+            int rows = shape.length == 0 ? -1 : shape[0];
+            if (first < 0) first = p;
+            int want = tensors.get(first).shape().length == 0 ? -1 : tensors.get(first).shape()[0];
+            if (rows != want) {
+                throw fault(frame, "gives kernel " + kernel.signature().name() + " " + rows + " rows for " + kernel.signature().params().get(p).name() + " and " + want
+                        + " for " + kernel.signature().params().get(first).name() + " (a dynamic batch must be the same in every tensor of the call)");
+            }
+        }
+    }
+
+    private void collectTensors(VmObject v, List<VmObject.Tensor> out, Frame frame) {
+        switch (v) {
+            case VmObject.Tensor t -> out.add(t);
+            case VmObject.Adt a -> a.fields().forEach(f -> collectTensors(f, out, frame));
+            case null, default -> throw fault(frame, "passes " + v + " to a kernel (only tensors and tuples of tensors)");
         }
     }
 

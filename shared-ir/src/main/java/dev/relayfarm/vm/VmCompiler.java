@@ -5,6 +5,7 @@ import dev.relayfarm.compile.ArtifactCompiler;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.compile.GraphPlan;
 import dev.relayfarm.compile.KernelTable;
+import dev.relayfarm.compile.UnsupportedKernelException;
 import dev.relayfarm.ir.AttrValue;
 import dev.relayfarm.ir.Constructor;
 import dev.relayfarm.ir.Expr;
@@ -18,6 +19,7 @@ import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.TypeData;
 import dev.relayfarm.ir.Var;
 import dev.relayfarm.kernel.lower.LoweredKernel;
+import dev.relayfarm.kernel.lower.RowKernels;
 import dev.relayfarm.passes.LambdaLift;
 import dev.relayfarm.passes.OptPipeline;
 import dev.relayfarm.passes.PassContext;
@@ -97,7 +99,13 @@ public final class VmCompiler {
             for (Constructor c : td.constructors()) tags.add(new ConstructorTag(td.name(), c.name(), c.tag(), c.inputs().size()));
         }
         List<LoweredKernel> lowered = new ArrayList<>();
-        for (GraphPlan.Kernel k : kernels.kernels()) lowered.add(ArtifactCompiler.lower(k, options));
+        for (GraphPlan.Kernel k : kernels.kernels()) {
+            try {
+                lowered.add(RowKernels.isDynamic(k.primitive()) ? RowKernels.lower(k.primitive(), k.name(), options.target()) : ArtifactCompiler.lower(k, options));
+            } catch (UnsupportedOperationException e) {
+                throw new UnsupportedKernelException(k.name(), e);
+            }
+        }
         Executable exe = new Executable(functions, constants, lowered.stream().map(LoweredKernel::signature).toList(), tags);
         List<Manifest.Tensor> inputs = new ArrayList<>();
         for (Var p : module.main().orElseThrow().params()) {

@@ -30,7 +30,9 @@ public record VmProgram(Executable executable, List<LoweredKernel> kernels, List
     }
 
     public VirtualMachine load(CCompiler compiler, VmOptions options) {
-        Optional<KernelLibrary> lib = kernels.isEmpty() ? Optional.empty() : Optional.of(KernelLibrary.build(kernelModule(), compiler));
+        // bound to the executable's signatures: a row kernel's say which dimensions are dynamic, its loop nest cannot
+        Optional<KernelLibrary> lib = kernels.isEmpty() ? Optional.empty()
+                : Optional.of(KernelLibrary.load(compiler.compile(kernelModule().source()), executable.kernels()));
         return new VirtualMachine(executable, lib, options);
     }
 }

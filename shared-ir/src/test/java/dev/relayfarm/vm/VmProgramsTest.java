@@ -484,7 +484,7 @@ class VmProgramsTest {
 
     @Test
     void unsupportedConstructsAreNamedWithTheirFunction() {
-        IRModule m = text("def @main(%x: Tensor[(?, 4), float32]) { exp(%x) }\n");
+        IRModule m = text("def @main(%x: Tensor[(4, ?), float32]) { exp(%x) }\n");
         VmException e = assertThrows(VmException.class, () -> compile(m));
         assertTrue(e.getMessage().contains("dynamic shape") && e.getMessage().contains("@main"), e.getMessage());
     }

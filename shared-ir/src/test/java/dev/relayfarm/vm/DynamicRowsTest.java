@@ -1,0 +1,104 @@
+package dev.relayfarm.vm;
+
+import static dev.relayfarm.vm.VmProgramsTest.count;
+import static dev.relayfarm.vm.VmProgramsTest.random;
+import static dev.relayfarm.vm.VmProgramsTest.sameAsInterpreter;
+import static dev.relayfarm.vm.VmProgramsTest.text;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.relayfarm.artifact.KernelSignature;
+import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.compile.UnsupportedKernelException;
+import dev.relayfarm.ir.IRModule;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.kernel.codegen.CCompiler;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Models with a dynamic batch ({@code Tensor[(?, ...)]}) compiled once for the VM and run at many batch sizes: row kernels
+ * (kernel/lower/RowKernels) with their shape functions, against the interpreter at every size, across the 8-row blocks
+ * and the one-row remainder.
+ */
+class DynamicRowsTest {
+    private static final int[] BATCHES = {1, 3, 8, 9, 17, 64};
+
+    @BeforeAll
+    static void needsCompiler() {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+    }
+
+    private static VmProgram compile(IRModule m, int level) {
+        return VmCompiler.compile(m, CompileOptions.host(level));
+    }
+
+    @Test
+    void aDenseClassifierRunsAtEveryBatch() {
+        IRModule m = text("""
+                def @main(%x: Tensor[(?, 16), float32], %w: Tensor[(8, 16), float32], %b: Tensor[(8), float32]) {
+                  nn.softmax(nn.relu(nn.bias_add(nn.dense(%x, %w), %b)))
+                }
+                """);
+        VmProgram p = compile(m, 3);
+        // two row kernels (dense+bias+relu, softmax), each after a shape read and the one shape function they share
+        assertEquals(2, count(p.executable(), i -> i instanceof Instruction.AllocTensorReg), p.executable().toString());
+        assertEquals(2, count(p.executable(), i -> i instanceof Instruction.ShapeOf), p.executable().toString());
+        assertEquals(3, p.executable().kernels().size(), p.executable().kernels().toString());
+        KernelSignature rows = p.executable().kernels().stream().filter(k -> k.params().stream().anyMatch(t -> t.isDynamic())).findFirst().orElseThrow();
+        assertEquals(-1, rows.params().getFirst().shape().getFirst().intValue(), rows.toString());
+        try (VirtualMachine vm = p.load(CCompiler.host().orElseThrow())) {
+            NDArray w = random(1, 8, 16), b = random(2, 8);
+            for (int n : BATCHES) {
+                VmObject got = sameAsInterpreter(m, vm, random(10 + n, n, 16), w, b);
+                assertArrayEquals(new int[] {n, 8}, ((VmObject.Tensor) got).shape(), "batch " + n);
+            }
+        }
+    }
+
+    @Test
+    void aConvolutionNetworkRunsAtEveryBatchThroughTheBlockedLayout() {
+        // -O3 turns the convolution into NCHW16c with layout transforms around it: each keeps the batch first
+        IRModule m = text("""
+                def @main(%x: Tensor[(?, 3, 12, 12), float32], %w: Tensor[(16, 3, 3, 3), float32], %w2: Tensor[(10, 16), float32]) {
+                  %0 = nn.relu(nn.conv2d(%x, %w, padding=[1, 1, 1, 1]));
+                  %1 = nn.max_pool2d(%0, pool_size=[2, 2], strides=[2, 2]);
+                  %2 = nn.batch_flatten(nn.global_avg_pool2d(%1));
+                  nn.log_softmax(nn.dense(%2, %w2))
+                }
+                """);
+        for (int level : new int[] {1, 3}) {
+            try (VirtualMachine vm = compile(m, level).load(CCompiler.host().orElseThrow())) {
+                NDArray w = random(3, 16, 3, 3, 3), w2 = random(4, 10, 16);
+                for (int n : BATCHES) sameAsInterpreter(m, vm, random(20 + n, n, 3, 12, 12), w, w2);
+            }
+        }
+    }
+
+    @Test
+    void tensorsOfDifferentBatchesInOneCallAreAnError() {
+        IRModule m = text("""
+                def @main(%x: Tensor[(?, 4), float32], %y: Tensor[(?, 4), float32]) { add(%x, %y) }
+                """);
+        try (VirtualMachine vm = compile(m, 3).load(CCompiler.host().orElseThrow())) {
+            sameAsInterpreter(m, vm, random(1, 5, 4), random(2, 5, 4));
+            VmException e = assertThrows(VmException.class, () -> vm.runMain(random(1, 5, 4), random(2, 3, 4)));
+            assertTrue(e.getMessage().contains("rows") && e.getMessage().contains("dynamic batch"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aGroupThatMixesRowsIsRefusedNamingTheOperator() {
+        // softmax over the batch axis: a row of the result depends on every row
+        IRModule m = text("def @main(%x: Tensor[(?, 4), float32]) { nn.softmax(%x, axis=0) }\n");
+        UnsupportedKernelException e = assertThrows(UnsupportedKernelException.class, () -> compile(m, 3));
+        assertTrue(e.getMessage().contains("nn.softmax") && e.getMessage().contains("axis 0"), e.getMessage());
+        // a dynamic dimension that is not the leading one
+        IRModule inner = text("def @main(%x: Tensor[(2, ?), float32]) { exp(%x) }\n");
+        VmException e2 = assertThrows(VmException.class, () -> compile(inner, 3));
+        assertTrue(e2.getMessage().contains("dynamic leading dimension only") && e2.getMessage().contains("@main"), e2.getMessage());
+    }
+}
