@@ -53,7 +53,9 @@ public sealed interface ShapeProblem {
      */
     record NotPositive(String entry, String name, List<Long> dims, int index) implements ShapeProblem {
         public String message(String source) {
-            return source + ": " + name + "=" + InputShapes.dims(dims) + ": dim " + index + " is " + dims.get(index)
+            List<String> shown = new java.util.ArrayList<>();
+            for (int i = 0; i < dims.size(); i++) shown.add(i == index ? String.valueOf(dims.get(i)) : InputShapes.dims(List.of(dims.get(i))));
+            return source + ": " + name + "=" + String.join("x", shown) + ": dim " + index + " is " + dims.get(index)
                     + ", dims must be positive (? keeps a dim dynamic)";
         }
     }
