@@ -63,25 +63,22 @@ public final class InputShapes {
         if (name.isEmpty()) throw new InputShapeException(new ShapeProblem.Unnamed(spec), source);
         if (text.isEmpty()) throw new InputShapeException(new ShapeProblem.Undimensioned(spec), source);
         List<Long> dims = new ArrayList<>();
+        int notPositive = -1;
         for (String d : text.split("[x,]", -1)) {
             if (d.trim().equals("?")) {
                 dims.add(ImportOptions.ANY_DIM);
                 continue;
             }
-            long v;
             try {
-                v = Long.parseLong(d.trim());
+                long v = Long.parseLong(d.trim());
+                // a typed -1 (ONNX's spelling of "dynamic") is refused like 0, not taken for '?': as a binding it reads like a size
+                if (v < 1 && notPositive < 0) notPositive = dims.size();
+                dims.add(v);
             } catch (NumberFormatException e) {
                 throw new InputShapeException(new ShapeProblem.Malformed(spec), source);
             }
-            // checked here, not after the loop: a typed -1 (ONNX's spelling of "dynamic") must not pass for '?'
-            if (v < 1) {
-                List<Long> upTo = new ArrayList<>(dims);
-                upTo.add(v);
-                throw new InputShapeException(new ShapeProblem.NotPositive(spec, name, List.copyOf(upTo), upTo.size() - 1), source);
-            }
-            dims.add(v);
         }
+        if (notPositive >= 0) throw new InputShapeException(new ShapeProblem.NotPositive(spec, name, List.copyOf(dims), notPositive), source);
         long n = 1;
         for (long d : dims) {
             if (d == ImportOptions.ANY_DIM) continue; // its size is the run's, not a count to check now

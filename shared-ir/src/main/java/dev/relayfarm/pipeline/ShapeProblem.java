@@ -53,9 +53,9 @@ public sealed interface ShapeProblem {
      */
     record NotPositive(String entry, String name, List<Long> dims, int index) implements ShapeProblem {
         public String message(String source) {
-            List<String> shown = new java.util.ArrayList<>();
-            for (int i = 0; i < dims.size(); i++) shown.add(i == index ? String.valueOf(dims.get(i)) : InputShapes.dims(List.of(dims.get(i))));
-            return source + ": " + name + "=" + String.join("x", shown) + ": dim " + index + " is " + dims.get(index)
+            // the dims as typed: a typed -1 and a '?' are the same value in dims (ImportOptions.ANY_DIM), not in the entry
+            List<String> typed = java.util.Arrays.stream(entry.substring(entry.lastIndexOf('=') + 1).split("[x,]", -1)).map(String::trim).toList();
+            return source + ": " + name + "=" + String.join("x", typed) + ": dim " + index + " is " + dims.get(index)
                     + ", dims must be positive (? keeps a dim dynamic)";
         }
     }
