@@ -192,10 +192,9 @@ final class ShapeValues {
         TensorType t = eligible(c);
         String name = ((Op) c.callee()).name();
         try {
-            if (name.equals("cast")) {
-                if (!t.dtype().isFloat() && in.getFirst().dtype().isFloat() && !in.getFirst().fullyKnown()) return NONE; // truncation of a fraction
-                return new Value(t.dtype(), t.rank() == 0, in.getFirst().elems());
-            }
+            // known elements are integers (a fraction is NONE), a dim read off a tensor is one too, and an unknown stays
+            // unknown: a cast between numeric types changes none of them
+            if (name.equals("cast")) return new Value(t.dtype(), t.rank() == 0, in.getFirst().elems());
             if (MOVEMENT.contains(name)) return moved(c, t, name, in);
             return arithmetic(c, t, name, in);
         } catch (RuntimeException ex) {
@@ -211,6 +210,9 @@ final class ShapeValues {
      * data of the operator, not moved: they must be known.
      */
     private Value moved(Call c, TensorType t, String name, List<Value> in) {
+        // only concatenate moves several operands and take reads indices; any other operand (a dynamic begin of
+        // strided_slice, say) is not data to number
+        if (!name.equals("concatenate") && in.size() != (name.equals("take") ? 2 : 1)) return NONE;
         List<Elem> table = new ArrayList<>();
         List<NDArray> args = new ArrayList<>();
         for (int k = 0; k < in.size(); k++) {
