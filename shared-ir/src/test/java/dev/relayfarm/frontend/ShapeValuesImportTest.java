@@ -140,6 +140,39 @@ class ShapeValuesImportTest {
         assertEquals("fn (Tensor[(1, 4, ?), float32]) -> Tensor[(1, ?), float32]", mainType(m));
     }
 
+    /**
+     * Gather with a negative index, Squeeze and Unsqueeze move the {@code ?} without losing where it came from:
+     * {@code [Unsqueeze(Squeeze(Shape(x)[0:1])), Unsqueeze(Shape(x)[-1] * Shape(x)[1])]} of {@code x: [?, 4, 5]} is
+     * {@code [x's dim 0, 20]}, so a copy and a constant.
+     */
+    @Test
+    void gatherSqueezeAndUnsqueezeKeepTheDimsOrigin() {
+        GraphProto.Builder g = GraphProto.newBuilder()
+                .addInput(tensor("x", F, "N", 4, 5))
+                .addInitializer(longs("zero", 0)).addInitializer(longs("one", 1))
+                .addInitializer(OnnxTensors.fromNDArray(NDArray.scalar(-1L), "last"))
+                .addInitializer(OnnxTensors.fromNDArray(NDArray.scalar(1L), "second"))
+                .addNode(node("Shape", "shape", List.of("x"), List.of("s")))
+                .addNode(node("Slice", "first", List.of("s", "zero", "one"), List.of("n1")))
+                .addNode(node("Squeeze", "n", List.of("n1", "zero"), List.of("n")))
+                .addNode(node("Unsqueeze", "nv", List.of("n", "zero"), List.of("nv")))
+                .addNode(node("Gather", "w", List.of("s", "last"), List.of("w")))
+                .addNode(node("Gather", "c", List.of("s", "second"), List.of("c")))
+                .addNode(node("Mul", "wc", List.of("w", "c"), List.of("wc")))
+                .addNode(node("Unsqueeze", "wcv", List.of("wc", "zero"), List.of("wcv")))
+                .addNode(node("Concat", "target", List.of("nv", "wcv"), List.of("t"), intAttr("axis", 0)))
+                .addNode(node("Reshape", "r", List.of("x", "t"), List.of("y")))
+                .addOutput(tensor("y", F, "N", 20));
+        IRModule m = load(g);
+        assertText("""
+                #[version = "0.0.5"]
+                def @main(%x: Tensor[(?, 4, 5), float32]) {
+                  reshape(%x, newshape=[0, 20], allowzero=False)
+                }
+                """, m);
+        assertEquals("fn (Tensor[(?, 4, 5), float32]) -> Tensor[(?, 20), float32]", mainType(m));
+    }
+
     /** A shape computation that does not depend on the {@code ?} is a constant: ConstantOfShape of {@code Shape(x)[0:2] * 2}. */
     @Test
     void aFullyKnownShapeValueIsAConstant() {
