@@ -8,7 +8,8 @@ import java.util.Map;
  * How to import an ONNX model.
  *
  * @param inputShapes shapes that bind graph inputs' dynamic dims, by input name (from
- *     {@code --shape x=1x3x224x224}, read by {@code pipeline.InputShapes}); a dim left dynamic becomes {@code Any}
+ *     {@code --shape x=1x3x224x224}, read by {@code pipeline.InputShapes}); a dim left dynamic becomes {@code Any}, and
+ *     so does a dim given as {@link #ANY_DIM} ({@code ?} in {@code --shape x=1x3x48x?}) unless the model fixes it
  * @param foldConstants evaluate nodes whose inputs are all constants at import time (shape
  *     subgraphs, weight transforms), so the program stays static where the model is
  * @param foldLimitBytes largest folded result kept as a constant
@@ -22,6 +23,9 @@ import java.util.Map;
  */
 public record ImportOptions(Map<String, List<Long>> inputShapes, boolean foldConstants, long foldLimitBytes,
                             Map<String, NDArray> frozenInputs, Map<String, ValueLayout> valueLayouts) {
+    /** A dim of {@link #inputShapes} that stays as the model declares it: dynamic ({@code Any}) or the model's size. */
+    public static final long ANY_DIM = -1;
+
     public static final ImportOptions DEFAULT = new ImportOptions(Map.of(), true, 256L << 20, Map.of(), Map.of());
 
     public ImportOptions {

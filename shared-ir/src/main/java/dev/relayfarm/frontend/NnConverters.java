@@ -282,7 +282,10 @@ final class NnConverters {
             List<Dim> batchB = eb.shape().subList(0, eb.rank() - 2);
             List<Dim> batch = broadcastDims(n, batchA, batchB);
             if (!batch.stream().allMatch(Dim::isStatic) || !ea.isStatic() || !eb.isStatic()) {
-                throw n.unsupported("batched MatMul with dynamic shapes " + ea + " x " + eb + " is not supported");
+                y = dynamicMatmul(n, a, b, ea, eb, batch);
+                if (vecA) y = n.call("squeeze", List.of(y), "axis", new long[] {((TensorType) n.typeOf(y)).rank() - 2});
+                if (vecB) y = n.call("squeeze", List.of(y), "axis", new long[] {((TensorType) n.typeOf(y)).rank() - 1});
+                return List.of(y);
             }
             long bsz = batch.stream().mapToLong(Dim::value).reduce(1, (x, z) -> x * z);
             long m = ea.shape().get(ea.rank() - 2).value(), k = ea.shape().get(ea.rank() - 1).value();
@@ -299,6 +302,28 @@ final class NnConverters {
         if (vecA) y = n.call("squeeze", List.of(y), "axis", new long[] {((TensorType) n.typeOf(y)).rank() - 2});
         if (vecB) y = n.call("squeeze", List.of(y), "axis", new long[] {((TensorType) n.typeOf(y)).rank() - 1});
         return List.of(y);
+    }
+
+    /**
+     * MatMul with {@code ?} dims (static shapes keep the reshape-to-3-D form above, unchanged). A 2-D right side
+     * (weights) is {@code nn.matmul} on the N-D left side as it is, whatever its dims. Otherwise the batch dims must be
+     * static and equal on both sides (no broadcast), one or two of them: two are merged with reshape's {@code -3} and
+     * split back with {@code -4}, the matrix dims copied with {@code 0}, so M, K and N may all stay {@code ?}
+     * (attention's {@code [1, h, ?, d] x [1, h, d, ?]} and {@code [1, h, ?, ?] x [1, h, ?, d]}).
+     */
+    private static Expr dynamicMatmul(OnnxNode n, Expr a, Expr b, TensorType ea, TensorType eb, List<Dim> batch) {
+        if (eb.rank() == 2) return n.call("nn.matmul", a, b);
+        String what = "batched MatMul with dynamic shapes " + ea + " x " + eb;
+        List<Dim> batchA = ea.shape().subList(0, ea.rank() - 2), batchB = eb.shape().subList(0, eb.rank() - 2);
+        if (!batch.stream().allMatch(Dim::isStatic) || !batchA.equals(batch) || !batchB.equals(batch)) {
+            throw n.unsupported(what + " is not supported: the batch dims must be static and equal on both sides");
+        }
+        if (batch.size() > 2) throw n.unsupported(what + " is not supported: more than two batch dims");
+        if (batch.size() == 1) return n.call("nn.batch_matmul", List.of(a, b), "transpose_a", false, "transpose_b", false);
+        Expr a3 = n.call("reshape", List.of(a), "newshape", new long[] {-3, 0, 0});
+        Expr b3 = n.call("reshape", List.of(b), "newshape", new long[] {-3, 0, 0});
+        Expr y3 = n.call("nn.batch_matmul", List.of(a3, b3), "transpose_a", false, "transpose_b", false);
+        return n.call("reshape", List.of(y3), "newshape", new long[] {-4, batch.get(0).value(), batch.get(1).value(), 0, 0});
     }
 
     private static Expr broadcastTo(OnnxNode n, Expr x, List<Dim> batch, TensorType t) {

@@ -36,6 +36,7 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -62,6 +63,7 @@ public final class OnnxImporter {
     private final Path baseDir;
     private final ImportOptions options;
     private final ForwardTyper typer = new ForwardTyper();
+    private final ShapeValues shapeValues = new ShapeValues(typer::typeOf);
     private final Map<Expr, Expr> folded = new IdentityHashMap<>();
     private final Map<String, FunctionProto> functions = new HashMap<>();
     private final List<TypeData> adts = new ArrayList<>();
@@ -204,6 +206,12 @@ public final class OnnxImporter {
             if (i >= outs.size() || outs.get(i) == null) throw n.unsupported("output " + i + " ('" + name + "') is not produced by the converter");
             Expr out = options.foldConstants() ? fold(outs.get(i), n) : outs.get(i);
             typeOf(out, n); // type errors surface at the node that caused them
+            if (options.foldConstants() && !(out instanceof Constant)) {
+                // a shape computation over tensors with ? dims that does not depend on them (Shape(x)[1:2] of x: [1, 3, ?])
+                // is a constant too: consumers that need constants (Expand, Slice, ...) then take it as one
+                Optional<ShapeValues.Value> v = shapeValues.of(out);
+                if (v.isPresent() && v.get().fullyKnown()) out = new Constant(v.get().toArray());
+            }
             scope.define(name, out);
         }
     }
@@ -477,6 +485,11 @@ public final class OnnxImporter {
         return new OnnxFormatException(modelName + ": the value given for " + what + " is " + given + " but it is declared " + declared.getValueCase());
     }
 
+    /** The shape value {@code e} computes ({@link ShapeValues}), or empty when it is not one. */
+    Optional<ShapeValues.Value> shapeValue(Expr e) {
+        return shapeValues.of(e);
+    }
+
     ForwardTyper typer() {
         return typer;
     }
@@ -493,13 +506,20 @@ public final class OnnxImporter {
             if (t.getTensorType().hasShape() && bound.size() != shape.getDimCount()) {
                 throw new OnnxFormatException(modelName + ": the shape given for " + in.getName() + " has rank " + bound.size() + " but the input has rank " + shape.getDimCount());
             }
-            for (int i = 0; i < bound.size() && t.getTensorType().hasShape(); i++) {
-                TensorShapeProto.Dimension d = shape.getDim(i);
-                if (d.hasDimValue() && d.getDimValue() >= 0 && d.getDimValue() != bound.get(i)) {
+            List<Dim> dims = new ArrayList<>();
+            for (int i = 0; i < bound.size(); i++) {
+                TensorShapeProto.Dimension d = t.getTensorType().hasShape() ? shape.getDim(i) : null;
+                boolean fixed = d != null && d.hasDimValue() && d.getDimValue() >= 0;
+                if (bound.get(i) == ImportOptions.ANY_DIM) {
+                    dims.add(fixed ? Dim.of(d.getDimValue()) : Dim.ANY); // '?' keeps the declared dim
+                    continue;
+                }
+                if (fixed && d.getDimValue() != bound.get(i)) {
                     throw new OnnxFormatException(modelName + ": the shape given for " + in.getName() + " sets dim " + i + " to " + bound.get(i) + " but the model fixes it to " + d.getDimValue());
                 }
+                dims.add(Dim.of(bound.get(i)));
             }
-            return new TensorType(bound.stream().map(Dim::of).toList(), dtype);
+            return new TensorType(dims, dtype);
         }
         if (!t.getTensorType().hasShape()) {
             throw new OnnxFormatException(modelName + ": graph input '" + in.getName() + "' has no shape (even its rank is unknown); give it one (--shape NAME=DIMS, or a job's shapes field)");

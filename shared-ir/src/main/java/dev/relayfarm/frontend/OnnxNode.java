@@ -135,6 +135,15 @@ public final class OnnxNode {
     }
 
     /**
+     * Input {@code i} as a shape value ({@link ShapeValues}): known elements and {@code ?} dims of tensors; empty when
+     * it is not computed from shapes and constants alone.
+     */
+    Optional<ShapeValues.Value> shapeValue(int i) {
+        if (!hasInput(i)) return Optional.empty();
+        return importer.shapeValue(importer.fold(input(i), this));
+    }
+
+    /**
      * Input {@code i}'s value, which must be a constant (after folding); otherwise a
      * {@link NeedsConstantException} naming the value.
      */

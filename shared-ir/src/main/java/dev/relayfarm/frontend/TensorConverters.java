@@ -28,9 +28,9 @@ final class TensorConverters {
             return List.of(OnnxNode.constant(out));
         });
         b.add("Reshape", n -> {
-            long[] shape = n.opset() < 5 ? n.attrInts("shape") : n.constantInts(1, "shape");
-            if (shape == null) throw n.unsupported("attribute 'shape' is required");
             boolean allowzero = n.attrInt("allowzero", 0) != 0; // 0 means size 0, not "copy the input dim"
+            long[] shape = n.opset() < 5 ? n.attrInts("shape") : reshapeTarget(n, allowzero);
+            if (shape == null) throw n.unsupported("attribute 'shape' is required");
             n.ignore("consumed_inputs");
             return List.of(n.call("reshape", List.of(n.input(0)), "newshape", shape, "allowzero", allowzero));
         });
@@ -157,6 +157,24 @@ final class TensorConverters {
             mode = "wrap";
         }
         return List.of(n.call("take", List.of(n.input(0), indices), "axis", axis, "mode", mode));
+    }
+
+    /**
+     * Reshape's shape operand as a {@code newshape}: a constant as it is; a shape value with dims known only at run
+     * time ({@link ShapeValues#reshapeTarget}) with those dims as {@code 0} (the input's dim at the same position) or
+     * one {@code -1}, so the result keeps its {@code ?} dims instead of needing a pinned input.
+     */
+    private static long[] reshapeTarget(OnnxNode n, boolean allowzero) {
+        if (n.hasInput(1) && n.constantInput(1).isEmpty()) {
+            var value = n.shapeValue(1);
+            if (value.isPresent() && !value.get().scalar()) {
+                return ShapeValues.reshapeTarget(value.get(), n.input(0), n.inputType(0), allowzero).orElseThrow(() -> new NeedsConstantException(
+                        n.where() + ": shape (input 1) is " + value.get() + ", more than one dim known only at run time; a reshape can infer only"
+                                + " one (-1), the others must be constants or the input's dims at the same position",
+                        n.proto().getInput(1), List.of()));
+            }
+        }
+        return n.constantInts(1, "shape");
     }
 
     private static long clampAxis(long a, int rank) {

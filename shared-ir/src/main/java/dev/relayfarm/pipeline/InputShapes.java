@@ -1,5 +1,6 @@
 package dev.relayfarm.pipeline;
 
+import dev.relayfarm.frontend.ImportOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,8 +14,9 @@ import java.util.Map;
  * told about a flag they never typed.
  *
  * <p>The rules ({@link ShapeProblem}): {@code NAME=DIMS} with a name and at least one dim, dims separated by {@code x}
- * (or by commas, as {@code --shape x=1,3,224,224} allows), every dim at least 1, an element count that fits a 64-bit
- * count, each input bound once.
+ * (or by commas, as {@code --shape x=1,3,224,224} allows), every dim at least 1 or {@code ?}, an element count that fits
+ * a 64-bit count, each input bound once. A {@code ?} keeps the dim as the model declares it ({@link ImportOptions#ANY_DIM}):
+ * {@code x=1x3x48x?} binds batch and height and leaves the width dynamic ({@code Any}).
  */
 public final class InputShapes {
     /** How the CLI spells the shapes in messages. */
@@ -61,18 +63,25 @@ public final class InputShapes {
         if (name.isEmpty()) throw new InputShapeException(new ShapeProblem.Unnamed(spec), source);
         if (text.isEmpty()) throw new InputShapeException(new ShapeProblem.Undimensioned(spec), source);
         List<Long> dims = new ArrayList<>();
+        int notPositive = -1;
         for (String d : text.split("[x,]", -1)) {
+            if (d.trim().equals("?")) {
+                dims.add(ImportOptions.ANY_DIM);
+                continue;
+            }
             try {
-                dims.add(Long.parseLong(d.trim()));
+                long v = Long.parseLong(d.trim());
+                // a typed -1 (ONNX's spelling of "dynamic") is refused like 0, not taken for '?': as a binding it reads like a size
+                if (v < 1 && notPositive < 0) notPositive = dims.size();
+                dims.add(v);
             } catch (NumberFormatException e) {
                 throw new InputShapeException(new ShapeProblem.Malformed(spec), source);
             }
         }
-        for (int i = 0; i < dims.size(); i++) {
-            if (dims.get(i) < 1) throw new InputShapeException(new ShapeProblem.NotPositive(spec, name, List.copyOf(dims), i), source);
-        }
+        if (notPositive >= 0) throw new InputShapeException(new ShapeProblem.NotPositive(spec, name, List.copyOf(dims), notPositive), source);
         long n = 1;
         for (long d : dims) {
+            if (d == ImportOptions.ANY_DIM) continue; // its size is the run's, not a count to check now
             try {
                 n = Math.multiplyExact(n, d);
             } catch (ArithmeticException e) {
@@ -82,9 +91,9 @@ public final class InputShapes {
         if (bound.put(name, List.copyOf(dims)) != null) throw new InputShapeException(new ShapeProblem.Duplicate(spec, name), source);
     }
 
-    /** {@code 1x3x224x224}. */
+    /** {@code 1x3x224x224}, {@code 1x3x48x?}. */
     static String dims(List<Long> dims) {
-        return String.join("x", dims.stream().map(String::valueOf).toList());
+        return String.join("x", dims.stream().map(d -> d == ImportOptions.ANY_DIM ? "?" : String.valueOf(d)).toList());
     }
 
     /** The comma-joined form of {@code shapes} ({@link #parse} reads it back). */

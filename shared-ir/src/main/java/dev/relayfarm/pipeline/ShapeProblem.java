@@ -26,7 +26,7 @@ public sealed interface ShapeProblem {
         }
     }
 
-    /** Not {@code NAME=D0xD1x...}: no {@code =}, or a dim that is not an integer. */
+    /** Not {@code NAME=D0xD1x...}: no {@code =}, or a dim that is neither an integer nor {@code ?}. */
     record Malformed(String entry) implements ShapeProblem {
         public String message(String source) {
             return source + " expects NAME=D0xD1x..., got '" + entry + "'";
@@ -49,11 +49,14 @@ public sealed interface ShapeProblem {
 
     /**
      * A dim below 1: a bound dim is the size of a real buffer, and 0 or -1 ("dynamic" in ONNX) would only fail later
-     * and obscurely.
+     * and obscurely; {@code ?} is how a binding leaves a dim dynamic. {@code dims} ends with the offending dim.
      */
     record NotPositive(String entry, String name, List<Long> dims, int index) implements ShapeProblem {
         public String message(String source) {
-            return source + ": " + name + "=" + InputShapes.dims(dims) + ": dim " + index + " is " + dims.get(index) + ", dims must be positive";
+            // the dims as typed: a typed -1 and a '?' are the same value in dims (ImportOptions.ANY_DIM), not in the entry
+            List<String> typed = java.util.Arrays.stream(entry.substring(entry.lastIndexOf('=') + 1).split("[x,]", -1)).map(String::trim).toList();
+            return source + ": " + name + "=" + String.join("x", typed) + ": dim " + index + " is " + dims.get(index)
+                    + ", dims must be positive (? keeps a dim dynamic)";
         }
     }
 

@@ -219,4 +219,32 @@ class ControlFlowImportTest {
         assertTrue(e.getMessage().contains("cf.onnx: node 'badloop' (Loop, opset 13)"), e.getMessage());
         assertTrue(e.getMessage().contains("the body has 1 inputs"), e.getMessage());
     }
+
+    /**
+     * ONNX lets If branches return tensors of different shapes: y = If(c) { x[0:2] } else { concat(x, x) } of x: [3]
+     * types as the join, Tensor[(?), float32], in the importer and in full type inference, and runs either way.
+     */
+    @Test
+    void ifBranchesOfDifferentShapesJoinToAny() {
+        GraphProto.Builder then = GraphProto.newBuilder().setName("then")
+                .addInitializer(OnnxTensors.fromNDArray(NDArray.fromLongs(DType.INT64, new int[] {1}, new long[] {0}), "zero"))
+                .addInitializer(OnnxTensors.fromNDArray(NDArray.fromLongs(DType.INT64, new int[] {1}, new long[] {2}), "two"))
+                .addNode(node("Slice", "head", List.of("x", "zero", "two"), List.of("t")))
+                .addOutput(tensor("t", F, 2));
+        GraphProto.Builder els = GraphProto.newBuilder().setName("else")
+                .addNode(node("Concat", "twice", List.of("x", "x"), List.of("e"), integer("axis", 0)))
+                .addOutput(tensor("e", F, 6));
+        GraphProto.Builder g = GraphProto.newBuilder().setName("g")
+                .addInput(tensor("c", B))
+                .addInput(tensor("x", F, 3))
+                .addNode(node("If", "if", List.of("c"), List.of("y"), graph("then_branch", then), graph("else_branch", els)))
+                .addOutput(tensor("y", F, "n"));
+        IRModule m = load(model(13, g));
+        InferResult r = TypeInference.infer(m);
+        assertEquals("fn (bool, Tensor[(3), float32]) -> Tensor[(?), float32]",
+                dev.relayfarm.text.RelayPrinter.print(r.typeOf(new dev.relayfarm.ir.GlobalVar("main"))));
+        NDArray x = floats(new int[] {3}, 1, 2, 3);
+        assertArrayEquals(new float[] {1, 2}, out(Interpreter.runMain(m, NDArray.scalar(true), x), 0));
+        assertArrayEquals(new float[] {1, 2, 3, 1, 2, 3}, out(Interpreter.runMain(m, NDArray.scalar(false), x), 0));
+    }
 }

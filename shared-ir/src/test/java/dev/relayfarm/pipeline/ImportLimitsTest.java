@@ -46,8 +46,8 @@ class ImportLimitsTest {
         assertEquals("shapes: element count of x (1x3x99999999999x99999999999) overflows a 64-bit count", job.getMessage());
         var cli = assertThrows(ModelInputException.class, () -> InputShapes.of(List.of("x=1x3x99999999999x99999999999")));
         assertEquals("--shape: element count of x (1x3x99999999999x99999999999) overflows a 64-bit count", cli.getMessage());
-        assertEquals("shapes: x=1x0x3: dim 1 is 0, dims must be positive", assertThrows(ModelInputException.class, () -> InputShapes.parse("x=1x0x3")).getMessage());
-        assertEquals("shapes: x=2x-1: dim 1 is -1, dims must be positive", assertThrows(ModelInputException.class, () -> InputShapes.parse("x=2x-1")).getMessage());
+        assertEquals("shapes: x=1x0x3: dim 1 is 0, dims must be positive (? keeps a dim dynamic)", assertThrows(ModelInputException.class, () -> InputShapes.parse("x=1x0x3")).getMessage());
+        assertEquals("shapes: x=2x-1: dim 1 is -1, dims must be positive (? keeps a dim dynamic)", assertThrows(ModelInputException.class, () -> InputShapes.parse("x=2x-1")).getMessage());
         assertEquals("shapes expects NAME=D0xD1x..., got 'x=1xq'", assertThrows(ModelInputException.class, () -> InputShapes.parse("x=1xq")).getMessage());
         assertTrue(job instanceof CompileError);
     }

@@ -58,6 +58,19 @@ class StagesTest {
     }
 
     @Test
+    void aQuestionMarkKeepsADimDynamic() {
+        long any = dev.relayfarm.frontend.ImportOptions.ANY_DIM;
+        assertEquals(Map.of("x", List.of(1L, 3L, 48L, any)), InputShapes.parse("x=1x3x48x?"));
+        assertEquals(Map.of("x", List.of(1L, any)), InputShapes.of(List.of("x=1, ?")));
+        assertEquals("x=1x3x48x?", InputShapes.format(InputShapes.parse("x=1x3x48x?")));
+        // ONNX's own -1 is not accepted for '?': as a binding it reads like a size
+        var minus = assertThrows(ModelInputException.class, () -> InputShapes.of(List.of("x=1x-1")));
+        assertEquals("--shape: x=1x-1: dim 1 is -1, dims must be positive (? keeps a dim dynamic)", minus.getMessage());
+        var e = assertThrows(ModelInputException.class, () -> InputShapes.of(List.of("x=1x??")));
+        assertEquals("--shape expects NAME=D0xD1x..., got 'x=1x??'", e.getMessage());
+    }
+
+    @Test
     void importRelayAndOnnxFromBytes() throws Exception {
         IRModule m = Stages.importModel(ModelSource.read(EXAMPLES.resolve("mlp.relay")), "");
         assertTrue(m.main().isPresent());

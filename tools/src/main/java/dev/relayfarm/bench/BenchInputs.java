@@ -2,6 +2,7 @@ package dev.relayfarm.bench;
 
 import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.conformance.OnnxTestCase;
+import dev.relayfarm.frontend.ImportOptions;
 import dev.relayfarm.frontend.OnnxDTypes;
 import dev.relayfarm.frontend.OnnxModels;
 import dev.relayfarm.frontend.OnnxTensors;
@@ -104,7 +105,12 @@ public record BenchInputs(String model, Path onnx, Map<String, List<Long>> shape
     }
 
     private static List<Long> shapeOf(ValueInfoProto in, List<Long> bound, String where) {
-        if (bound != null) return bound;
+        if (bound != null) {
+            // inputs are real buffers: a dim left dynamic with '?' has no size to draw them at
+            int any = bound.indexOf(ImportOptions.ANY_DIM);
+            if (any >= 0) throw new IllegalArgumentException(where + ": dim " + any + " is bound to ?; give every dim a size to run it");
+            return bound;
+        }
         List<Long> shape = new ArrayList<>();
         List<TensorShapeProto.Dimension> dims = in.getType().getTensorType().getShape().getDimList();
         for (int d = 0; d < dims.size(); d++) {

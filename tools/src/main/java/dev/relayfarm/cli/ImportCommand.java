@@ -37,7 +37,7 @@ public final class ImportCommand implements Callable<Integer> {
     Path model;
 
     @Option(names = "--shape", paramLabel = "NAME=D0xD1x...",
-            description = "Bind the dynamic dims of graph input NAME (repeatable), e.g. data=1x3x224x224.")
+            description = "Bind the dynamic dims of graph input NAME (repeatable), e.g. data=1x3x224x224; ? keeps a dim dynamic (x=1x3x48x?).")
     List<String> shapes = List.of();
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the Relay text here instead of standard output.")

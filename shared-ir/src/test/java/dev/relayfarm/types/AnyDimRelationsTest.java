@@ -1,0 +1,177 @@
+package dev.relayfarm.types;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.relayfarm.ir.GlobalVar;
+import dev.relayfarm.text.RelayParser;
+import dev.relayfarm.text.RelayPrinter;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Type relations with {@code ?} dims (issue 19: dynamic shapes through import): each operator the OCR recognizer and
+ * similar models use, applied to a parameter with a dim known only at run time, gives {@code ?} where the result
+ * depends on it and keeps every other dim static. One table, text in (parameters and a call) and text out (the result
+ * type); every mismatch is reported at once.
+ */
+class AnyDimRelationsTest {
+    /** {parameters of @main, its body, the body's type}. */
+    private static final String[][] CASES = {
+            {"%x: Tensor[(1, 16, 48, ?), float32]",
+                "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2])",
+                "Tensor[(1, 16, 24, ?), float32]"},
+            {"%x: Tensor[(1, 16, 48, ?), float32]",
+                "nn.avg_pool2d(%x, pool_size=[3, 3], strides=[1, 2], padding=[1, 1, 1, 1], ceil_mode=True)",
+                "Tensor[(1, 16, 48, ?), float32]"},
+            {"%x: Tensor[(1, 16, 48, ?), float32], %w: Tensor[(8, 16, 3, 3), float32]",
+                "nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], dilation=[2, 2])",
+                "Tensor[(1, 8, 23, ?), float32]"},
+            {"%x: Tensor[(1, 16, 48, ?), float32], %w: Tensor[(16, 8, 3, 3), float32]",
+                "nn.conv2d_transpose(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1])",
+                "Tensor[(1, 8, 95, ?), float32]"},
+            {"%x: Tensor[(?, 120), float32], %w: Tensor[(64, 120), float32]",
+                "nn.dense(%x, %w)",
+                "Tensor[(?, 64), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32], %w: Tensor[(64, 120), float32]",
+                "nn.dense(%x, %w)",
+                "Tensor[(1, ?, 64), float32]"},
+            {"%x: Tensor[(8, ?, 15), float32], %y: Tensor[(8, 15, ?), float32]",
+                "nn.batch_matmul(%x, %y, transpose_b=False)",
+                "Tensor[(8, ?, ?), float32]"},
+            {"%x: Tensor[(8, ?, 15), float32], %y: Tensor[(8, ?, 15), float32]",
+                "nn.batch_matmul(%x, %y)",
+                "Tensor[(8, ?, ?), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "nn.softmax(%x, axis=1)",
+                "Tensor[(1, ?, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "nn.log_softmax(%x)",
+                "Tensor[(1, ?, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "transpose(%x, axes=[0, 2, 1])",
+                "Tensor[(1, 120, ?), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "mean(%x, axis=[1], keepdims=True)",
+                "Tensor[(1, 1, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "sum(%x, axis=[1])",
+                "Tensor[(1, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "argmax(%x, axis=[1])",
+                "Tensor[(1, 120), int32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "variance(%x, mean(%x, axis=[-1], keepdims=True), axis=[-1], keepdims=True)",
+                "Tensor[(1, ?, 1), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32], %g: Tensor[(120), float32], %b: Tensor[(120), float32]",
+                "nn.layer_norm(%x, %g, %b, axis=-1)",
+                "Tensor[(1, ?, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "concatenate((%x, %x), axis=1)",
+                "Tensor[(1, ?, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "concatenate((%x, %x), axis=2)",
+                "Tensor[(1, ?, 240), float32]"},
+            {"%x: Tensor[(1, ?, 1), float32]",
+                "squeeze(%x, axis=[2])",
+                "Tensor[(1, ?), float32]"},
+            {"%x: Tensor[(1, ?, 1), float32]",
+                "squeeze(%x)",
+                "Tensor[(?), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "expand_dims(%x, axis=1)",
+                "Tensor[(1, 1, ?, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "strided_slice(%x, begin=[0, 1, 0], end=[1, 3, 120])",
+                "Tensor[(1, ?, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "strided_slice(%x, begin=[0], end=[60], axes=[2])",
+                "Tensor[(1, ?, 60), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "split(%x, indices_or_sections=2, axis=2)",
+                "(Tensor[(1, ?, 60), float32], Tensor[(1, ?, 60), float32])"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "split(%x, indices_or_sections=2, axis=1)",
+                "(Tensor[(1, ?, 120), float32], Tensor[(1, ?, 120), float32])"},
+            {"%x: Tensor[(1, ?, 120), float32], %i: Tensor[(3), int64]",
+                "take(%x, %i, axis=1)",
+                "Tensor[(1, 3, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32], %i: Tensor[(?), int64]",
+                "take(%x, %i, axis=2)",
+                "Tensor[(1, ?, ?), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "nn.batch_flatten(%x)",
+                "Tensor[(1, ?), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "reshape(%x, newshape=[-1, 120])",
+                "Tensor[(?, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "reshape(%x, newshape=[0, 0, 4, 30])",
+                "Tensor[(1, ?, 4, 30), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "reshape(%x, newshape=[-1])",
+                "Tensor[(?), float32]"},
+            {"%x: Tensor[(1, 3, ?), float32]",
+                "nn.pad(%x, 0f, pad_width=[[0, 0], [0, 0], [1, 1]])",
+                "Tensor[(1, 3, ?), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32], %y: Tensor[(1, 1, 120), float32]",
+                "where(greater(%x, %y), %x, %y)",
+                "Tensor[(1, ?, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "broadcast_to(%x, shape=[2, 1, 120])",
+                "Tensor[(2, 1, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "tile(%x, reps=[1, 2, 1])",
+                "Tensor[(1, ?, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "cumsum(%x, axis=1)",
+                "Tensor[(1, ?, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "topk(%x, k=5, axis=2)",
+                "(Tensor[(1, ?, 5), float32], Tensor[(1, ?, 5), int32])"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "shape_of(%x)",
+                "Tensor[(3), int32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "cast(%x, dtype=\"float16\")",
+                "Tensor[(1, ?, 120), float16]"},
+            {"%x: Tensor[(1, 16, 48, ?), float32]",
+                "nn.global_max_pool2d(%x)",
+                "Tensor[(1, 16, 1, 1), float32]"},
+            {"%x: Tensor[(1, 16, 48, ?), float32]",
+                "image.resize2d(%x, size=[96, 20])",
+                "Tensor[(1, 16, 96, 20), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "max(%x, axis=[1])",
+                "Tensor[(1, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "nn.dropout(%x)",
+                "(Tensor[(1, ?, 120), float32], Tensor[(1, ?, 120), float32])"},
+            {"%x: Tensor[(1, ?, 120), float32], %g: Tensor[(120), float32], %b: Tensor[(120), float32]",
+                "nn.batch_norm(%x, %g, %b, %g, %b, axis=2)",
+                "(Tensor[(1, ?, 120), float32], Tensor[(120), float32], Tensor[(120), float32])"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "nn.lrn(%x, size=3, axis=2)",
+                "Tensor[(1, ?, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "one_hot(argmax(%x, axis=[2]), 1f, 0f, depth=10, axis=-1)",
+                "Tensor[(1, ?, 10), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "stack((%x, %x), axis=0)",
+                "Tensor[(2, 1, ?, 120), float32]"},
+            {"%x: Tensor[(1, ?, 120), float32]",
+                "reverse(%x, axis=1)",
+                "Tensor[(1, ?, 120), float32]"}
+    };
+
+    @Test
+    void relationsKeepStaticDimsAndGiveAnyWhereTheRunDecides() {
+        List<String> wrong = new ArrayList<>();
+        for (String[] c : CASES) {
+            String src = "def @main(" + c[0] + ") { " + c[1] + " }";
+            String actual = RelayPrinter.print(TypeInference.infer(RelayParser.parseModule(src, "any.relay")).typeOf(new GlobalVar("main")).retType());
+            if (!actual.equals(c[2])) wrong.add(c[1] + " over " + c[0] + "\n  Actual:   " + actual + "\n  Expected: " + c[2]);
+        }
+        assertEquals("", String.join("\n", wrong));
+    }
+}
