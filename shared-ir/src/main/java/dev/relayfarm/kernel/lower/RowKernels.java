@@ -200,7 +200,7 @@ public final class RowKernels {
     private static final Set<String> ROW_LOCAL = Set.of("nn.dense", "nn.conv2d", "nn.contrib_conv2d_NCHWc", "nn.contrib_conv2d_winograd_NCHWc",
             "nn.contrib_depthwise_conv2d_NCHWc", "nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d", "nn.global_max_pool2d",
             "nn.adaptive_avg_pool2d", "nn.adaptive_max_pool2d", "nn.batch_flatten", "reshape", "transpose", "layout_transform", "squeeze",
-            "expand_dims", "strided_slice", "concatenate", "nn.pad", "cast", "clip", "copy", "nn.batch_matmul");
+            "expand_dims", "strided_slice", "concatenate", "nn.pad", "cast", "clip", "copy", "nn.batch_matmul", "nn.matmul");
     /** Operators that mix elements along their {@code axis} attribute: row-separable when it is not the rows'. */
     private static final Set<String> ALONG_AXIS = Set.of("nn.softmax", "nn.log_softmax", "nn.bias_add", "nn.layer_norm", "nn.batch_norm", "nn.lrn",
             "nn.l2_normalize", "sum", "mean", "max", "min", "prod", "argmax", "argmin", "variance", "std", "logsumexp");
