@@ -79,6 +79,21 @@ class DynamicRowsTest {
     }
 
     @Test
+    void repeatedBatchesAreReplayedFromAPlanAndANewBatchLeavesIt() {
+        // a batch run twice is planned (RunMemory); the next batch asks for other sizes and must leave the plan cleanly
+        IRModule m = text("""
+                def @main(%x: Tensor[(?, 16), float32], %w: Tensor[(8, 16), float32], %b: Tensor[(8), float32], %w2: Tensor[(4, 8), float32]) {
+                  %0 = nn.relu(nn.bias_add(nn.dense(%x, %w), %b));
+                  nn.softmax(nn.dense(%0, %w2))
+                }
+                """);
+        try (VirtualMachine vm = compile(m, 3).load(CCompiler.host().orElseThrow())) {
+            NDArray w = random(1, 8, 16), b = random(2, 8), w2 = random(3, 4, 8);
+            for (int n : new int[] {1, 1, 1, 2, 2, 2, 1, 9, 9, 9, 3}) sameAsInterpreter(m, vm, random(30 + n, n, 16), w, b, w2);
+        }
+    }
+
+    @Test
     void tensorsOfDifferentBatchesInOneCallAreAnError() {
         IRModule m = text("""
                 def @main(%x: Tensor[(?, 4), float32], %y: Tensor[(?, 4), float32]) { add(%x, %y) }

@@ -65,4 +65,27 @@ class DynamicBatchModelTest {
             }
         }
     }
+
+    @Test
+    void runsThatRepeatAndRunsThatChangeTheBatchEachGetTheirOwnResult(@TempDir Path dir) throws IOException {
+        // a batch repeated is replayed from a memory plan; a new batch asks for other sizes mid-run and leaves it; a long
+        // mixed sequence on one VM, every tenth result and every one after a change checked against ONNX Runtime
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler");
+        Path onnx = classifier(dir);
+        VmProgram program = VmCompiler.compile(Stages.inferTypes(Stages.importModel(ModelSource.read(onnx), "x=?x3x48x192")), CompileOptions.host(3));
+        Random sizes = new Random(7);
+        try (VirtualMachine vm = program.load(CCompiler.host().orElseThrow()); OrtRunner ort = OrtRunner.open(onnx, 1)) {
+            int previous = 0;
+            for (int run = 0; run < 120; run++) {
+                int n = run < 30 ? 1 : run % 3 == 0 ? 1 + sizes.nextInt(12) : previous;
+                NDArray x = batch(n, run);
+                NDArray got = ((VmObject.Tensor) vm.runMain(x)).toNDArray();
+                if (n != previous || run % 10 == 0) {
+                    NDArray want = ort.run(List.of(x)).getFirst();
+                    for (int i = 0; i < want.elementCount(); i++) assertEquals(want.getDouble(i), got.getDouble(i), 1e-5, "run " + run + ", batch " + n);
+                }
+                previous = n;
+            }
+        }
+    }
 }
