@@ -13,7 +13,10 @@ package dev.relayfarm.kernel.codegen;
  * <p>This pool: {@code rf_parallel_for(fn, ctx, n)} cuts {@code [0, n)} into a few chunks per thread;
  * the caller publishes the job, wakes sleeping workers and runs chunks itself; workers claim chunks
  * with a compare-and-swap on one 64-bit word {@code (generation << 32) | next chunk}, so a worker that
- * wakes late finds nothing left and claims nothing of a later job (its CAS fails on the generation).
+ * wakes late finds nothing left and claims nothing of a later job (its CAS fails on the generation). Publishing a
+ * job first moves the word to a closed generation with no chunk left, then writes the job's fields, then opens the
+ * job's own generation: a worker that read the previous job's word cannot claim a chunk while the fields change
+ * (it did, running a chunk twice and returning the job early, when the next job had more chunks; ParallelRuntimeRaceTest).
  * The caller waits only for chunks that were claimed and are running — never for a worker that did
  * not start. Idle workers spin about 20 µs (kernels of one inference run back to back), then sleep
  * on a condition variable. One job at a time per library: a second caller thread (two models of one
@@ -116,13 +119,17 @@ final class ParallelRuntime {
                 }
                 int64_t chunks = (int64_t) threads * RF_CHUNKS_PER_THREAD;
                 if (chunks > n) chunks = n;
+                /* Close the finished job before touching its fields: a worker may have read its state (every chunk
+                   claimed) and be about to compare chunks with the next job's; a generation of its own with no chunk
+                   left makes that worker's claim fail instead of taking a chunk of a job half published. */
+                uint32_t gen = (uint32_t) (__atomic_load_n(&rf_pool.state, __ATOMIC_RELAXED) >> 32) + 2;
+                __atomic_store_n(&rf_pool.state, (uint64_t) (gen - 1) << 32 | 0xffffffffu, __ATOMIC_SEQ_CST);
                 __atomic_store_n(&rf_pool.active, threads - 1, __ATOMIC_RELAXED);
                 __atomic_store_n(&rf_pool.fn, fn, __ATOMIC_RELAXED);
                 __atomic_store_n(&rf_pool.ctx, ctx, __ATOMIC_RELAXED);
                 __atomic_store_n(&rf_pool.n, n, __ATOMIC_RELAXED);
                 __atomic_store_n(&rf_pool.chunks, chunks, __ATOMIC_RELAXED);
                 __atomic_store_n(&rf_pool.done, 0, __ATOMIC_RELAXED);
-                uint32_t gen = (uint32_t) (__atomic_load_n(&rf_pool.state, __ATOMIC_RELAXED) >> 32) + 1;
                 __atomic_store_n(&rf_pool.state, (uint64_t) gen << 32, __ATOMIC_RELEASE);
                 pthread_mutex_lock(&rf_pool.mu);
                 if (rf_pool.sleepers > 0) pthread_cond_broadcast(&rf_pool.cv);
