@@ -101,8 +101,9 @@ public final class KernelBatch implements AutoCloseable {
             throw new IllegalStateException("a batch of " + n + " kernel calls failed to run", t);
         }
         if (failed >= 0) {
-            throw new Failure(failed, "kernel " + kernels[failed].signature().name() + " returned " + status.get(ValueLayout.JAVA_INT, 0)
-                    + " (out of memory for an intermediate buffer)");
+            int rc = status.get(ValueLayout.JAVA_INT, 0);
+            // -1 is the one status generated kernels return: an intermediate buffer they could not allocate
+            throw new Failure(failed, "kernel " + kernels[failed].signature().name() + " returned " + rc + (rc == -1 ? " (out of memory for an intermediate buffer)" : ""));
         }
     }
 

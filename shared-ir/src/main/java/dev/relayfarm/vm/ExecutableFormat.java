@@ -56,7 +56,7 @@ public final class ExecutableFormat {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.write(MAGIC);
-            out.writeInt(VERSION);
+            out.writeInt(versionFor(exe));
             out.writeInt(exe.constants().size());
             for (NDArray c : exe.constants()) {
                 byte[] npy = Npy.toBytes(c);
@@ -119,6 +119,7 @@ public final class ExecutableFormat {
             if (version < OLDEST_VERSION || version > VERSION) {
                 throw new ExecutableFormatException("executable format version " + version + " is not supported (this VM reads versions " + OLDEST_VERSION + " to " + VERSION + ")");
             }
+            in.version = version;
             in.what = "the constants";
             List<NDArray> constants = new ArrayList<>();
             for (int n = in.count("constants"), i = 0; i < n; i++) {
@@ -139,7 +140,14 @@ public final class ExecutableFormat {
                     String pname = in.data.readUTF();
                     DType dtype = dtype(in.data.readUTF(), "kernel " + name);
                     List<Integer> shape = new ArrayList<>();
-                    for (int r = in.count("dims"), k = 0; k < r; k++) shape.add(in.data.readInt());
+                    for (int r = in.count("dims"), k = 0; k < r; k++) {
+                        int d = in.data.readInt();
+                        if (d == TensorSpec.DYNAMIC && (k > 0 || in.version < 2)) {
+                            throw new ExecutableFormatException("kernel " + name + ", parameter " + pname + ": a dynamic dimension "
+                                    + (k > 0 ? "at position " + k + " (only the leading one may be)" : "in a version-1 file"));
+                        }
+                        shape.add(d);
+                    }
                     try {
                         params.add(new TensorSpec(pname, shape, dtype));
                     } catch (IllegalArgumentException e) {
@@ -183,6 +191,17 @@ public final class ExecutableFormat {
         } catch (IOException e) {
             throw new ExecutableFormatException("unreadable executable at byte " + in.position() + " while reading " + in.what + ": " + e);
         }
+    }
+
+    /**
+     * The oldest version that holds {@code exe}: 2 when it uses references or kernels of dynamic shape, else 1, so a VM
+     * that reads version 1 only still loads every executable that needs nothing newer.
+     */
+    static int versionFor(Executable exe) {
+        boolean refs = exe.functions().stream().flatMap(f -> f.code().stream())
+                .anyMatch(i -> i instanceof Instruction.AllocRef || i instanceof Instruction.LoadRef || i instanceof Instruction.StoreRef);
+        boolean dynamic = exe.kernels().stream().anyMatch(k -> k.params().stream().anyMatch(TensorSpec::isDynamic));
+        return refs || dynamic ? 2 : 1;
     }
 
     /** The opcode of each instruction kind: the byte the file stores. Numbers never change meaning within a format version. */
@@ -291,6 +310,7 @@ public final class ExecutableFormat {
         DataInputStream d = in.data;
         int at = in.position();
         int op = d.readUnsignedByte();
+        if (op >= 21 && op <= 23 && in.version < 2) throw new ExecutableFormatException("opcode " + op + " at byte " + at + " needs format version 2, the file is version " + in.version);
         return switch (op) {
             case 0 -> new Instruction.Move(d.readInt(), d.readInt());
             case 1 -> new Instruction.Ret(d.readInt());
@@ -361,6 +381,7 @@ public final class ExecutableFormat {
         final DataInputStream data;
         final int length;
         String what = "the header";
+        int version;
 
         Reader(byte[] b) {
             this.bytes = new ByteArrayInputStream(b);

@@ -114,6 +114,12 @@ public final class VirtualMachine implements AutoCloseable {
                     throw new VmException("kernel " + sig.name() + " in the library has signature " + kernels[i].signature() + ", the executable expects " + sig);
                 }
                 rowParams[i] = java.util.stream.IntStream.range(0, sig.params().size()).filter(p -> sig.params().get(p).isDynamic()).toArray();
+                if (rowParams[i].length > 0) {
+                    TensorSpec rows = sig.numInputs() > 0 ? sig.params().get(sig.numInputs() - 1) : null;
+                    if (rows == null || !rows.dtype().equals(DType.INT64) || !rows.shape().equals(List.of(1))) {
+                        throw new VmException("kernel " + sig.name() + " has parameters of dynamic shape but no row count (an int64 [1] input last): " + sig);
+                    }
+                }
                 MemorySegment args = constantArena.allocate(ValueLayout.ADDRESS, Math.max(1, sig.params().size()));
                 kernelArgs[i] = MemorySegment.ofAddress(args.address()).reinterpret(args.byteSize());
             }
@@ -386,22 +392,30 @@ public final class VirtualMachine implements AutoCloseable {
     }
 
     /**
-     * A row kernel reads as many rows of each row-carrying parameter as its row count says (the first one's): a tensor
-     * with other rows would be read or written past its end, so the call stops here, naming both.
+     * A row kernel reads as many rows of each row-carrying parameter as its row count (its last input, element 0) says:
+     * a tensor with other rows, or a row count that is not theirs, would be read or written past an end, so the call
+     * stops here, naming them.
      */
     private void checkRows(NativeKernel kernel, int[] params, int[] operands, VmObject[] r, Frame frame) {
         List<VmObject.Tensor> tensors = new ArrayList<>();
         for (int a : operands) collectTensors(r[a], tensors, frame);
-        int first = -1;
+        KernelSignature sig = kernel.signature();
+        if (tensors.size() != sig.params().size()) throw fault(frame, "passes " + tensors.size() + " tensors to kernel " + sig.name() + ", which takes " + sig.params().size());
+        VmObject.Tensor count = tensors.get(sig.numInputs() - 1);
+        if (!count.dtype().equals(DType.INT64) || count.data().byteSize() < 8) throw fault(frame, "gives kernel " + sig.name() + " a row count that is not int64");
+        flush(); // the count may come from a queued kernel
+        long rows = count.data().get(ValueLayout.JAVA_LONG, 0);
+        int first = params[0];
+        int firstRows = tensors.get(first).shape().length == 0 ? -1 : tensors.get(first).shape()[0];
+        if (rows != firstRows) {
+            throw fault(frame, "gives kernel " + sig.name() + " a row count of " + rows + " for " + firstRows + " rows of " + sig.params().get(first).name());
+        }
         for (int p : params) {
-            if (p >= tensors.size()) throw fault(frame, "passes " + tensors.size() + " tensors to kernel " + kernel.signature().name() + ", which takes " + kernel.signature().params().size());
             int[] shape = tensors.get(p).shape();
-            int rows = shape.length == 0 ? -1 : shape[0];
-            if (first < 0) first = p;
-            int want = tensors.get(first).shape().length == 0 ? -1 : tensors.get(first).shape()[0];
-            if (rows != want) {
-                throw fault(frame, "gives kernel " + kernel.signature().name() + " " + rows + " rows for " + kernel.signature().params().get(p).name() + " and " + want
-                        + " for " + kernel.signature().params().get(first).name() + " (a dynamic batch must be the same in every tensor of the call)");
+            int got = shape.length == 0 ? -1 : shape[0];
+            if (got != firstRows) {
+                throw fault(frame, "gives kernel " + sig.name() + " " + got + " rows for " + sig.params().get(p).name() + " and " + firstRows
+                        + " for " + sig.params().get(first).name() + " (a dynamic batch must be the same in every tensor of the call)");
             }
         }
     }

@@ -94,6 +94,19 @@ class DynamicRowsTest {
     }
 
     @Test
+    void rowsJoinedAlongAnotherAxisThroughATupleStayApart() {
+        IRModule m = text("""
+                def @main(%x: Tensor[(?, 4), float32], %y: Tensor[(?, 3), float32]) {
+                  %0 = concatenate((exp(%x), %y), axis=1);
+                  (nn.softmax(%0), strided_slice(%0, begin=[0, 2], end=[2147483647, 6]))
+                }
+                """);
+        try (VirtualMachine vm = compile(m, 3).load(CCompiler.host().orElseThrow())) {
+            for (int n : BATCHES) sameAsInterpreter(m, vm, random(40 + n, n, 4), random(50 + n, n, 3));
+        }
+    }
+
+    @Test
     void tensorsOfDifferentBatchesInOneCallAreAnError() {
         IRModule m = text("""
                 def @main(%x: Tensor[(?, 4), float32], %y: Tensor[(?, 4), float32]) { add(%x, %y) }
@@ -111,6 +124,14 @@ class DynamicRowsTest {
         IRModule m = text("def @main(%x: Tensor[(?, 4), float32]) { nn.softmax(%x, axis=0) }\n");
         UnsupportedKernelException e = assertThrows(UnsupportedKernelException.class, () -> compile(m, 3));
         assertTrue(e.getMessage().contains("nn.softmax") && e.getMessage().contains("axis 0"), e.getMessage());
+        // rows joined through a tuple: concatenate along the rows doubles them
+        IRModule joined = text("def @main(%x: Tensor[(?, 4), float32], %y: Tensor[(?, 4), float32]) { concatenate((%x, %y)) }\n");
+        UnsupportedKernelException j = assertThrows(UnsupportedKernelException.class, () -> compile(joined, 3));
+        assertTrue(j.getMessage().contains("concatenate") && j.getMessage().contains("keep the rows first"), j.getMessage());
+        // the rows reversed: as many rows, in another order
+        IRModule reversed = text("def @main(%x: Tensor[(?, 4), float32]) { strided_slice(%x, begin=[-1], end=[-2147483648], strides=[-1]) }\n");
+        UnsupportedKernelException r = assertThrows(UnsupportedKernelException.class, () -> compile(reversed, 3));
+        assertTrue(r.getMessage().contains("strided_slice") && r.getMessage().contains("rows"), r.getMessage());
         // a dynamic dimension that is not the leading one
         IRModule inner = text("def @main(%x: Tensor[(2, ?), float32]) { exp(%x) }\n");
         VmException e2 = assertThrows(VmException.class, () -> compile(inner, 3));

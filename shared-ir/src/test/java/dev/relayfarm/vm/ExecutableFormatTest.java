@@ -39,7 +39,7 @@ class ExecutableFormatTest {
         Executable back = ExecutableFormat.fromBytes(bytes);
         assertSameExecutable(exe, back);
         assertArrayEquals(bytes, ExecutableFormat.toBytes(back));
-        assertArrayEquals(new byte[] {'R', 'F', 'V', 'M', 0, 0, 0, ExecutableFormat.VERSION}, Arrays.copyOf(bytes, 8));
+        assertArrayEquals(new byte[] {'R', 'F', 'V', 'M', 0, 0, 0, 1}, Arrays.copyOf(bytes, 8)); // needs nothing of version 2
         Path file = tmp.resolve(ExecutableFormat.FILE);
         ExecutableFormat.write(file, exe);
         assertSameExecutable(exe, ExecutableFormat.read(file));
@@ -121,5 +121,43 @@ class ExecutableFormatTest {
         var e = assertThrows(ExecutableFormat.ExecutableFormatException.class, () -> ExecutableFormat.fromBytes(bytes));
         assertTrue(e.getMessage().contains("unknown opcode 77 at byte " + (bytes.length - 5)), e.getMessage());
         assertEquals(DType.FLOAT32, ExecutableFormat.fromBytes(ExecutableFormat.toBytes(exe)).constants().getFirst().dtype());
+    }
+
+    @Test
+    void theVersionWrittenIsTheOldestThatHoldsTheExecutable() throws Exception {
+        // nothing new: version 1, which a VM of the previous format reads
+        byte[] plain = ExecutableFormat.toBytes(treeLstm());
+        assertEquals(1, java.nio.ByteBuffer.wrap(plain, 4, 4).getInt());
+        // references: version 2, and the same bytes back
+        Executable refs = VmProgramsTest.compile(VmProgramsTest.text("def @main(%x: float32) -> float32 { let %r = ref(%x); let %u = ref_write(%r, %x); ref_read(%r) }\n"))
+                .executable();
+        byte[] two = ExecutableFormat.toBytes(refs);
+        assertEquals(2, java.nio.ByteBuffer.wrap(two, 4, 4).getInt());
+        assertArrayEquals(two, ExecutableFormat.toBytes(ExecutableFormat.fromBytes(two)));
+        // the same file claiming version 1 holds opcodes version 1 did not have
+        byte[] downgraded = two.clone();
+        downgraded[7] = 1;
+        var e = assertThrows(ExecutableFormat.ExecutableFormatException.class, () -> ExecutableFormat.fromBytes(downgraded));
+        assertTrue(e.getMessage().contains("needs format version 2"), e.getMessage());
+    }
+
+    @Test
+    void aDynamicBatchRoundTripsAndADynamicInnerDimensionIsRefused() {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+        Executable dyn = VmProgramsTest.compile(VmProgramsTest.text("def @main(%x: Tensor[(?, 4), float32]) { exp(%x) }\n")).executable();
+        byte[] bytes = ExecutableFormat.toBytes(dyn);
+        assertEquals(2, java.nio.ByteBuffer.wrap(bytes, 4, 4).getInt());
+        Executable back = ExecutableFormat.fromBytes(bytes);
+        assertEquals(dyn.kernels(), back.kernels());
+        // move the -1 of p0's leading dimension to its second: find the dims [-1, 4] of the row kernel's first parameter
+        byte[] bad = bytes.clone();
+        int at = -1;
+        for (int i = 0; i + 8 <= bad.length && at < 0; i++) {
+            if (java.nio.ByteBuffer.wrap(bad, i, 8).getLong() == ((long) -1 << 32 | 4)) at = i;
+        }
+        assertTrue(at >= 0, "the dims [-1, 4] are in the file");
+        java.nio.ByteBuffer.wrap(bad, at, 8).putLong(4L << 32 | 0xffffffffL);
+        var e = assertThrows(ExecutableFormat.ExecutableFormatException.class, () -> ExecutableFormat.fromBytes(bad));
+        assertTrue(e.getMessage().contains("dynamic dimension at position 1"), e.getMessage());
     }
 }

@@ -129,17 +129,19 @@ public final class KernelProfiler {
         }
 
         /**
-         * The most this profile's kernels could speed up on {@code threads} threads whose memory system reads at most
-         * {@code readGbps} GB/s: each kernel takes at least its time divided by the threads (perfect scaling) and at
-         * least its bytes ({@link #bytes}) over the bandwidth; the bound is the kernels' total over the sum of those
-         * floors. A model whose time is weight traffic cannot scale past the machine's bandwidth scaling whatever its
-         * kernels do, and this says how far a given model can: the ceiling against which a scaling target is checked.
+         * An estimate of the most this profile's kernels could speed up on {@code threads} threads whose memory system
+         * reads at most {@code readGbps} GB/s: each kernel takes at least its time divided by the threads (perfect
+         * scaling) and, when its bytes ({@link #bytes}) cannot stay in a last-level cache of {@code cacheBytes}, at
+         * least those bytes over the bandwidth; the estimate is the kernels' total over the sum of those floors. A model
+         * whose time is weight traffic (a dense layer at batch 1 reads every weight once from memory) cannot scale past
+         * the machine's bandwidth scaling whatever its kernels do, and this says how far a given model can. It is an
+         * estimate, not a proof: a kernel can scale past 2x when two cores' private caches hold what one's could not.
          */
-        public double scalingBound(int threads, double readGbps) {
+        public double scalingBound(int threads, double readGbps, long cacheBytes) {
             if (threads < 1) throw new IllegalArgumentException("threads must be at least 1, got " + threads);
             if (!(readGbps > 0)) throw new IllegalArgumentException("bandwidth must be positive, got " + readGbps);
             double floor = 0;
-            for (Row r : rows) floor += Math.max(r.medianMs() / threads, r.bytes() < 0 ? 0 : r.bytes() / (readGbps * 1e6));
+            for (Row r : rows) floor += Math.max(r.medianMs() / threads, r.bytes() <= cacheBytes ? 0 : r.bytes() / (readGbps * 1e6));
             return floor > 0 ? kernelsMs / floor : Double.NaN;
         }
 

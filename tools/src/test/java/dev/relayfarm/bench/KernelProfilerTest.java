@@ -72,9 +72,10 @@ class KernelProfilerTest {
         KernelProfiler.Row conv = new KernelProfiler.Row("c", "nn.conv2d", "", "", 1, 10, 0.5, 1, 2_000_000);
         KernelProfiler.Profile p = new KernelProfiler.Profile("m", o, java.util.List.of(dense, conv), 20, 0, 20);
         // at 25 GB/s on two threads the dense needs 8 ms, the convolution 5: 20 / 13
-        assertEquals(20.0 / 13, p.scalingBound(2, 25), 1e-12);
-        // with bandwidth to spare every kernel halves
-        assertEquals(2.0, p.scalingBound(2, 1000), 1e-12);
-        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> p.scalingBound(2, 0));
+        assertEquals(20.0 / 13, p.scalingBound(2, 25, 32L << 20), 1e-12);
+        // with bandwidth to spare every kernel halves; so it does when a cache holds the dense's bytes too
+        assertEquals(2.0, p.scalingBound(2, 1000, 32L << 20), 1e-12);
+        assertEquals(2.0, p.scalingBound(2, 25, 256L << 20), 1e-12);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> p.scalingBound(2, 0, 0));
     }
 }

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Thread scaling, ours beside ONNX Runtime's (issue #18: "2-thread scaling of the big models ≥ 1.85× over 1 thread"):
  * per model, one artifact (untuned, -O3) and one ONNX Runtime model, each at 1 and at 2 threads, the four timed in one
  * {@link SideBySide#alternate} run (blocks of runs in turn, ONNX Runtime paused between blocks), so drift hits them
- * alike; scaling is the 1-thread median over the 2-thread median. Beside ours, the bound: the most our 1-thread
- * kernels could scale on two threads with this machine's two-thread read bandwidth ({@link KernelProfiler.Profile#scalingBound},
+ * alike; scaling is the 1-thread median over the 2-thread median. Beside ours, the bound: an estimate of the most our
+ * 1-thread kernels could scale on two threads with this machine's two-thread read bandwidth ({@link KernelProfiler.Profile#scalingBound},
  * from a 1-thread profile of the same artifact and {@link MachinePeak#readBandwidth}): a model whose weights stream
  * from memory cannot pass it, whatever its kernels do. Not a unit test: disabled unless asked for, and it needs an
  * idle machine.
@@ -71,7 +71,7 @@ class ThreadScalingBenchmark {
                     double[] m = new double[4];
                     for (int i = 0; i < 4; i++) m[i] = SideBySide.percentile(t[i], 0.5);
                     double bound = KernelProfiler.profile(name, artifact, ours1.model(), in.values(), new KernelProfiler.Options(1, 2, runs, Double.NaN, read1))
-                            .scalingBound(2, read2);
+                            .scalingBound(2, read2, MachinePeak.lastLevelCacheBytes());
                     System.out.printf(Locale.ROOT, "%-16s %10.3f %10.3f %7.2fx %7.2fx %10.3f %10.3f %7.2fx%n", name, m[0], m[1], m[0] / m[1], bound, m[2], m[3],
                             m[2] / m[3]);
                     System.out.flush();
@@ -81,6 +81,6 @@ class ThreadScalingBenchmark {
             }
         }
         System.out.printf("(medians of %d runs, ms, idle machine required; bound: ours 1T's kernels, each at most 2x faster and no faster than "
-                + "its bytes at the 2-thread read bandwidth)%n", runs);
+                + "its bytes, when they exceed the last-level cache, at the 2-thread read bandwidth)%n", runs);
     }
 }

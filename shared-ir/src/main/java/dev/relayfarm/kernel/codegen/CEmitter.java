@@ -173,16 +173,6 @@ public final class CEmitter {
             """;
 
     /**
-     * {@code round} on float32 (half away from zero, C's {@code roundf}) in operations the C compiler vectorizes under
-     * its default IEEE flags: {@code roundf} and {@code truncf} vectorize only with {@code -fno-trapping-math} (a libm
-     * call per element otherwise: every requantization to 8 bits, {@code round(x / s)}, ran at about 5 ns an element),
-     * and that flag reshaped other loops (ppocr_cls's float32 hard-swish epilogues took 10-30% longer). Adding the float
-     * below 0.5 rounds {@code |x| + 0.5} up to the next integer exactly when {@code roundf} does (a tie at {@code .5}
-     * rounds to even, which is up); truncating clears the fraction's mantissa bits with integer masks (none below
-     * exponent 0: a signed zero; none at or above 23: already an integer, or inf/NaN, kept). Equal to {@code roundf}
-     * bit for bit on all 2^32 inputs (checked exhaustively when written; {@code RoundCodegenTest} checks the edges).
-     */
-    /**
      * Runs {@code n} kernel calls in order, the i-th {@code fns[i](args[i])}, and stops at the first that fails: its
      * index is returned and its status stored in {@code *rc}; -1 when all succeed. The VM queues the kernel calls of a
      * stretch of bytecode that reads no tensor data itself and runs them with one call from Java instead of one each:
@@ -198,6 +188,17 @@ public final class CEmitter {
               return -1;
             }
             """;
+
+    /**
+     * {@code round} on float32 (half away from zero, C's {@code roundf}) in operations the C compiler vectorizes under
+     * its default IEEE flags: {@code roundf} and {@code truncf} vectorize only with {@code -fno-trapping-math} (a libm
+     * call per element otherwise: every requantization to 8 bits, {@code round(x / s)}, ran at about 5 ns an element),
+     * and that flag reshaped other loops (ppocr_cls's float32 hard-swish epilogues took 10-30% longer). Adding the float
+     * below 0.5 rounds {@code |x| + 0.5} up to the next integer exactly when {@code roundf} does (a tie at {@code .5}
+     * rounds to even, which is up); truncating clears the fraction's mantissa bits with integer masks (none below
+     * exponent 0: a signed zero; none at or above 23: already an integer, or inf/NaN, kept). Equal to {@code roundf}
+     * bit for bit on all 2^32 inputs (checked exhaustively when written; {@code RoundCodegenTest} checks the edges).
+     */
 
     static final String ROUND_PRELUDE = """
             static inline float rf_roundf(float x) {
@@ -225,7 +226,6 @@ public final class CEmitter {
             static inline int64_t rf_mini(int64_t a, int64_t b) { return a < b ? a : b; }
             static inline void* rf_alloc(size_t bytes) { void* p = NULL; return posix_memalign(&p, 64, bytes) == 0 ? p : NULL; }
             """ + BATCH_ENTRY;
-
 
     /** Innermost iterations below which a parallel loop nest runs serially (see {@link #iterations}). */
     public static final long MIN_PARALLEL_WORK = 1 << 17;

@@ -81,6 +81,31 @@ public final class MachinePeak {
         return run(readSource(), threads);
     }
 
+    /**
+     * Bytes of the last-level cache of CPU 0 as Linux reports it ({@code /sys/devices/system/cpu/cpu0/cache/index*}, the
+     * highest level); 32 MiB, a large server's per-die L3, where it says nothing.
+     */
+    public static long lastLevelCacheBytes() {
+        long best = 32L << 20;
+        int level = 0;
+        for (int i = 0; i < 8; i++) {
+            java.nio.file.Path dir = java.nio.file.Path.of("/sys/devices/system/cpu/cpu0/cache/index" + i);
+            try {
+                int l = Integer.parseInt(java.nio.file.Files.readString(dir.resolve("level")).strip());
+                String size = java.nio.file.Files.readString(dir.resolve("size")).strip();
+                long bytes = size.endsWith("K") ? Long.parseLong(size.substring(0, size.length() - 1)) << 10
+                        : size.endsWith("M") ? Long.parseLong(size.substring(0, size.length() - 1)) << 20 : Long.parseLong(size);
+                if (l > level) {
+                    level = l;
+                    best = bytes;
+                }
+            } catch (java.io.IOException | NumberFormatException e) {
+                // no such cache index (or an unreadable one): the levels found so far stand
+            }
+        }
+        return best;
+    }
+
     /** The read program: argv[1] threads; prints GB/s of all threads together. */
     static String readSource() {
         return String.format(Locale.ROOT, """

@@ -236,20 +236,31 @@ public final class RowKernels {
                 throw new UnsupportedOperationException("group " + name + ": result " + results.get(i) + " does not carry the dynamic rows (every result of a row kernel must)");
             }
         }
-        // which values carry rows: the dynamic parameters and every call that reads one
+        // which values carry rows: the dynamic parameters and everything built from one (a call, a tuple, a projection)
         Set<Expr> rowed = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         for (Var p : fn.params()) if (types.typeOf(p) instanceof TensorType t && !t.shape().isEmpty() && t.shape().getFirst() instanceof Dim.Any) rowed.add(p);
-        List<Call> calls = new ArrayList<>();
         for (Expr e : ExprTraversal.postOrder(fn.body())) {
-            if (!(e instanceof Call c) || !(c.callee() instanceof Op op)) continue;
-            if (c.args().stream().noneMatch(rowed::contains)) continue;
-            rowed.add(c);
-            calls.add(c);
-            int rank = types.typeOf(c.args().getFirst()) instanceof TensorType t ? t.shape().size() : 0;
-            String why = rowLocal(op.name(), c, rank);
-            if (why != null) throw new UnsupportedOperationException("group " + name + ": " + op.name() + " " + why + " (a kernel over dynamic rows needs its rows kept apart)");
+            switch (e) {
+                case dev.relayfarm.ir.Tuple t -> {
+                    if (t.fields().stream().anyMatch(rowed::contains)) rowed.add(t);
+                }
+                case dev.relayfarm.ir.TupleGetItem g -> {
+                    if (rowed.contains(g.tuple())) rowed.add(g);
+                }
+                case Call c when c.args().stream().anyMatch(rowed::contains) -> {
+                    if (!(c.callee() instanceof Op op)) throw new UnsupportedOperationException("group " + name + ": a call of " + c.callee() + " in a fused group");
+                    rowed.add(c);
+                    int rank = types.typeOf(c.args().getFirst()) instanceof TensorType t ? t.shape().size()
+                            : types.typeOf(c.args().getFirst()) instanceof TupleType tt && !tt.fields().isEmpty() && tt.fields().getFirst() instanceof TensorType t0
+                            ? t0.shape().size() : 0;
+                    String why = rowLocal(op.name(), c, rank);
+                    if (why != null) throw new UnsupportedOperationException("group " + name + ": " + op.name() + " " + why + " (a kernel over dynamic rows needs its rows kept apart)");
+                }
+                default -> {}
+            }
         }
-        for (int rows : new int[] {7, 11}) {
+        // 1 too: the one-row body is compiled from that pinning, and an operator may treat a size of one apart
+        for (int rows : new int[] {1, 7, 11}) {
             InferResult pinned = TypeInference.inferExpr(pinRows(fn, rows), OpResolver.REGISTRY);
             Function pf = pinned.module().main().orElseThrow();
             List<Expr> pinnedNodes = ExprTraversal.postOrder(pf.body()), nodes = ExprTraversal.postOrder(fn.body());
@@ -294,13 +305,40 @@ public final class RowKernels {
             for (long a : axes) if ((a < 0 ? a + rank : a) == 0) return "works along axis 0, the rows";
             return null;
         }
-        if (ROW_LOCAL.contains(op)) {
-            if (op.equals("nn.dense") && c.args().size() > 1) return null; // weights are not rows: the type check sees a dynamic weight as dynamic units
-            return null;
-        }
+        if (op.equals("strided_slice")) return sliceKeepsRows(c, rank);
+        if (ROW_LOCAL.contains(op)) return null; // whether the rows stay first, one for one, the pinned types say
+
         OpPattern pattern = OpRegistry.find(op).map(d -> d.pattern()).orElse(OpPattern.OPAQUE);
         if (pattern == OpPattern.ELEMWISE || pattern == OpPattern.BROADCAST) return null;
         return "is not known to keep rows apart";
+    }
+
+    /**
+     * Null when a {@code strided_slice} takes every row in order (axis 0 untouched, or begun at 0 with stride 1: how many
+     * rows it keeps, the pinned types check), else why not. A reversed or strided slice of the rows keeps their count and
+     * would still mix them.
+     */
+    private static String sliceKeepsRows(Call c, int rank) {
+        List<Long> axes = longs(c, "axes");
+        int at = 0;
+        if (axes != null) {
+            at = -1;
+            for (int i = 0; i < axes.size(); i++) if ((axes.get(i) < 0 ? axes.get(i) + rank : axes.get(i)) == 0) at = i;
+            if (at < 0) return null;
+        }
+        List<Long> begin = longs(c, "begin"), strides = longs(c, "strides");
+        if (begin != null && begin.size() > at && begin.get(at) != 0) return "slices the rows from " + begin.get(at);
+        if (strides != null && strides.size() > at && strides.get(at) != 1) return "slices the rows with stride " + strides.get(at);
+        return null;
+    }
+
+    /** An integer-list attribute ({@code null} when absent or None). */
+    private static List<Long> longs(Call c, String key) {
+        Optional<AttrValue> v = c.attrs().get(key);
+        if (v.isEmpty() || !(v.get() instanceof AttrValue.ListValue(List<AttrValue> vs))) return null;
+        List<Long> out = new ArrayList<>();
+        for (AttrValue x : vs) out.add(x instanceof AttrValue.IntValue(long i) ? i : Long.MIN_VALUE);
+        return out;
     }
 
     /**

@@ -35,6 +35,13 @@ class MachinePeakTest {
     }
 
     @Test
+    void theLastLevelCacheIsAtLeastAMegabyte() {
+        long llc = MachinePeak.lastLevelCacheBytes();
+        // any machine this runs on has a shared cache of a megabyte or more, and none of a gigabyte yet
+        assertTrue(llc >= 1 << 20 && llc < 1L << 30, "last-level cache " + llc + " bytes");
+    }
+
+    @Test
     void theProgramRunsTwelveIndependentVectorChains() {
         String c = MachinePeak.source();
         assertEquals(MachinePeak.CHAINS, c.lines().filter(l -> l.matches("\\s*a\\d+ = a\\d+ \\* b \\+ c;")).count());
