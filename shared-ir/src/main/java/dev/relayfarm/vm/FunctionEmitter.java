@@ -218,6 +218,8 @@ final class FunctionEmitter {
 
     /** One arm of an {@code if} or {@code match}: its value moved to {@code join} and a jump to the end (unless {@code last}), or in tail position its own Ret. */
     private void arm(Expr body, int join, boolean last, List<Integer> jumpsToEnd) {
+        forgetRowShapes(); // what the code before the branch knew holds in each arm, but an arm's knowledge is its own
+
         if (join == TAIL) {
             tail(body);
             return;
@@ -237,6 +239,7 @@ final class FunctionEmitter {
         arm(i.elseBranch(), join, true, jumps);
         code.set(test, new Instruction.If(cond, one, 1, elseStart - test));
         for (int at : jumps) code.set(at, new Instruction.Goto(code.size() - at));
+        forgetRowShapes();
         return join;
     }
 
@@ -255,6 +258,7 @@ final class FunctionEmitter {
         }
         add(new Instruction.Fatal("no clause of the match in @" + name + where(m.span()) + " matched its value"));
         for (int at : jumps) code.set(at, new Instruction.Goto(code.size() - at));
+        forgetRowShapes();
         return join;
     }
 
@@ -367,18 +371,28 @@ final class FunctionEmitter {
         if (rowed < 0) {
             throw unsupported("a kernel result of dynamic shape " + resultType + " with no argument of dynamic rows (kernels take a dynamic leading dimension only)", null, c.span());
         }
-        TensorType rowedType = (TensorType) compiler.types().typeOf(c.args().get(rowed));
-        int shape = fresh();
-        add(new Instruction.ShapeOf(args.get(rowed), shape));
-        // the shape function's results: per result, its shape and its byte size (static int64 vectors)
-        List<Integer> shapeResults = new ArrayList<>();
-        for (TensorType t : outs) {
-            shapeResults.add(staticResult(TensorType.of(DType.INT64, t.shape().size())));
-            shapeResults.add(staticResult(TensorType.of(DType.INT64, 1)));
+        // a row kernel's results have its arguments' rows: a shape read once serves every kernel downstream of it
+        RowShape known = rowShapes.get(args.get(rowed));
+        if (known == null) {
+            int shape = fresh();
+            add(new Instruction.ShapeOf(args.get(rowed), shape));
+            known = new RowShape(shape, ((TensorType) compiler.types().typeOf(c.args().get(rowed))).shape().size());
         }
-        List<Integer> shapeOperands = new ArrayList<>(List.of(shape));
-        shapeOperands.addAll(shapeResults);
-        add(new Instruction.InvokePacked(compiler.kernel(RowKernels.shapeFunction(rowedType.shape().size(), outs)), shapeOperands, shapeResults.size()));
+        int shape = known.register();
+        int kind = compiler.kernel(RowKernels.shapeFunction(known.rank(), outs));
+        // the shape function's results: per result, its shape and its byte size (static int64 vectors); once per row count
+        List<Integer> shapeResults = shapeFunctionResults.get(List.of(kind, shape));
+        if (shapeResults == null) {
+            shapeResults = new ArrayList<>();
+            for (TensorType t : outs) {
+                shapeResults.add(staticResult(TensorType.of(DType.INT64, t.shape().size())));
+                shapeResults.add(staticResult(TensorType.of(DType.INT64, 1)));
+            }
+            List<Integer> shapeOperands = new ArrayList<>(List.of(shape));
+            shapeOperands.addAll(shapeResults);
+            add(new Instruction.InvokePacked(kind, shapeOperands, shapeResults.size()));
+            shapeFunctionResults.put(List.of(kind, shape), shapeResults);
+        }
         List<Integer> results = new ArrayList<>();
         for (int j = 0; j < outs.size(); j++) {
             int storage = fresh();
@@ -392,7 +406,24 @@ final class FunctionEmitter {
         operands.add(shape);
         operands.addAll(results);
         add(new Instruction.InvokePacked(compiler.kernel(f), operands, results.size()));
+        for (int r : results) rowShapes.put(r, known);
         return resultType instanceof TupleType ? regroup(resultType, results, new int[1]) : results.getFirst();
+    }
+
+    /** A register holding a shape whose element 0 is the row count of the tensors mapped to it, and the shape's rank. */
+    private record RowShape(int register, int rank) {}
+
+    /**
+     * Straight-line knowledge for {@link #rowsPacked}: the row shape of each row-carrying register, and the results of
+     * each shape function already called on a row shape. Forgotten at every branch, so no arm relies on a register
+     * that only another arm set.
+     */
+    private final Map<Integer, RowShape> rowShapes = new HashMap<>();
+    private final Map<List<Integer>, List<Integer>> shapeFunctionResults = new HashMap<>();
+
+    private void forgetRowShapes() {
+        rowShapes.clear();
+        shapeFunctionResults.clear();
     }
 
     /** Storage and a tensor for a kernel result of static type {@code t}. */

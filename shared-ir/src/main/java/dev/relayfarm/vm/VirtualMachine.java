@@ -64,6 +64,14 @@ public final class VirtualMachine implements AutoCloseable {
     private final Optional<KernelBatch> batch;
     /** For each queued call, where it was queued ({@code function << 32 | pc}): a failing call's error names its instruction. */
     private final long[] queuedAt;
+    /**
+     * The memory the queued calls read and write, one range per buffer, and whether a call writes it: the loop flushes
+     * before it reads what a queued call writes or writes what one touches, and only then (a dynamic batch's sizes,
+     * read once per row count, would otherwise cost a native call per kernel).
+     */
+    private final long[] queuedStart = new long[(int) BATCH_POINTERS], queuedEnd = new long[(int) BATCH_POINTERS];
+    private final boolean[] queuedWrite = new boolean[(int) BATCH_POINTERS];
+    private int queuedRanges;
     /** Each function's code with what its instructions need prepared once ({@link LoadedFunction}). */
     private final LoadedFunction[] functions;
     private final Arena constantArena = Arena.ofShared();
@@ -160,6 +168,7 @@ public final class VirtualMachine implements AutoCloseable {
         if (args.size() != f.numParams()) throw new VmException("function " + function + " takes " + f.numParams() + " arguments, got " + args.size());
         memory.reset();
         batch.ifPresent(KernelBatch::clear); // calls a failed run left queued
+        queuedRanges = 0;
         VmObject[] regs = new VmObject[f.registerCount()];
         for (int i = 0; i < args.size(); i++) regs[i] = copy(args.get(i), memory);
         VmObject result = detach(execute(new Frame(index, regs, -1)));
@@ -231,7 +240,7 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.AllocTensorReg a -> {
-                    flush();
+                    flushIfWritten(r[a.shape()]);
                     int[] shape = shapeFrom(r[a.shape()], frame);
                     r[a.dst()] = view(storage(r[a.storage()], frame), a.offset(), shape, bytes(shape, a.dtype()), a.dtype(), frame);
                     frame.pc++;
@@ -242,7 +251,7 @@ public final class VirtualMachine implements AutoCloseable {
                     if (sizeValue != null && sizeValue == fn.sizeScalars[frame.pc]) {
                         size = fn.sizeValues[frame.pc];
                     } else {
-                        flush();
+                        flushIfWritten(sizeValue);
                         size = tensor(sizeValue, frame).scalarAsLong();
                     }
                     if (size < 0) throw fault(frame, "allocates storage of " + size + " bytes");
@@ -270,7 +279,8 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.If i -> {
-                    flush();
+                    flushIfWritten(r[i.test()]);
+                    flushIfWritten(r[i.target()]);
                     boolean equal = tensor(r[i.test()], frame).scalarAsLong() == tensor(r[i.target()], frame).scalarAsLong();
                     frame.pc += equal ? i.trueOffset() : i.falseOffset();
                 }
@@ -284,15 +294,15 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.ShapeOf s -> {
-                    flush(); // it writes the shape into run memory, which a queued call may still read
                     int[] shape = tensor(r[s.tensor()], frame).shape();
                     MemorySegment seg = memory.allocate(8L * shape.length, 64);
+                    flushIfTouched(seg); // a reused block a queued call may still read or write
                     for (int k = 0; k < shape.length; k++) seg.setAtIndex(ValueLayout.JAVA_LONG, k, shape[k]);
                     r[s.dst()] = new VmObject.Tensor(seg.asSlice(0, 8L * shape.length), new int[] {shape.length}, DType.INT64);
                     frame.pc++;
                 }
                 case Instruction.ReshapeTensor s -> {
-                    flush();
+                    flushIfWritten(r[s.shape()]); // the tensor's own bytes are not read, only viewed
                     VmObject.Tensor t = tensor(r[s.tensor()], frame);
                     int[] shape = shapeFrom(r[s.shape()], frame);
                     if (VmObject.Tensor.elements(shape) != VmObject.Tensor.elements(t.shape())) {
@@ -384,6 +394,13 @@ public final class VirtualMachine implements AutoCloseable {
                 b.add(kernel, packedBuffers);
             }
             queuedAt[b.size() - 1] = (long) frame.function << 32 | frame.pc;
+            int inputs = kernel.signature().numInputs();
+            for (int i = 0; i < packedBuffers.size(); i++) {
+                MemorySegment m = packedBuffers.get(i);
+                queuedStart[queuedRanges] = m.address();
+                queuedEnd[queuedRanges] = m.address() + m.byteSize();
+                queuedWrite[queuedRanges++] = i >= inputs;
+            }
         } catch (VmException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -403,7 +420,7 @@ public final class VirtualMachine implements AutoCloseable {
         if (tensors.size() != sig.params().size()) throw fault(frame, "passes " + tensors.size() + " tensors to kernel " + sig.name() + ", which takes " + sig.params().size());
         VmObject.Tensor count = tensors.get(sig.numInputs() - 1);
         if (!count.dtype().equals(DType.INT64) || count.data().byteSize() < 8) throw fault(frame, "gives kernel " + sig.name() + " a row count that is not int64");
-        flush(); // the count may come from a queued kernel
+        flushIfWritten(count); // the count may come from a queued kernel
         long rows = count.data().get(ValueLayout.JAVA_LONG, 0);
         int first = params[0];
         int firstRows = tensors.get(first).shape().length == 0 ? -1 : tensors.get(first).shape()[0];
@@ -428,8 +445,27 @@ public final class VirtualMachine implements AutoCloseable {
         }
     }
 
+    /** Runs the queued calls when one of them writes {@code v}'s bytes (a tensor the loop is about to read). */
+    private void flushIfWritten(VmObject v) {
+        if (queuedRanges > 0 && v instanceof VmObject.Tensor t && overlaps(t.data(), true)) flush();
+    }
+
+    /** Runs the queued calls when one of them reads or writes {@code seg} (memory the loop is about to write). */
+    private void flushIfTouched(MemorySegment seg) {
+        if (queuedRanges > 0 && overlaps(seg, false)) flush();
+    }
+
+    private boolean overlaps(MemorySegment seg, boolean writesOnly) {
+        long start = seg.address(), end = start + seg.byteSize();
+        for (int i = 0; i < queuedRanges; i++) {
+            if ((!writesOnly || queuedWrite[i]) && queuedStart[i] < end && start < queuedEnd[i]) return true;
+        }
+        return false;
+    }
+
     /** Runs the queued kernel calls; a failing one is an error naming the InvokePacked that queued it. */
     private void flush() {
+        queuedRanges = 0;
         if (batch.isEmpty()) return;
         try {
             batch.get().run();
