@@ -48,13 +48,14 @@ import java.util.Optional;
  * ({@link LoadedFunction}), so a kernel call costs the loop no allocation but its tensor views.
  *
  * <p><b>Kernel calls in batches.</b> An InvokePacked queues its call ({@link KernelBatch}) instead of crossing into
- * native code on its own; the queue runs, in order, with one native call when the loop is about to read or write
- * tensor data itself (an If's condition, a size or shape read from a tensor, ShapeOf's result, a DeviceCopy, the
- * run's result) or the queue is full. The instructions in between (allocations, kills, moves, calls, ADTs) touch
- * no tensor data, so the kernels see memory as they would have called one by one: a block killed and reused in
- * between is written by a later call, which runs after the earlier ones that read it. A static model's run is
- * then one native call for all its kernels, as in the graph executor. A library built without the batch entry
- * gets its calls one by one.
+ * native code on its own; the queue runs, in order, with one native call when the loop is about to read memory a
+ * queued call writes (an If's condition, a size or shape read from a tensor), to write memory a queued call touches
+ * (ShapeOf's result in a reused block), at a DeviceCopy, at the run's result, or when the queue is full. The
+ * instructions in between (allocations, kills, moves, calls, ADTs) touch no tensor data, so the kernels see memory as
+ * they would have called one by one: a block killed and reused in between is written by a later call, which runs
+ * after the earlier ones that read it. A static model's run is then one native call for all its kernels, as in the
+ * graph executor, and a dynamic batch's too once its sizes are known. A library built without the batch entry gets
+ * its calls one by one.
  */
 public final class VirtualMachine implements AutoCloseable {
     private final Executable executable;
