@@ -100,7 +100,7 @@ public final class CpuLayoutHooks {
         Layout data = LayoutRewriter.layoutAttr(c.attrs(), "data_layout", "NCHW"), kernel = LayoutRewriter.layoutAttr(c.attrs(), "kernel_layout", "OIHW");
         if (groups < 2 || data == null || kernel == null || data.isBlocked() || kernel.isBlocked()) return false;
         if (!(x instanceof TensorType xt) || !(w instanceof TensorType wt) || xt.rank() != data.rank() || wt.rank() != kernel.rank()
-                || !xt.isStatic() || !wt.isStatic()) return false;
+                || !staticButBatch(xt, data) || !wt.isStatic()) return false;
         return data.extent(xt.shape(), 'C').value() == groups && kernel.extent(wt.shape(), 'O').value() == groups && kernel.extent(wt.shape(), 'I').value() == 1;
     }
 
@@ -119,7 +119,7 @@ public final class CpuLayoutHooks {
         Layout out = LayoutRewriter.layoutAttr(attrs, "out_layout", data.name());
         if (out == null || data.isBlocked() || kernel.isBlocked() || out.isBlocked()) return Optional.empty();
         if (!(argTypes.get(0) instanceof TensorType x) || !(argTypes.get(1) instanceof TensorType w)) return Optional.empty();
-        if (x.shape().stream().anyMatch(d -> !d.isStatic()) || w.shape().stream().anyMatch(d -> !d.isStatic())) return Optional.empty();
+        if (x.rank() != data.rank() || !staticButBatch(x, data) || !w.isStatic()) return Optional.empty();
         // NCHWc conv2d has only a template, which accumulates in the output dtype: a float16/bfloat16 conv stays
         // NCHW, whose compute accumulates in float32 (OpComputes) and rounds once
         if (dev.relayfarm.ir.HalfFloats.isNarrow(x.dtype()) || dev.relayfarm.ir.HalfFloats.isNarrow(w.dtype())) return Optional.empty();
@@ -153,6 +153,16 @@ public final class CpuLayoutHooks {
                 .with("out_layout", AttrValue.of(outNew.name()));
         return Optional.of(new LayoutChange(List.of(data, kernel), List.of(dataNew, kernelNew), out, outNew,
                 args -> new Call(Op.get("nn.contrib_conv2d_NCHWc"), args, newAttrs, List.of(), call.span())));
+    }
+
+    /**
+     * Whether every dimension of {@code t} but its batch ({@code N} in {@code layout}) is static: a dynamic batch keeps
+     * the blocked layout, whose transforms and convolution keep the batch first (the VM's row kernels run them per row).
+     */
+    private static boolean staticButBatch(TensorType t, Layout layout) {
+        int n = layout.name().indexOf('N');
+        for (int i = 0; i < t.rank(); i++) if (i != n && !t.shape().get(i).isStatic()) return false;
+        return true;
     }
 
     /** The blocks, then half the smallest: 28 or 68 channels are computed in 4-lane vectors rather than not blocked. */

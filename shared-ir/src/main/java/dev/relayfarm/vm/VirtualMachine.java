@@ -529,13 +529,29 @@ public final class VirtualMachine implements AutoCloseable {
         throw fault(frame, "expects a tensor, got " + v);
     }
 
+    /**
+     * The dimensions a shape tensor holds, read in place. (A copy to a heap array first, through {@code toNDArray}, lost
+     * elements of int64 shapes once the JIT had compiled the loop: seen as dynamic-batch runs that failed after a
+     * hundred or so identical runs with every raw read of the same bytes correct; not reproduced outside the VM.)
+     */
     private int[] shapeFrom(VmObject v, Frame frame) {
-        NDArray a = tensor(v, frame).toNDArray();
-        if (a.rank() != 1 || !(a.dtype().code() == DType.Code.INT || a.dtype().code() == DType.Code.UINT)) {
-            throw fault(frame, "expects a shape (an integer vector), got a " + a.dtype() + " tensor of rank " + a.rank());
+        VmObject.Tensor t = tensor(v, frame);
+        DType dt = t.dtype();
+        if (t.shape().length != 1 || !(dt.code() == DType.Code.INT || dt.code() == DType.Code.UINT) || dt.lanes() != 1) {
+            throw fault(frame, "expects a shape (an integer vector), got a " + dt + " tensor of rank " + t.shape().length);
         }
-        int[] shape = new int[a.elementCount()];
-        for (int i = 0; i < shape.length; i++) shape[i] = Math.toIntExact(a.getLong(i));
+        int[] shape = new int[t.shape()[0]];
+        MemorySegment data = t.data();
+        for (int i = 0; i < shape.length; i++) {
+            long d = switch (dt.storageBytes()) {
+                case 8 -> data.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i);
+                case 4 -> dt.code() == DType.Code.INT ? data.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i) : Integer.toUnsignedLong(data.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i));
+                case 2 -> dt.code() == DType.Code.INT ? data.getAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i) : Short.toUnsignedLong(data.getAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i));
+                default -> dt.code() == DType.Code.INT ? data.get(ValueLayout.JAVA_BYTE, i) : Byte.toUnsignedLong(data.get(ValueLayout.JAVA_BYTE, i));
+            };
+            if (d < 0 || d > Integer.MAX_VALUE) throw fault(frame, "reads a dimension of " + d + " from a shape");
+            shape[i] = (int) d;
+        }
         return shape;
     }
 

@@ -196,15 +196,31 @@ class AlterOpLayoutTest {
         assertUnchanged(P, """
                 def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(32, 1, 3, 3), float32]) { nn.conv2d(%x, %w, groups=16) }
                 """);
-        // dynamic batch
+        // a dynamic image size (a dynamic batch is blocked: aDynamicBatchKeepsTheBlockedLayout)
         assertUnchanged(P, """
-                def @main(%x: Tensor[(?, 16, 8, 8), float32], %w: Tensor[(16, 16, 3, 3), float32]) { nn.conv2d(%x, %w) }
+                def @main(%x: Tensor[(1, 16, ?, 8), float32], %w: Tensor[(16, 16, 3, 3), float32]) { nn.conv2d(%x, %w) }
                 """);
         // no hooks at all
         IRModule in = TypeInference.infer(RelayParser.parseModule(CONV_RELU_CONV, "t")).module();
         PassResult r = new Sequential("t", List.of(new AlterOpLayout(new AlterOpLayout.Options(AlterLayoutHooks.none()))))
                 .run(in, new PassContext(PassOptions.level(3)));
         assertTrue(!r.changed() && r.module() == in);
+    }
+
+    @Test
+    void aDynamicBatchKeepsTheBlockedLayout() {
+        // the VM runs the blocked convolution and its transforms row by row (kernel/lower/RowKernels): all keep the batch first
+        assertRewrites(P, """
+                def @main(%x: Tensor[(?, 16, 8, 8), float32], %w: Tensor[(16, 16, 3, 3), float32]) { nn.relu(nn.conv2d(%x, %w)) }
+                """, """
+                def @main(%x: Tensor[(?, 16, 8, 8), float32], %w: Tensor[(16, 16, 3, 3), float32]) {
+                  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW16c");
+                  %1 = layout_transform(%w, src_layout="OIHW", dst_layout="OIHW16i16o");
+                  %2 = nn.contrib_conv2d_NCHWc(%0, %1, data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c");
+                  %3 = nn.relu(%2);
+                  layout_transform(%3, src_layout="NCHW16c", dst_layout="NCHW")
+                }
+                """);
     }
 
     private static final String DEPTHWISE_THEN_GROUPED = """
