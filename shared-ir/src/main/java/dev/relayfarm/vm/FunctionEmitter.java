@@ -338,19 +338,7 @@ final class FunctionEmitter {
         }
         int kernel = compiler.kernel(f);
         List<Integer> results = new ArrayList<>();
-        for (TensorType t : outs) {
-            long[] shape = staticShape(t, c);
-            long bytes = new TensorSpec("out", java.util.Arrays.stream(shape).mapToInt(d -> (int) d).boxed().toList(), t.dtype()).byteSize();
-            if (bytes == 0) throw unsupported("a kernel with an empty result " + t + " (empty tensors are folded only by the graph executor)", null, c.span());
-            int size = fresh();
-            add(new Instruction.LoadConsti(bytes, size));
-            int storage = fresh();
-            add(new Instruction.AllocStorage(size, ALIGNMENT, t.dtype(), storage));
-            int tensor = fresh();
-            add(new Instruction.AllocTensor(storage, 0, shape, t.dtype(), tensor));
-            storageOf.put(tensor, storage);
-            results.add(tensor);
-        }
+        for (TensorType t : outs) results.add(staticResult(t, c));
         List<Integer> operands = new ArrayList<>(args);
         operands.addAll(results);
         add(new Instruction.InvokePacked(kernel, operands, results.size()));
@@ -385,8 +373,8 @@ final class FunctionEmitter {
         if (shapeResults == null) {
             shapeResults = new ArrayList<>();
             for (TensorType t : outs) {
-                shapeResults.add(staticResult(TensorType.of(DType.INT64, t.shape().size())));
-                shapeResults.add(staticResult(TensorType.of(DType.INT64, 1)));
+                shapeResults.add(staticResult(TensorType.of(DType.INT64, t.shape().size()), c));
+                shapeResults.add(staticResult(TensorType.of(DType.INT64, 1), c));
             }
             List<Integer> shapeOperands = new ArrayList<>(List.of(shape));
             shapeOperands.addAll(shapeResults);
@@ -426,11 +414,11 @@ final class FunctionEmitter {
         shapeFunctionResults.clear();
     }
 
-    /** Storage and a tensor for a kernel result of static type {@code t}. */
-    private int staticResult(TensorType t) {
-        long[] shape = new long[t.shape().size()];
-        for (int i = 0; i < shape.length; i++) shape[i] = t.shape().get(i).value();
+    /** Storage and a tensor for a kernel result of static type {@code t}, of call {@code c}. */
+    private int staticResult(TensorType t, Call c) {
+        long[] shape = staticShape(t, c);
         long bytes = new TensorSpec("out", java.util.Arrays.stream(shape).mapToInt(d -> (int) d).boxed().toList(), t.dtype()).byteSize();
+        if (bytes == 0) throw unsupported("a kernel with an empty result " + t + " (empty tensors are folded only by the graph executor)", null, c.span());
         int size = fresh();
         add(new Instruction.LoadConsti(bytes, size));
         int storage = fresh();

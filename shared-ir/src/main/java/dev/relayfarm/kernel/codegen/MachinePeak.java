@@ -66,6 +66,22 @@ public final class MachinePeak {
         return run(streamSource(), threads);
     }
 
+    /**
+     * What the two memory programs share: {@code pass()} runs {@code work(id)} on each of {@code threads} threads (the
+     * caller's included) and joins them; {@code main} starts by reading the thread count from argv[1].
+     */
+    private static final String THREADS = """
+                static void pass(void) {
+                    pthread_t ids[256];
+                    for (long i = 1; i < threads; i++) pthread_create(&ids[i], NULL, work, (void*) i);
+                    work(0);
+                    for (long i = 1; i < threads; i++) pthread_join(ids[i], NULL);
+                }
+                int main(int argc, char** argv) {
+                    threads = argc > 1 ? atoi(argv[1]) : 1;
+                    if (threads < 1 || threads > 256) return 2;
+            """;
+
     /** Bytes the read-bandwidth measurement streams: 256 MiB, past any last-level cache here. */
     static final long READ_BYTES = 256L << 20;
 
@@ -135,15 +151,7 @@ public final class MachinePeak {
                     sink += t;
                     return NULL;
                 }
-                static void pass(void) {
-                    pthread_t ids[256];
-                    for (long i = 1; i < threads; i++) pthread_create(&ids[i], NULL, work, (void*) i);
-                    work(0);
-                    for (long i = 1; i < threads; i++) pthread_join(ids[i], NULL);
-                }
-                int main(int argc, char** argv) {
-                    threads = argc > 1 ? atoi(argv[1]) : 1;
-                    if (threads < 1 || threads > 256) return 2;
+                """ + THREADS + """
                     if (posix_memalign((void**) &data, 64, BYTES)) return 3;
                     unsigned* words = (unsigned*) data;
                     for (long i = 0; i < BYTES / 4; i++) words[i] = (unsigned) (i %% 7);
@@ -174,15 +182,7 @@ public final class MachinePeak {
                     for (long i = lo; i < hi; i++) a[i] = b[i] + 0.5f * c[i];
                     return NULL;
                 }
-                static void pass(void) {
-                    pthread_t ids[256];
-                    for (long i = 1; i < threads; i++) pthread_create(&ids[i], NULL, work, (void*) i);
-                    work(0);
-                    for (long i = 1; i < threads; i++) pthread_join(ids[i], NULL);
-                }
-                int main(int argc, char** argv) {
-                    threads = argc > 1 ? atoi(argv[1]) : 1;
-                    if (threads < 1 || threads > 256) return 2;
+                """ + THREADS + """
                     if (posix_memalign((void**) &a, 64, N * 4) || posix_memalign((void**) &b, 64, N * 4) || posix_memalign((void**) &c, 64, N * 4)) return 3;
                     for (long i = 0; i < N; i++) { b[i] = (float) (i %% 7); c[i] = (float) (i %% 5); }
                     pass();
