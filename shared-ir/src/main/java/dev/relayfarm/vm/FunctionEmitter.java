@@ -393,7 +393,7 @@ final class FunctionEmitter {
         List<Integer> operands = new ArrayList<>(args);
         operands.add(shape);
         operands.addAll(results);
-        add(new Instruction.InvokePacked(compiler.kernel(f), operands, results.size()));
+        add(new Instruction.InvokePacked(compiler.rowKernel(f), operands, results.size()));
         for (int r : results) rowShapes.put(r, known);
         return resultType instanceof TupleType ? regroup(resultType, results, new int[1]) : results.getFirst();
     }

@@ -49,10 +49,10 @@ import java.util.Map;
  * {@link KernelTable}), so the two backends' kernel tables read alike. TVM's inline-primitives pass is not
  * needed: the emitter follows a let-bound Primitive function to its call sites itself.
  *
- * <p>Not done yet (issue 19): dynamic shapes (every kernel result has a static shape; {@code Any} is an
- * error naming the call), shape functions, storage coalescing (each kernel result gets its own
- * {@link Instruction.AllocStorage}), references ({@code ref}), functions nested in polymorphic globals
- * (lambda-lift leaves them in place; the error names them), and kernels for empty tensors.
+ * <p>A call whose results have a dynamic batch becomes a row kernel ({@link RowKernels}) after its shape function
+ * (FunctionEmitter's rowsPacked). Not done yet (issue 19): dynamic dimensions other than the leading one (an error
+ * naming the call), data-dependent output shapes, storage coalescing (each kernel result gets its own
+ * {@link Instruction.AllocStorage}), and kernels for empty tensors.
  */
 public final class VmCompiler {
     private final IRModule module;
@@ -64,6 +64,8 @@ public final class VmCompiler {
     private final List<NDArray> constants = new ArrayList<>();
     private final Map<NDArray, Integer> constantIndex = new IdentityHashMap<>();
     private final KernelTable kernels = new KernelTable();
+    /** The kernels the emitter called with dynamic rows: told apart where the emitter has the call's types at hand. */
+    private final java.util.Set<Integer> rowKernels = new java.util.HashSet<>();
 
     private VmCompiler(IRModule module, CompileOptions options) {
         this.module = module;
@@ -101,7 +103,7 @@ public final class VmCompiler {
         List<LoweredKernel> lowered = new ArrayList<>();
         for (GraphPlan.Kernel k : kernels.kernels()) {
             try {
-                lowered.add(RowKernels.isDynamic(k.primitive()) ? RowKernels.lower(k.primitive(), k.name(), options.target()) : ArtifactCompiler.lower(k, options));
+                lowered.add(rowKernels.contains(lowered.size()) ? RowKernels.lower(k.primitive(), k.name(), options.target()) : ArtifactCompiler.lower(k, options));
             } catch (UnsupportedOperationException e) {
                 throw new UnsupportedKernelException(k.name(), e);
             }
@@ -161,6 +163,13 @@ public final class VmCompiler {
     /** The kernel of Primitive function {@code f}, shared with every structurally equal one. */
     int kernel(Function f) {
         return kernels.indexOf(f);
+    }
+
+    /** {@link #kernel} for a group whose results have a dynamic batch: it is lowered as a row kernel ({@link RowKernels}). */
+    int rowKernel(Function f) {
+        int k = kernels.indexOf(f);
+        rowKernels.add(k);
+        return k;
     }
 
     /** A function {@code fn(%0, ..., %n-1) { C(%0, ..., %n-1) }}: a constructor with fields used as a value, e.g. passed to @map. */

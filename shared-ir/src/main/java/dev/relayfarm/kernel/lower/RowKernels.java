@@ -67,34 +67,17 @@ public final class RowKernels {
 
     private RowKernels() {}
 
-    /** Whether {@code primitive}'s parameters or results have a dynamic dimension (then it needs this lowering). */
-    public static boolean isDynamic(Function primitive) {
-        InferResult types = TypeInference.inferExpr(primitive, OpResolver.REGISTRY);
-        Function fn = types.module().main().orElseThrow();
-        for (Var p : fn.params()) if (!isStatic(types.typeOf(p))) return true;
-        return !isStatic(types.typeOf(fn.body()));
-    }
-
-    private static boolean isStatic(Type t) {
-        return switch (t) {
-            case TensorType tt -> tt.isStatic();
-            case TupleType tt -> tt.fields().stream().allMatch(RowKernels::isStatic);
-            default -> true;
-        };
-    }
-
     /**
      * The row kernel of {@code primitive}, named {@code name}: its parameters are the group's inputs, then the row count
      * (int64, element 0), then its results; a dynamic tensor's parameter has one row in the signature (the least it may
      * be given). A group that is not row-separable is an {@link UnsupportedOperationException} naming the reason.
      */
     public static LoweredKernel lower(Function primitive, String name, Target target) {
-        check(primitive, name);
+        Set<Integer> rowed = check(primitive, name);
         LoweredKernel block = PrimitiveLowering.lower(pinRows(primitive, BLOCK), name, target, Optional.empty());
         LoweredKernel one = PrimitiveLowering.lower(pinRows(primitive, 1), name, target, Optional.empty());
         List<Buffer> params = one.func().params();
         int inputs = one.func().numInputs();
-        Set<Integer> rowed = rowedParams(primitive);
         Buffer rows = Buffer.of("rows", List.of(1), DType.INT64);
         PrimExpr n = new Load(rows, List.of(PrimExpr.of(0)));
         dev.relayfarm.kernel.expr.Var b = dev.relayfarm.kernel.expr.Var.index("row_block"), r = dev.relayfarm.kernel.expr.Var.index("row");
@@ -115,21 +98,6 @@ public final class RowKernels {
             specs.add(new TensorSpec(p.name(), shape, p.dtype()));
         }
         return new LoweredKernel(func, new KernelSignature(name, specs, inputs + 1), one.workload() + " rows=?", one.config());
-    }
-
-    /**
-     * The positions, in kernel parameter order (inputs, then results; tuples flattened), of the tensors whose leading
-     * dimension is the dynamic row count.
-     */
-    private static Set<Integer> rowedParams(Function primitive) {
-        InferResult types = TypeInference.inferExpr(primitive, OpResolver.REGISTRY);
-        Function fn = types.module().main().orElseThrow();
-        List<TensorType> flat = new ArrayList<>();
-        for (Var p : fn.params()) flatten(types.typeOf(p), flat);
-        flatten(types.typeOf(fn.body()), flat);
-        Set<Integer> out = new HashSet<>();
-        for (int i = 0; i < flat.size(); i++) if (!flat.get(i).shape().isEmpty() && flat.get(i).shape().getFirst() instanceof Dim.Any) out.add(i);
-        return out;
     }
 
     private static void flatten(Type t, List<TensorType> out) {
@@ -206,16 +174,18 @@ public final class RowKernels {
             "nn.l2_normalize", "sum", "mean", "max", "min", "prod", "argmax", "argmin", "variance", "std", "logsumexp");
 
     /**
-     * Refuses a group whose rows do not stay apart, naming the operator: the dynamic dimensions must all be leading ones,
-     * every operator that reads rows must be one whose rows stay apart, and with the rows pinned to two different counts
-     * every row-carrying value must keep exactly that many rows first (so no reshape, transpose, concatenation or
-     * reduction moves or mixes them).
+     * The positions, in kernel parameter order (inputs, then results; tuples flattened), of the tensors whose leading
+     * dimension is the dynamic row count; a group whose rows do not stay apart is refused, naming the operator: the
+     * dynamic dimensions must all be leading ones, every operator that reads rows must be one whose rows stay apart, and
+     * with the rows pinned to 1, 7 and 11 every row-carrying value must keep exactly that many rows first (so no
+     * reshape, transpose, concatenation or reduction moves or mixes them).
      */
-    static void check(Function primitive, String name) {
+    static Set<Integer> check(Function primitive, String name) {
         InferResult types = TypeInference.inferExpr(primitive, OpResolver.REGISTRY);
         Function fn = types.module().main().orElseThrow();
         List<TensorType> flat = new ArrayList<>();
         for (Var p : fn.params()) flatten(types.typeOf(p), flat);
+        int inputs = flat.size();
         flatten(types.typeOf(fn.body()), flat);
         for (TensorType t : flat) {
             for (int d = 1; d < t.shape().size(); d++) {
@@ -227,13 +197,12 @@ public final class RowKernels {
                 throw new UnsupportedOperationException("group " + name + ": " + t + " has a symbolic leading dimension (only Any rows are supported)");
             }
         }
-        Set<Integer> rowedAt = rowedParams(primitive);
-        if (rowedAt.stream().noneMatch(i -> i < fn.params().size())) throw new UnsupportedOperationException("group " + name + ": no parameter carries the dynamic rows");
-        List<TensorType> results = new ArrayList<>();
-        flatten(types.typeOf(fn.body()), results);
-        for (int i = 0; i < results.size(); i++) {
-            if (!rowedAt.contains(flat.size() - results.size() + i)) {
-                throw new UnsupportedOperationException("group " + name + ": result " + results.get(i) + " does not carry the dynamic rows (every result of a row kernel must)");
+        Set<Integer> rowedAt = new HashSet<>();
+        for (int i = 0; i < flat.size(); i++) if (!flat.get(i).shape().isEmpty() && flat.get(i).shape().getFirst() instanceof Dim.Any) rowedAt.add(i);
+        if (rowedAt.stream().noneMatch(i -> i < inputs)) throw new UnsupportedOperationException("group " + name + ": no parameter carries the dynamic rows");
+        for (int i = inputs; i < flat.size(); i++) {
+            if (!rowedAt.contains(i)) {
+                throw new UnsupportedOperationException("group " + name + ": result " + flat.get(i) + " does not carry the dynamic rows (every result of a row kernel must)");
             }
         }
         // which values carry rows: the dynamic parameters and everything built from one (a call, a tuple, a projection)
@@ -278,6 +247,7 @@ public final class RowKernels {
                 }
             }
         }
+        return rowedAt;
     }
 
     /** The axis an operator of {@link #ALONG_AXIS} works along when its call does not say. */
