@@ -88,7 +88,8 @@ public final class VirtualMachine implements AutoCloseable {
     private final MemorySegment[] kernelArgs;
     /** Per kernel, its parameters with a dynamic leading dimension (a row kernel's): they must be given the same row count. */
     private final int[][] rowParams;
-    /** The buffers of the kernel call in progress, reused from call to call. */
+    /** The tensors of the kernel call in progress (tuples flattened) and their buffers, reused from call to call. */
+    private final ArrayList<VmObject.Tensor> packedTensors = new ArrayList<>();
     private final ArrayList<MemorySegment> packedBuffers = new ArrayList<>();
     private final VmOptions options;
 
@@ -377,13 +378,15 @@ public final class VirtualMachine implements AutoCloseable {
 
     private void invokePacked(int kernelIndex, int[] operands, VmObject[] r, Frame frame) {
         NativeKernel kernel = kernels[kernelIndex];
-        if (rowParams[kernelIndex].length > 0) checkRows(kernel, rowParams[kernelIndex], operands, r, frame);
-        // one list for every call (the VM runs one call at a time, kernels do not call back into it): no allocation per kernel
-        packedBuffers.clear();
+        // one pair of lists for every call (the VM runs one call at a time, kernels do not call back into it): no allocation per kernel
+        packedTensors.clear();
         for (int a : operands) {
-            if (r[a] instanceof VmObject.Tensor t) packedBuffers.add(t.data()); // the common case, without the recursive walk
-            else flattenTensors(r[a], packedBuffers, frame);
+            if (r[a] instanceof VmObject.Tensor t) packedTensors.add(t); // the common case, without the recursive walk
+            else collectTensors(r[a], packedTensors, frame);
         }
+        if (rowParams[kernelIndex].length > 0) checkRows(kernel, rowParams[kernelIndex], packedTensors, frame);
+        packedBuffers.clear();
+        for (VmObject.Tensor t : packedTensors) packedBuffers.add(t.data());
         try {
             if (batch.isEmpty()) {
                 kernel.invoke(kernelArgs[kernelIndex], packedBuffers);
@@ -414,9 +417,7 @@ public final class VirtualMachine implements AutoCloseable {
      * a tensor with other rows, or a row count that is not theirs, would be read or written past an end, so the call
      * stops here, naming them.
      */
-    private void checkRows(NativeKernel kernel, int[] params, int[] operands, VmObject[] r, Frame frame) {
-        List<VmObject.Tensor> tensors = new ArrayList<>();
-        for (int a : operands) collectTensors(r[a], tensors, frame);
+    private void checkRows(NativeKernel kernel, int[] params, List<VmObject.Tensor> tensors, Frame frame) {
         KernelSignature sig = kernel.signature();
         if (tensors.size() != sig.params().size()) throw fault(frame, "passes " + tensors.size() + " tensors to kernel " + sig.name() + ", which takes " + sig.params().size());
         VmObject.Tensor count = tensors.get(sig.numInputs() - 1);
@@ -477,14 +478,6 @@ public final class VirtualMachine implements AutoCloseable {
                     + functions[function].code[pc] + "): " + e.getMessage(), e);
         } catch (RuntimeException e) {
             throw new VmException("running queued kernel calls: " + e.getMessage(), e);
-        }
-    }
-
-    private void flattenTensors(VmObject v, List<MemorySegment> out, Frame frame) {
-        switch (v) {
-            case VmObject.Tensor t -> out.add(t.data());
-            case VmObject.Adt a -> a.fields().forEach(f -> flattenTensors(f, out, frame));
-            case null, default -> throw fault(frame, "passes " + v + " to a kernel (only tensors and tuples of tensors)");
         }
     }
 
