@@ -99,10 +99,10 @@ public final class MachinePeak {
 
     /**
      * Bytes of the last-level cache of CPU 0 as Linux reports it ({@code /sys/devices/system/cpu/cpu0/cache/index*}, the
-     * highest level); 32 MiB, a large server's per-die L3, where it says nothing.
+     * highest level); empty where it reports none.
      */
-    public static long lastLevelCacheBytes() {
-        long best = 32L << 20;
+    public static java.util.OptionalLong lastLevelCacheBytes() {
+        java.util.OptionalLong best = java.util.OptionalLong.empty();
         int level = 0;
         for (int i = 0; i < 8; i++) {
             java.nio.file.Path dir = java.nio.file.Path.of("/sys/devices/system/cpu/cpu0/cache/index" + i);
@@ -113,7 +113,7 @@ public final class MachinePeak {
                         : size.endsWith("M") ? Long.parseLong(size.substring(0, size.length() - 1)) << 20 : Long.parseLong(size);
                 if (l > level) {
                     level = l;
-                    best = bytes;
+                    best = java.util.OptionalLong.of(bytes);
                 }
             } catch (java.io.IOException | NumberFormatException e) {
                 // no such cache index (or an unreadable one): the levels found so far stand
