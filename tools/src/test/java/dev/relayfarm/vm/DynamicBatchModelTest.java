@@ -75,8 +75,9 @@ class DynamicBatchModelTest {
         VmProgram program = VmCompiler.compile(Stages.inferTypes(Stages.importModel(ModelSource.read(onnx), "x=?x3x48x192")), CompileOptions.host(3));
         Random sizes = new Random(7);
         try (VirtualMachine vm = program.load(CCompiler.host().orElseThrow()); OrtRunner ort = OrtRunner.open(onnx, 1)) {
-            // 2,000 runs of one input first, each result the same bits: an int64 shape copied to the heap came back with
-            // elements lost after a hundred or so such runs (the VM now reads shapes in place)
+            // 2,000 runs of one input first, each result the same bits. A stability check: an int64 shape copied to the heap
+            // once came back with elements lost after a hundred or so such runs in a hand-run loop (the VM now reads shapes
+            // in place); this test did not reproduce that failure on the old code
             vm.setNumThreads(1); // as a latency benchmark runs it (the loss was seen so)
             NDArray one = batch(1, 99);
             NDArray first = ((VmObject.Tensor) vm.runMain(one)).toNDArray();
