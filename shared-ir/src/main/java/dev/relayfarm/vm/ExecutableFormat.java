@@ -39,8 +39,11 @@ import java.util.List;
 public final class ExecutableFormat {
     public static final String FILE = "vm.rfx";
     static final byte[] MAGIC = {'R', 'F', 'V', 'M'};
-    /** Version 2 added the reference instructions (AllocRef, LoadRef, StoreRef); a version-1 file reads as before. */
-    public static final int VERSION = 2;
+    /**
+     * Version 2 added the reference instructions (AllocRef, LoadRef, StoreRef) and kernels with a dynamic leading
+     * dimension; version 3 dynamic dimensions anywhere (kernel/lower/WidthKernels). An older file reads as before.
+     */
+    public static final int VERSION = 3;
     static final int OLDEST_VERSION = 1;
 
     private ExecutableFormat() {}
@@ -142,9 +145,9 @@ public final class ExecutableFormat {
                     List<Integer> shape = new ArrayList<>();
                     for (int r = in.count("dims"), k = 0; k < r; k++) {
                         int d = in.data.readInt();
-                        if (d == TensorSpec.DYNAMIC && (k > 0 || in.version < 2)) {
+                        if (d == TensorSpec.DYNAMIC && (in.version < 2 || k > 0 && in.version < 3)) {
                             throw new ExecutableFormatException("kernel " + name + ", parameter " + pname + ": a dynamic dimension "
-                                    + (k > 0 ? "at position " + k + " (only the leading one may be)" : "in a version-1 file"));
+                                    + (k > 0 ? "at position " + k + " in a version-" + in.version + " file (only the leading one may be before version 3)" : "in a version-1 file"));
                         }
                         shape.add(d);
                     }
@@ -194,14 +197,16 @@ public final class ExecutableFormat {
     }
 
     /**
-     * The oldest version that holds {@code exe}: 2 when it uses references or kernels of dynamic shape, else 1, so a VM
+     * The oldest version that holds {@code exe}: 3 when a kernel has a dynamic dimension beyond the leading one, 2 when
+     * it uses references or kernels of a dynamic leading dimension, else 1, so a VM
      * that reads version 1 only still loads every executable that needs nothing newer.
      */
     static int versionFor(Executable exe) {
         boolean refs = exe.functions().stream().flatMap(f -> f.code().stream())
                 .anyMatch(i -> i instanceof Instruction.AllocRef || i instanceof Instruction.LoadRef || i instanceof Instruction.StoreRef);
         boolean dynamic = exe.kernels().stream().anyMatch(k -> k.params().stream().anyMatch(TensorSpec::isDynamic));
-        return refs || dynamic ? 2 : 1;
+        boolean inner = exe.kernels().stream().anyMatch(k -> k.params().stream().anyMatch(t -> t.shape().lastIndexOf(TensorSpec.DYNAMIC) > 0));
+        return inner ? 3 : refs || dynamic ? 2 : 1;
     }
 
     /** The opcode of each instruction kind: the byte the file stores. Numbers never change meaning within a format version. */

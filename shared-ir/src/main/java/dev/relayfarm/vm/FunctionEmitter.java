@@ -28,6 +28,7 @@ import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.Var;
 import dev.relayfarm.kernel.lower.RowKernels;
+import dev.relayfarm.kernel.lower.WidthKernels;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -326,7 +327,11 @@ final class FunctionEmitter {
         Type resultType = compiler.types().typeOf(c);
         List<TensorType> outs = new ArrayList<>();
         flatten(resultType, outs, c);
-        if (outs.stream().anyMatch(t -> !t.isStatic())) return rowsPacked(f, c, args, resultType, outs);
+        boolean dynamicResult = outs.stream().anyMatch(t -> !t.isStatic());
+        if (dynamicResult || c.args().stream().anyMatch(a -> !dynamicDims(compiler.types().typeOf(a)).isEmpty())) {
+            // a dynamic batch alone (every ? leading) is a row kernel's, any other dynamic dimension a width kernel's
+            return dynamicResult && leadingOnly(c, outs) ? rowsPacked(f, c, args, resultType, outs) : widthPacked(f, c, args, resultType, outs);
+        }
         int alias = GraphBuilder.sameBytesParam(f);
         if (alias >= 0 && outs.size() == 1 && f.params().stream().allMatch(p -> compiler.types().typeOf(p) instanceof TensorType)) {
             long[] shape = staticShape(outs.getFirst(), c);
@@ -398,6 +403,90 @@ final class FunctionEmitter {
         return resultType instanceof TupleType ? regroup(resultType, results, new int[1]) : results.getFirst();
     }
 
+    /** Whether every dynamic dimension of the call's arguments and results is a leading one. */
+    private boolean leadingOnly(Call c, List<TensorType> outs) {
+        for (Expr a : c.args()) if (dynamicDims(compiler.types().typeOf(a)).stream().anyMatch(d -> d > 0)) return false;
+        for (TensorType t : outs) if (dynamicDims(t).stream().anyMatch(d -> d > 0)) return false;
+        return true;
+    }
+
+    /** The positions of the dynamic dimensions of {@code t} (of every field of a tuple). */
+    private static List<Integer> dynamicDims(Type t) {
+        List<Integer> out = new ArrayList<>();
+        switch (t) {
+            case TensorType tt -> {
+                for (int d = 0; d < tt.shape().size(); d++) if (!tt.shape().get(d).isStatic()) out.add(d);
+            }
+            case TupleType tt -> tt.fields().forEach(f -> out.addAll(dynamicDims(f)));
+            case null, default -> {}
+        }
+        return out;
+    }
+
+    /**
+     * A call of a group with dynamic dimensions beyond a leading batch (a width kernel: kernel/lower/WidthKernels), all of
+     * its inputs' one size. The shape of the argument the size is read from ({@link Instruction.ShapeOf}) goes to the
+     * group's shape function, a kernel too, which gives the size (int64 [1]) and each dynamic result's shape and byte
+     * size; each such result gets storage and a tensor of that shape, a static one as usual; the kernel takes the size
+     * after its inputs.
+     */
+    private int widthPacked(Function f, Call c, List<Integer> args, Type resultType, List<TensorType> outs) {
+        int arg = -1, dim = -1;
+        for (int i = 0; i < c.args().size() && arg < 0; i++) {
+            Type t = compiler.types().typeOf(c.args().get(i));
+            if (t instanceof TupleType && !dynamicDims(t).isEmpty()) {
+                throw unsupported("a kernel whose dynamic size comes in a tuple (" + t + ")", null, c.span());
+            }
+            List<Integer> dims = dynamicDims(t);
+            if (!dims.isEmpty()) {
+                arg = i;
+                dim = dims.getFirst();
+            }
+        }
+        if (arg < 0) throw unsupported("a kernel result of dynamic shape " + resultType + " with no argument of dynamic shape", null, c.span());
+        Integer shape = sizeShapes.get(args.get(arg));
+        if (shape == null) {
+            shape = fresh();
+            add(new Instruction.ShapeOf(args.get(arg), shape));
+            sizeShapes.put(args.get(arg), shape);
+        }
+        int rank = ((TensorType) compiler.types().typeOf(c.args().get(arg))).shape().size();
+        int kind = compiler.kernel(WidthKernels.shapeFunction(f, "called in @" + name + where(c.span()), compiler.target(), rank, dim));
+        List<Integer> shapeResults = shapeFunctionResults.get(List.of(kind, shape));
+        if (shapeResults == null) {
+            shapeResults = new ArrayList<>(List.of(staticResult(TensorType.of(DType.INT64, 1), c)));
+            for (TensorType t : outs) {
+                if (t.isStatic()) continue;
+                shapeResults.add(staticResult(TensorType.of(DType.INT64, t.shape().size()), c));
+                shapeResults.add(staticResult(TensorType.of(DType.INT64, 1), c));
+            }
+            List<Integer> shapeOperands = new ArrayList<>(List.of(shape));
+            shapeOperands.addAll(shapeResults);
+            add(new Instruction.InvokePacked(kind, shapeOperands, shapeResults.size()));
+            shapeFunctionResults.put(List.of(kind, shape), shapeResults);
+        }
+        List<Integer> results = new ArrayList<>();
+        int next = 1;
+        for (TensorType t : outs) {
+            if (t.isStatic()) {
+                results.add(staticResult(t, c));
+                continue;
+            }
+            int storage = fresh();
+            add(new Instruction.AllocStorage(shapeResults.get(next + 1), ALIGNMENT, t.dtype(), storage));
+            int tensor = fresh();
+            add(new Instruction.AllocTensorReg(storage, 0, shapeResults.get(next), t.dtype(), tensor));
+            storageOf.put(tensor, storage);
+            results.add(tensor);
+            next += 2;
+        }
+        List<Integer> operands = new ArrayList<>(args);
+        operands.add(shapeResults.getFirst());
+        operands.addAll(results);
+        add(new Instruction.InvokePacked(compiler.widthKernel(f), operands, results.size()));
+        return resultType instanceof TupleType ? regroup(resultType, results, new int[1]) : results.getFirst();
+    }
+
     /** A register holding a shape whose element 0 is the row count of the tensors mapped to it, and the shape's rank. */
     private record RowShape(int register, int rank) {}
 
@@ -409,8 +498,12 @@ final class FunctionEmitter {
     private final Map<Integer, RowShape> rowShapes = new HashMap<>();
     private final Map<List<Integer>, List<Integer>> shapeFunctionResults = new HashMap<>();
 
+    /** Straight-line knowledge for {@link #widthPacked}: the register holding the shape of each register already read. */
+    private final Map<Integer, Integer> sizeShapes = new HashMap<>();
+
     private void forgetRowShapes() {
         rowShapes.clear();
+        sizeShapes.clear();
         shapeFunctionResults.clear();
     }
 

@@ -88,6 +88,8 @@ public final class VirtualMachine implements AutoCloseable {
     private final MemorySegment[] kernelArgs;
     /** Per kernel, its parameters with a dynamic leading dimension (a row kernel's): they must be given the same row count. */
     private final int[][] rowParams;
+    /** Per kernel, whether it is a width kernel (kernel/lower/WidthKernels: its last input is named {@code size}), checked by {@link #checkSize}. */
+    private final boolean[] sizeKernel;
     /** The tensors of the kernel call in progress (tuples flattened) and their buffers, reused from call to call. */
     private final ArrayList<VmObject.Tensor> packedTensors = new ArrayList<>();
     private final ArrayList<MemorySegment> packedBuffers = new ArrayList<>();
@@ -112,6 +114,7 @@ public final class VirtualMachine implements AutoCloseable {
         this.kernels = new NativeKernel[executable.kernels().size()];
         this.kernelArgs = new MemorySegment[kernels.length];
         this.rowParams = new int[kernels.length][];
+        this.sizeKernel = new boolean[kernels.length];
         this.functions = new LoadedFunction[executable.functions().size()];
         this.constants = new VmObject.Tensor[executable.constants().size()];
         try {
@@ -129,6 +132,7 @@ public final class VirtualMachine implements AutoCloseable {
                     if (rows == null || !rows.dtype().equals(DType.INT64) || !rows.shape().equals(List.of(1))) {
                         throw new VmException("kernel " + sig.name() + " has parameters of dynamic shape but no row count (an int64 [1] input last): " + sig);
                     }
+                    sizeKernel[i] = rows.name().equals("size");
                 }
                 MemorySegment args = constantArena.allocate(ValueLayout.ADDRESS, Math.max(1, sig.params().size()));
                 kernelArgs[i] = MemorySegment.ofAddress(args.address()).reinterpret(args.byteSize());
@@ -384,7 +388,10 @@ public final class VirtualMachine implements AutoCloseable {
             if (r[a] instanceof VmObject.Tensor t) packedTensors.add(t); // the common case, without the recursive walk
             else collectTensors(r[a], packedTensors, frame);
         }
-        if (rowParams[kernelIndex].length > 0) checkRows(kernel, rowParams[kernelIndex], packedTensors, frame);
+        if (rowParams[kernelIndex].length > 0) {
+            if (sizeKernel[kernelIndex]) checkSize(kernel, rowParams[kernelIndex], packedTensors, frame);
+            else checkRows(kernel, rowParams[kernelIndex], packedTensors, frame);
+        }
         packedBuffers.clear();
         for (VmObject.Tensor t : packedTensors) packedBuffers.add(t.data());
         try {
@@ -435,6 +442,37 @@ public final class VirtualMachine implements AutoCloseable {
             if (got != firstRows) {
                 throw fault(frame, "gives kernel " + sig.name() + " " + got + " rows for " + sig.params().get(p).name() + " and " + firstRows
                         + " for " + sig.params().get(first).name() + " (a dynamic batch must be the same in every tensor of the call)");
+            }
+        }
+    }
+
+    /**
+     * A width kernel's inputs have one dynamic size, given as its last input: a dynamic dimension of an input that is not
+     * that size would be read past its end, so the call stops here, naming the kernel, the input and the dimension. Its
+     * results were allocated from the shape function of that same size.
+     */
+    private void checkSize(NativeKernel kernel, int[] params, List<VmObject.Tensor> tensors, Frame frame) {
+        KernelSignature sig = kernel.signature();
+        if (tensors.size() != sig.params().size()) throw fault(frame, "passes " + tensors.size() + " tensors to kernel " + sig.name() + ", which takes " + sig.params().size());
+        VmObject.Tensor count = tensors.get(sig.numInputs() - 1);
+        if (!count.dtype().equals(DType.INT64) || count.data().byteSize() < 8) throw fault(frame, "gives kernel " + sig.name() + " a size that is not int64");
+        flushIfWritten(count); // the size may come from a queued kernel (its shape function)
+        long size = count.data().get(ValueLayout.JAVA_LONG, 0);
+        if (size < 0) {
+            int[] shape = tensors.get(params[0]).shape();
+            throw fault(frame, "calls kernel " + sig.name() + " on " + Arrays.toString(shape) + " for " + sig.params().get(params[0]).name()
+                    + ": its group is not defined at that dynamic size (too small for it), so its shape function gave no size");
+        }
+        for (int p : params) {
+            if (p >= sig.numInputs()) break;
+            List<Integer> spec = sig.params().get(p).shape();
+            int[] shape = tensors.get(p).shape();
+            if (shape.length != spec.size()) throw fault(frame, "gives kernel " + sig.name() + " a tensor of rank " + shape.length + " for " + sig.params().get(p).name() + " " + spec);
+            for (int d = 0; d < shape.length; d++) {
+                if (spec.get(d) == TensorSpec.DYNAMIC && shape[d] != size) {
+                    throw fault(frame, "gives kernel " + sig.name() + " " + Arrays.toString(shape) + " for " + sig.params().get(p).name() + ", whose dynamic dimension " + d
+                            + " must be the kernel's size " + size + " (every dynamic dimension of a width kernel's inputs is one size)");
+                }
             }
         }
     }

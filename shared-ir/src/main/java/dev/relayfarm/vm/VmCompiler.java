@@ -20,6 +20,7 @@ import dev.relayfarm.ir.TypeData;
 import dev.relayfarm.ir.Var;
 import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.kernel.lower.RowKernels;
+import dev.relayfarm.kernel.lower.WidthKernels;
 import dev.relayfarm.passes.LambdaLift;
 import dev.relayfarm.passes.OptPipeline;
 import dev.relayfarm.passes.PassContext;
@@ -50,8 +51,9 @@ import java.util.Map;
  * needed: the emitter follows a let-bound Primitive function to its call sites itself.
  *
  * <p>A call whose results have a dynamic batch becomes a row kernel ({@link RowKernels}) after its shape function
- * (FunctionEmitter's rowsPacked). Not done yet (issue 19): dynamic dimensions other than the leading one (an error
- * naming the call), data-dependent output shapes, storage coalescing (each kernel result gets its own
+ * (FunctionEmitter's rowsPacked); one with any other dynamic dimension (an image width, a sequence length) becomes a
+ * width kernel ({@link WidthKernels}) after its shape function (FunctionEmitter's widthPacked). Not done yet (issue 19):
+ * data-dependent output shapes, storage coalescing (each kernel result gets its own
  * {@link Instruction.AllocStorage}), and kernels for empty tensors.
  */
 public final class VmCompiler {
@@ -66,6 +68,8 @@ public final class VmCompiler {
     private final KernelTable kernels = new KernelTable();
     /** The kernels the emitter called with dynamic rows: told apart where the emitter has the call's types at hand. */
     private final java.util.Set<Integer> rowKernels = new java.util.HashSet<>();
+    /** The kernels the emitter called with a dynamic size beyond a leading batch (kernel/lower/WidthKernels). */
+    private final java.util.Set<Integer> widthKernels = new java.util.HashSet<>();
 
     private VmCompiler(IRModule module, CompileOptions options) {
         this.module = module;
@@ -103,7 +107,9 @@ public final class VmCompiler {
         List<LoweredKernel> lowered = new ArrayList<>();
         for (GraphPlan.Kernel k : kernels.kernels()) {
             try {
-                lowered.add(rowKernels.contains(lowered.size()) ? RowKernels.lower(k.primitive(), k.name(), options.target()) : ArtifactCompiler.lower(k, options));
+                int at = lowered.size();
+                lowered.add(rowKernels.contains(at) ? RowKernels.lower(k.primitive(), k.name(), options.target())
+                        : widthKernels.contains(at) ? WidthKernels.lower(k.primitive(), k.name(), options.target()) : ArtifactCompiler.lower(k, options));
             } catch (UnsupportedOperationException e) {
                 throw new UnsupportedKernelException(k.name(), e);
             }
@@ -127,6 +133,10 @@ public final class VmCompiler {
 
     InferResult types() {
         return types;
+    }
+
+    dev.relayfarm.kernel.target.Target target() {
+        return options.target();
     }
 
     /** The VM function of global {@code gv}; a Primitive global is a kernel, not a function. */
@@ -169,6 +179,13 @@ public final class VmCompiler {
     int rowKernel(Function f) {
         int k = kernels.indexOf(f);
         rowKernels.add(k);
+        return k;
+    }
+
+    /** {@link #kernel} for a group with a dynamic size beyond a leading batch: it is lowered as a width kernel ({@link WidthKernels}). */
+    int widthKernel(Function f) {
+        int k = kernels.indexOf(f);
+        widthKernels.add(k);
         return k;
     }
 

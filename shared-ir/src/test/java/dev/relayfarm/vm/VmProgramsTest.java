@@ -481,11 +481,4 @@ class VmProgramsTest {
             assertEquals(4.5, scalar(sameAsInterpreter(m, vm, NDArray.scalar(2.5f))));
         }
     }
-
-    @Test
-    void unsupportedConstructsAreNamedWithTheirFunction() {
-        IRModule m = text("def @main(%x: Tensor[(4, ?), float32]) { exp(%x) }\n");
-        VmException e = assertThrows(VmException.class, () -> compile(m));
-        assertTrue(e.getMessage().contains("dynamic shape") && e.getMessage().contains("@main"), e.getMessage());
-    }
 }

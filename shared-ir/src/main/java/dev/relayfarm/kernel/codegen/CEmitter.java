@@ -461,9 +461,13 @@ public final class CEmitter {
             line("{");
             depth++;
             if (a.scope() == Scope.LOCAL) {
-                line(t + " " + n + "[" + b.elementCount() + "] __attribute__((aligned(64)));");
+                String count = a.elements().map(e -> "(" + expr(Simplifier.simplify(e)) + ")").orElse(Long.toString(b.elementCount()));
+                line(t + " " + n + "[" + count + "] __attribute__((aligned(64)));");
             } else {
-                long bytes = (b.elementCount() * Math.max(1, b.dtype().bits() / 8) + 63) / 64 * 64;
+                long elementBytes = Math.max(1, b.dtype().bits() / 8);
+                String bytes = a.elements().isPresent()
+                        ? "(size_t)((" + expr(Simplifier.simplify(a.elements().get())) + ") * " + elementBytes + " + 63) / 64 * 64"
+                        : Long.toString((b.elementCount() * elementBytes + 63) / 64 * 64);
                 line(t + "* restrict " + n + " = (" + t + "*)rf_alloc(" + bytes + ");");
                 // An outlined parallel body returns void; a failed allocation there aborts.
                 line(parallelDepth == 0 ? "if (" + n + " == NULL) return -1;" : "if (" + n + " == NULL) abort();");

@@ -346,7 +346,7 @@ public final class RowKernels {
                 List<PrimExpr> idx = st.indices().stream().map(i -> expr(i, swap, moved, offset)).toList();
                 yield new Store(b, indices(st.buffer(), idx, moved, offset), expr(st.value(), swap, moved, offset));
             }
-            case Allocate a -> new Allocate(a.buffer(), a.scope(), stmt(a.body(), swap, moved, offset));
+            case Allocate a -> new Allocate(a.buffer(), a.scope(), stmt(a.body(), swap, moved, offset), a.elements());
             case IfThenElse i -> new IfThenElse(expr(i.condition(), swap, moved, offset), stmt(i.then(), swap, moved, offset),
                     i.otherwise().map(o -> stmt(o, swap, moved, offset)));
             case Seq q -> Seq.of(q.stmts().stream().map(x -> stmt(x, swap, moved, offset)).toList());

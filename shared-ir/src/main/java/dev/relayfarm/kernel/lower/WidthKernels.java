@@ -1,0 +1,391 @@
+package dev.relayfarm.kernel.lower;
+
+import dev.relayfarm.artifact.KernelSignature;
+import dev.relayfarm.artifact.TensorSpec;
+import dev.relayfarm.ir.AttrValue;
+import dev.relayfarm.ir.Attrs;
+import dev.relayfarm.ir.Call;
+import dev.relayfarm.ir.Constant;
+import dev.relayfarm.ir.DType;
+import dev.relayfarm.ir.Dim;
+import dev.relayfarm.ir.Expr;
+import dev.relayfarm.ir.ExprRewriter;
+import dev.relayfarm.ir.Function;
+import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.ir.TensorType;
+import dev.relayfarm.ir.Tuple;
+import dev.relayfarm.ir.TupleType;
+import dev.relayfarm.ir.Type;
+import dev.relayfarm.ir.Var;
+import dev.relayfarm.kernel.expr.Binary;
+import dev.relayfarm.kernel.expr.BinaryOp;
+import dev.relayfarm.kernel.expr.Buffer;
+import dev.relayfarm.kernel.expr.Load;
+import dev.relayfarm.kernel.expr.PrimExpr;
+import dev.relayfarm.kernel.loop.IfThenElse;
+import dev.relayfarm.kernel.loop.LoweredFunc;
+import dev.relayfarm.kernel.loop.Stmt;
+import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.InvalidConfigException;
+import dev.relayfarm.kernel.template.Knob;
+import dev.relayfarm.kernel.template.ScheduleConfig;
+import dev.relayfarm.text.RelayPrinter;
+import dev.relayfarm.types.InferResult;
+import dev.relayfarm.types.OpResolver;
+import dev.relayfarm.types.TypeInference;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Kernels for fused groups whose dynamic dimensions are not (only) a leading batch: an image width through
+ * convolutions and pooling, a sequence length through attention. Compiled once, a kernel runs for every size. The second
+ * slice of issue 19's symbolic-shape kernels, after {@link RowKernels}.
+ *
+ * <p>The group's dynamic input dimensions are all one run-time <em>size</em> {@code s} (the VM checks it). The ordinary
+ * templates ({@link PrimitiveLowering}) lower the group with {@code s} pinned to samples of one residue class,
+ * {@code s = PERIOD·t + r} for {@code t} in {@value #SAMPLES_TEXT}, and {@link SampleUnifier} merges the nests: the
+ * same form, every integer a quadratic in {@code t} (fitted on three samples, checked on two more). One such variant per
+ * residue {@code r}; the kernel dispatches on {@code s mod PERIOD}. Within a class every floor division of the size by
+ * a divisor of {@value #PERIOD} (strides of 2, 4, 8; pools of 2) is exact, so extents and offsets come out affine, and
+ * the stride of an {@code s × s} matrix quadratic. When a template chooses tiles from divisors of an extent (a
+ * convolution's output columns per register tile), the samples' default configurations differ; the kernel then uses
+ * one configuration valid at every sample (each knob the largest sample's default where valid at all, else the largest
+ * common candidate at most the least default), and if the forms still differ the group is refused, naming it. Local
+ * tiles that grow with the size (a reduction's accumulators across a width) become C variable-length arrays.
+ *
+ * <p>Why samples and not symbolic extents in the tensor-expression layer: every template rule would need a symbolic
+ * form, while sampling reuses them as they are and checks the outcome. What it cannot prove: that the form holds between
+ * and beyond the samples; five samples per class, two of them checks, are the evidence, and the tests compare every
+ * residue against the interpreter. Sizes below {@value #PERIOD} (t = 0) get a static nest each, lowered at that size,
+ * where the group is defined there (its types infer and no result is empty); elsewhere the shape function gives the
+ * size as -1, which the VM's check of the call reports.
+ *
+ * <p>Parameters: the group's inputs, then {@code size} (int64 {@code [1]}, the size {@code s}), then its results; each
+ * flattened (one-dimensional accesses), with {@link TensorSpec#DYNAMIC} where the group's type has {@code ?}.
+ */
+public final class WidthKernels {
+    /** The residue classes of the size: one variant each. */
+    public static final int PERIOD = 8;
+    /** A window's sampled quotients {@code t} from its start: three consecutive to fit, two to check. */
+    private static final long[] SAMPLE_OFFSETS = {0, 1, 2, 4, 7};
+    /** Where windows may start; sizes below the start are static nests, one per size. */
+    private static final long[] WINDOW_STARTS = {1, 2, 4};
+    /** Shape functions fit result dimensions from here on and tabulate every size below {@code PERIOD} times this. */
+    private static final long SHAPE_START = 4;
+
+    private WidthKernels() {}
+
+    /** Where a group's size is read: flattened input {@code input}, dimension {@code dim} (its first {@code ?}). */
+    public record SizeSource(int input, int dim) {}
+
+    /** The first {@code ?} of the first input that has one; empty when no input has a dynamic dimension. */
+    public static Optional<SizeSource> source(List<Type> inputs) {
+        List<TensorType> flat = new ArrayList<>();
+        for (Type t : inputs) flatten(t, flat);
+        for (int i = 0; i < flat.size(); i++) {
+            List<Dim> shape = flat.get(i).shape();
+            for (int d = 0; d < shape.size(); d++) if (shape.get(d) instanceof Dim.Any) return Optional.of(new SizeSource(i, d));
+        }
+        return Optional.empty();
+    }
+
+    /** The kernel of {@code primitive}, named {@code name}; a group the sampling cannot merge is an {@link UnsupportedOperationException} naming it. */
+    public static LoweredKernel lower(Function primitive, String name, Target target) {
+        Typed typed = Typed.of(primitive, name);
+        Buffer size = Buffer.of("size", List.of(1), DType.INT64);
+        PrimExpr s = new Load(size, List.of(PrimExpr.of(0)));
+        PrimExpr t = s.div(PERIOD), residue = s.mod(PERIOD);
+        List<Stmt> variants = new ArrayList<>();
+        LoweredKernel reference = null;
+        List<Buffer> params = null;
+        for (int r = 0; r < PERIOD; r++) {
+            Window w = fittedWindow(primitive, name, target, r);
+            if (reference == null) {
+                reference = w.samples().getFirst();
+                params = reference.func().params().stream().map(b -> Buffer.of(b.name(), List.of((int) b.elementCount()), b.dtype())).toList();
+            }
+            Stmt fitted = SampleUnifier.unify(w.samples().stream().map(LoweredKernel::func).toList(), w.ts(), params, t,
+                    "group " + name + " (sizes " + r + " mod " + PERIOD + ")");
+            // below the window: each size its own static nest, where the group is defined at that size (else the shape
+            // function has refused the size and the VM stops before the call)
+            List<Stmt> small = new ArrayList<>();
+            for (int q = 0; q < w.ts()[0]; q++) {
+                int size0 = PERIOD * q + r;
+                if (!covered(primitive, name, target, size0)) {
+                    small.add(null);
+                    continue;
+                }
+                LoweredKernel k = PrimitiveLowering.lower(pin(primitive, size0), name, target, Optional.empty());
+                small.add(SampleUnifier.unify(List.of(k.func()), new long[] {q}, params, t, "group " + name + " (size " + size0 + ")"));
+            }
+            variants.add(new IfThenElse(t.ge(w.ts()[0]), fitted, Optional.ofNullable(dispatch(small, t))));
+        }
+        Stmt body = dispatch(variants, residue);
+        int inputs = reference.func().numInputs();
+        List<Buffer> all = new ArrayList<>(params.subList(0, inputs));
+        all.add(size);
+        all.addAll(params.subList(inputs, params.size()));
+        List<TensorSpec> specs = new ArrayList<>();
+        List<Buffer> shaped = reference.func().params();
+        for (int i = 0; i < shaped.size(); i++) {
+            List<Dim> dims = typed.flat().get(i).shape();
+            List<Integer> shape = new ArrayList<>(shaped.get(i).shape());
+            for (int d = 0; d < shape.size(); d++) if (!dims.get(d).isStatic()) shape.set(d, TensorSpec.DYNAMIC);
+            specs.add(new TensorSpec(shaped.get(i).name(), shape, shaped.get(i).dtype()));
+            if (i == inputs - 1) specs.add(new TensorSpec(size.name(), List.of(1), DType.INT64));
+        }
+        LoweredFunc func = new LoweredFunc(name, all, inputs + 1, body);
+        return new LoweredKernel(func, new KernelSignature(name, specs, inputs + 1), reference.workload() + " size=?", reference.config());
+    }
+
+    /** {@code if (key == 0) variants[0] else if (key == 1) ...}, skipping absent (null) variants; null when all are. */
+    private static Stmt dispatch(List<Stmt> variants, PrimExpr key) {
+        Stmt body = null;
+        for (int r = variants.size() - 1; r >= 0; r--) {
+            if (variants.get(r) == null) continue;
+            body = new IfThenElse(new Binary(BinaryOp.EQ, key, PrimExpr.of(r)), variants.get(r), Optional.ofNullable(body));
+        }
+        return body;
+    }
+
+    /**
+     * Whether the kernel covers size {@code s} below its window: the group is defined there (its types infer, no result
+     * is empty) and lowers to a well-formed nest. The shape function asks too (at emit time, once per call), so answers
+     * are kept per group text and size.
+     */
+    private static boolean covered(Function primitive, String name, Target target, int s) {
+        if (s == 0) return false;
+        String key = RelayPrinter.print(primitive) + "\n" + target + "\n" + s;
+        synchronized (COVERED) {
+            Boolean known = COVERED.get(key);
+            if (known != null) return known;
+        }
+        boolean ok;
+        try {
+            Typed typed = Typed.of(pin(primitive, s), name);
+            ok = typed.flat().stream().allMatch(t -> t.isStatic() && java.util.Arrays.stream(dims(t)).allMatch(d -> d > 0))
+                    && SampleUnifier.wellFormed(PrimitiveLowering.lower(pin(primitive, s), "covered", target, Optional.empty()).func());
+        } catch (RuntimeException e) {
+            ok = false;
+        }
+        synchronized (COVERED) {
+            COVERED.put(key, ok);
+        }
+        return ok;
+    }
+
+    /** {@link #covered}'s answers, the oldest dropped beyond a few thousand. */
+    private static final Map<String, Boolean> COVERED = new LinkedHashMap<>(256, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > 4096;
+        }
+    };
+
+    /** Samples of one residue class whose nests agree in form: lowered at {@code PERIOD·ts[i] + r}. */
+    private record Window(long[] ts, List<LoweredKernel> samples) {}
+
+    /**
+     * The first window of samples (starting at {@code t} = 1, 2, then 4) at which the nests of residue {@code r} agree in
+     * form: small sizes can take other tiles (a tile as wide as a short row, a loop of one iteration dropped) than large
+     * ones. In a window, each sample's default configuration, else one configuration valid at all of them.
+     */
+    private static Window fittedWindow(Function primitive, String name, Target target, int r) {
+        List<String> why = new ArrayList<>();
+        for (long start : WINDOW_STARTS) {
+            long[] ts = new long[SAMPLE_OFFSETS.length];
+            for (int i = 0; i < ts.length; i++) ts[i] = start + SAMPLE_OFFSETS[i];
+            List<Function> pinned = new ArrayList<>();
+            for (long t : ts) pinned.add(pin(primitive, PERIOD * t + r));
+            List<LoweredKernel> byDefault = pinned.stream().map(f -> PrimitiveLowering.lower(f, name, target, Optional.empty())).toList();
+            if (SampleUnifier.sameForm(byDefault.stream().map(LoweredKernel::func).toList())) return new Window(ts, byDefault);
+            List<KernelPlan> plans = pinned.stream().map(f -> PrimitiveLowering.plan(f, name, target)).toList();
+            try {
+                ScheduleConfig common = commonConfig(plans, name);
+                List<LoweredKernel> configured = plans.stream().map(p -> PrimitiveLowering.lower(p, common)).toList();
+                if (SampleUnifier.sameForm(configured.stream().map(LoweredKernel::func).toList())) return new Window(ts, configured);
+                why.add("from t=" + start + " the nests differ with one configuration too (" + common.knobs() + ")");
+            } catch (InvalidConfigException | UnsupportedOperationException e) {
+                why.add("from t=" + start + ": " + e.getMessage());
+            }
+        }
+        throw new UnsupportedOperationException("group " + name + ": no window of sizes " + r + " mod " + PERIOD + " lowers to one loop nest form: " + String.join("; ", why));
+    }
+
+    /**
+     * Per knob: the largest sample's default when every sample has that value, else the largest value every sample has
+     * that is at most the least default (a register tile that divides every sampled width).
+     */
+    private static ScheduleConfig commonConfig(List<KernelPlan> plans, String name) {
+        KernelPlan first = plans.getFirst();
+        for (KernelPlan p : plans) {
+            if (!p.template().equals(first.template())) {
+                throw new UnsupportedOperationException("group " + name + ": the sampled sizes choose templates " + first.template() + " and " + p.template());
+            }
+        }
+        Map<String, Object> knobs = new LinkedHashMap<>();
+        for (Knob k : first.space().knobs()) {
+            List<Object> common = new ArrayList<>(k.candidates());
+            for (KernelPlan p : plans) {
+                Knob other = p.space().knobs().stream().filter(o -> o.name().equals(k.name())).findFirst().orElse(null);
+                if (other == null) throw new UnsupportedOperationException("group " + name + ": knob " + k.name() + " is missing at some sampled size");
+                common.retainAll(other.candidates());
+            }
+            if (common.isEmpty()) throw new UnsupportedOperationException("group " + name + ": knob " + k.name() + " has no value valid at every sampled size");
+            List<Object> defaults = plans.stream().map(p -> p.defaultConfig().knobs().get(k.name())).toList();
+            Object chosen;
+            if (common.contains(defaults.getLast())) {
+                chosen = defaults.getLast(); // the largest sample's choice: large sizes are where the time goes
+            } else if (common.getFirst() instanceof Integer) {
+                int least = defaults.stream().filter(d -> d instanceof Integer).mapToInt(d -> (Integer) d).min().orElse(Integer.MAX_VALUE);
+                chosen = common.stream().mapToInt(c -> (Integer) c).filter(c -> c <= least).max()
+                        .orElse(common.stream().mapToInt(c -> (Integer) c).min().orElseThrow());
+            } else {
+                chosen = common.contains(defaults.getFirst()) ? defaults.getFirst() : common.getFirst();
+            }
+            if (chosen != null) knobs.put(k.name(), chosen);
+        }
+        return new ScheduleConfig(first.template(), knobs);
+    }
+
+    /**
+     * The shape function of the kernel of {@code primitive} (a Primitive function compiled like any kernel): from the
+     * shape of the input the size is read from ({@code rank} int64s, the size at {@code dim}) it gives the size itself
+     * (int64 {@code [1]}; -1 where the kernel does not cover it), then per result of dynamic shape its shape and byte size (int64 vectors). Each dynamic result dimension is, per
+     * residue class, the polynomial in {@code t} that type inference at the samples shows, selected by {@code take}; below
+     * {@link #PERIOD} each size's own dimensions (0 where the group is not defined there, too narrow: then the size given is -1).
+     */
+    public static Function shapeFunction(Function primitive, String name, Target target, int rank, int dim) {
+        Typed typed = Typed.of(primitive, name);
+        List<TensorType> results = typed.flat().subList(typed.inputs(), typed.flat().size());
+        long[] ts = new long[SAMPLE_OFFSETS.length];
+        for (int i = 0; i < ts.length; i++) ts[i] = SHAPE_START + SAMPLE_OFFSETS[i];
+        // dims[r][k][j]: result j's shape at sample k of residue r
+        long[][][][] dims = new long[PERIOD][ts.length][][];
+        for (int r = 0; r < PERIOD; r++) {
+            for (int k = 0; k < ts.length; k++) dims[r][k] = resultDims(pin(primitive, PERIOD * ts[k] + r), name);
+        }
+        // every size below the fitted range on its own: its dimensions where the group is defined there
+        int smallSizes = (int) (PERIOD * SHAPE_START);
+        long[] smallOk = new long[smallSizes];
+        long[][][] small = new long[smallSizes][][];
+        for (int q = 0; q < smallSizes; q++) {
+            if (!covered(primitive, name, target, q)) continue;
+            smallOk[q] = 1;
+            small[q] = resultDims(pin(primitive, q), name);
+        }
+        Var shape = Var.fresh("shape", TensorType.of(DType.INT64, rank));
+        Expr s = new Call(dev.relayfarm.ir.Op.get("strided_slice"), List.of(shape), Attrs.of("begin", AttrValue.ints(dim)).with("end", AttrValue.ints(dim + 1)));
+        Expr t = Call.op("floor_divide", s, longs(PERIOD));
+        Expr residue = Call.op("floor_mod", s, longs(PERIOD));
+        Expr pairs = Call.op("floor_divide", Call.op("multiply", t, Call.op("subtract", t, longs(1))), longs(2));
+        Expr isSmall = Call.op("less", s, longs(smallSizes));
+        Expr smallIndex = Call.op("minimum", s, longs(smallSizes - 1));
+        Expr covered = Call.op("logical_or", Call.op("logical_not", isSmall), Call.op("greater", take(smallOk, smallIndex), longs(0)));
+        // the size, or -1 where the kernel does not cover it: the VM's check of the call names the kernel and the size
+        List<Expr> fields = new ArrayList<>(List.of(Call.op("where", covered, s, longs(-1))));
+        for (int j = 0; j < results.size(); j++) {
+            TensorType out = results.get(j);
+            if (out.isStatic()) continue; // allocated as any static result
+            List<Expr> dimExprs = new ArrayList<>();
+            for (int d = 0; d < out.shape().size(); d++) {
+                if (out.shape().get(d).isStatic()) {
+                    dimExprs.add(longs(out.shape().get(d).value()));
+                    continue;
+                }
+                long[] a = new long[PERIOD], b = new long[PERIOD], c = new long[PERIOD];
+                for (int r = 0; r < PERIOD; r++) {
+                    long[] ys = new long[ts.length];
+                    for (int k = 0; k < ts.length; k++) ys[k] = dims[r][k][j][d];
+                    final int rr = r, jj = j, dd = d;
+                    SizePolynomial p = SizePolynomial.fit(ts, ys).orElseThrow(() -> new UnsupportedOperationException("group " + name + ": dimension " + dd
+                            + " of result " + jj + " takes " + java.util.Arrays.toString(ys) + " at sizes " + PERIOD + "t+" + rr + ", t=" + java.util.Arrays.toString(ts)
+                            + " (not a quadratic in t)"));
+                    a[r] = p.a();
+                    b[r] = p.b();
+                    c[r] = p.c();
+                }
+                Expr value = Call.op("add", take(a, residue), Call.op("add", Call.op("multiply", take(b, residue), t), Call.op("multiply", take(c, residue), pairs)));
+                long[] z = new long[smallSizes];
+                for (int q = 0; q < smallSizes; q++) z[q] = small[q] == null ? 0 : small[q][j][d];
+                dimExprs.add(Call.op("where", isSmall, take(z, smallIndex), value));
+            }
+            Expr full = dimExprs.size() == 1 ? dimExprs.getFirst()
+                    : new Call(dev.relayfarm.ir.Op.get("concatenate"), List.of(new Tuple(dimExprs)), Attrs.of("axis", AttrValue.of(0)));
+            Expr bytes = longs(out.dtype().storageBytes() * out.dtype().lanes());
+            for (Expr d : dimExprs) bytes = Call.op("multiply", bytes, d);
+            fields.add(full);
+            fields.add(bytes);
+        }
+        return new Function(List.of(shape), new Tuple(fields)).withAttrs(Attrs.of(Function.PRIMITIVE, AttrValue.of(1)));
+    }
+
+    /** The result shapes of a group whose parameters are static. */
+    private static long[][] resultDims(Function pinned, String name) {
+        Typed typed = Typed.of(pinned, name);
+        return typed.flat().subList(typed.inputs(), typed.flat().size()).stream().map(WidthKernels::dims).toArray(long[][]::new);
+    }
+
+    private static long[] dims(TensorType t) {
+        return t.shape().stream().mapToLong(Dim::value).toArray();
+    }
+
+    private static Expr longs(long... v) {
+        return new Constant(NDArray.fromLongs(DType.INT64, new int[] {v.length}, v));
+    }
+
+    private static Expr take(long[] table, Expr index) {
+        return new Call(dev.relayfarm.ir.Op.get("take"), List.of(longs(table), index), Attrs.of("axis", AttrValue.of(0)));
+    }
+
+    /** {@code primitive} with every {@code ?} of its parameters pinned to {@code size}. */
+    static Function pin(Function primitive, long size) {
+        Map<Var, Var> renamed = new IdentityHashMap<>();
+        List<Var> params = new ArrayList<>();
+        for (Var p : primitive.params()) {
+            Var q = Var.fresh(p.name(), pin(p.annotation(), size), p.span());
+            renamed.put(p, q);
+            params.add(q);
+        }
+        Expr body = new ExprRewriter() {
+            @Override
+            protected Expr rewrite(Expr pre, Expr post) {
+                return post instanceof Var v && renamed.containsKey(v) ? renamed.get(v) : post;
+            }
+        }.rewrite(primitive.body());
+        return new Function(params, body, null, primitive.typeParams(), primitive.attrs(), primitive.span());
+    }
+
+    private static Type pin(Type t, long size) {
+        return switch (t) {
+            case TensorType tt -> new TensorType(tt.shape().stream().map(d -> d instanceof Dim.Any ? Dim.of(size) : d).toList(), tt.dtype());
+            case TupleType tt -> new TupleType(tt.fields().stream().map(f -> pin(f, size)).toList());
+            case null, default -> t;
+        };
+    }
+
+    private static void flatten(Type t, List<TensorType> out) {
+        switch (t) {
+            case TensorType tt -> out.add(tt);
+            case TupleType tt -> tt.fields().forEach(f -> flatten(f, out));
+            default -> throw new UnsupportedOperationException("a kernel over a dynamic size takes and gives tensors and tuples of tensors, not " + t);
+        }
+    }
+
+    /** A group's inputs then results as tensor types (tuples flattened), and how many are inputs. */
+    private record Typed(List<TensorType> flat, int inputs) {
+        static Typed of(Function primitive, String name) {
+            InferResult types = TypeInference.inferExpr(primitive, OpResolver.REGISTRY);
+            Function fn = types.module().main().orElseThrow();
+            List<TensorType> flat = new ArrayList<>();
+            for (Var p : fn.params()) flatten(types.typeOf(p), flat);
+            int inputs = flat.size();
+            flatten(types.typeOf(fn.body()), flat);
+            return new Typed(flat, inputs);
+        }
+    }
+}
