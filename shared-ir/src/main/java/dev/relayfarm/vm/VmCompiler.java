@@ -18,6 +18,7 @@ import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.TypeData;
 import dev.relayfarm.ir.Var;
+import dev.relayfarm.kernel.lower.DataDependentKernels;
 import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.kernel.lower.RowKernels;
 import dev.relayfarm.passes.LambdaLift;
@@ -103,7 +104,9 @@ public final class VmCompiler {
         List<LoweredKernel> lowered = new ArrayList<>();
         for (GraphPlan.Kernel k : kernels.kernels()) {
             try {
-                lowered.add(rowKernels.contains(lowered.size()) ? RowKernels.lower(k.primitive(), k.name(), options.target()) : ArtifactCompiler.lower(k, options));
+                if (DataDependentKernels.handles(k.primitive())) lowered.add(DataDependentKernels.lower(k.primitive(), k.name()));
+                else if (rowKernels.contains(lowered.size())) lowered.add(RowKernels.lower(k.primitive(), k.name(), options.target()));
+                else lowered.add(ArtifactCompiler.lower(k, options));
             } catch (UnsupportedOperationException e) {
                 throw new UnsupportedKernelException(k.name(), e);
             }
