@@ -51,9 +51,10 @@ import java.util.Map;
  * needed: the emitter follows a let-bound Primitive function to its call sites itself.
  *
  * <p>A call whose results have a dynamic batch becomes a row kernel ({@link RowKernels}) after its shape function
- * (FunctionEmitter's rowsPacked). Not done yet (issue 19): dynamic dimensions other than the leading one (an error
- * naming the call), data-dependent output shapes, storage coalescing (each kernel result gets its own
- * {@link Instruction.AllocStorage}), and kernels for empty tensors.
+ * (FunctionEmitter's rowsPacked); a call of an operator whose result shape depends on values (arange, argwhere, unique,
+ * NMS) becomes a kernel of {@link DataDependentKernels}, sized before it runs or viewed with the shape it writes. Not done
+ * yet (issue 19): dynamic dimensions other than the leading one (an error naming the call), storage coalescing (each
+ * kernel result gets its own {@link Instruction.AllocStorage}), and static kernels for empty tensors.
  */
 public final class VmCompiler {
     private final IRModule module;
