@@ -70,6 +70,9 @@ public final class ExecutableCheck {
     /** Operators whose result depends on their operand's type (shape, dtype) only, which is static: folding makes them constants. */
     private static final Set<String> SHAPE_ONLY = Set.of("shape_of", "ndarray_size", "zeros_like", "ones_like", "full_like");
 
+    /** Operators whose result shape depends on their operands' values (kernel/lower's DataDependentKernels: the VM runs them). */
+    private static final Set<String> VALUE_SHAPED = Set.of("arange", "argwhere", "unique", "vision.onnx_non_max_suppression");
+
     private ExecutableCheck() {}
 
     /** Throws a {@link GraphException} naming the first construct of {@code typed} the graph executor certainly cannot run. */
@@ -237,6 +240,10 @@ public final class ExecutableCheck {
                 case Call c -> {
                     switch (c.callee()) {
                         case GlobalVar g -> w.calls.putIfAbsent(g.name(), c.span() != null && c.span().isKnown() ? c.span() : near);
+                        case Op op when isMain && VALUE_SHAPED.contains(op.name()) && dependsOn(c, params, lets) -> {
+                            yield "operator " + op.name() + " in @main" + at(c.span(), near) + " gives a result whose shape depends on the inputs' values:"
+                                    + " the graph executor plans static shapes only";
+                        }
                         case Op op -> { }
                         case Function lit -> { } // a literal's body: an inliner may dissolve it; GraphBuilder judges it at codegen
                         case Var v when lets.get(v) instanceof Function lit && !lit.isPrimitive() && mentions(lit.body(), v) -> {

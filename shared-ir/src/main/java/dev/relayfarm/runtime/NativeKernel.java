@@ -30,7 +30,8 @@ public final class NativeKernel {
         this.signature = signature;
         this.address = address;
         this.handle = handle;
-        this.paramBytes = signature.params().stream().mapToLong(TensorSpec::byteSize).toArray();
+        // a dynamic parameter may have no rows at all (an empty arange, no box kept): the VM checks its rows against the row count
+        this.paramBytes = signature.params().stream().mapToLong(s -> s.isDynamic() ? 0 : s.byteSize()).toArray();
     }
 
     public KernelSignature signature() {

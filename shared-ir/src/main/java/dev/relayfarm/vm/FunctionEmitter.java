@@ -27,6 +27,7 @@ import dev.relayfarm.ir.TupleGetItem;
 import dev.relayfarm.ir.TupleType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.Var;
+import dev.relayfarm.kernel.lower.DataDependentKernels;
 import dev.relayfarm.kernel.lower.RowKernels;
 import dev.relayfarm.kernel.lower.WidthKernels;
 import java.util.ArrayList;
@@ -327,6 +328,9 @@ final class FunctionEmitter {
         Type resultType = compiler.types().typeOf(c);
         List<TensorType> outs = new ArrayList<>();
         flatten(resultType, outs, c);
+        if (DataDependentKernels.handles(f)) {
+            return DataDependentKernels.sizedBefore(f) ? sizedBefore(f, c, args, outs.getFirst()) : sizedAfter(f, c, args, resultType, outs);
+        }
         boolean dynamicResult = outs.stream().anyMatch(t -> !t.isStatic());
         if (dynamicResult || c.args().stream().anyMatch(a -> !dynamicDims(compiler.types().typeOf(a)).isEmpty())) {
             // a dynamic batch alone (every ? leading) is a row kernel's, any other dynamic dimension a width kernel's
@@ -357,19 +361,30 @@ final class FunctionEmitter {
      * and a tensor of that shape ({@link Instruction.AllocTensorReg}); the kernel takes the row count after its inputs.
      */
     private int rowsPacked(Function f, Call c, List<Integer> args, Type resultType, List<TensorType> outs) {
+        List<Integer> path = null;
         int rowed = -1;
-        for (int i = 0; i < c.args().size() && rowed < 0; i++) {
-            if (compiler.types().typeOf(c.args().get(i)) instanceof TensorType t && !t.shape().isEmpty() && t.shape().getFirst() instanceof Dim.Any) rowed = i;
+        for (int i = 0; i < c.args().size() && path == null; i++) {
+            path = rowsAt(compiler.types().typeOf(c.args().get(i)));
+            rowed = i;
         }
-        if (rowed < 0) {
+        if (path == null) {
             throw unsupported("a kernel result of dynamic shape " + resultType + " with no argument of dynamic rows (kernels take a dynamic leading dimension only)", null, c.span());
         }
+        // the row-carrying tensor: the argument, or a field of a tuple argument (a group that projects it itself)
+        int carrier = args.get(rowed);
+        Type carrierType = compiler.types().typeOf(c.args().get(rowed));
+        for (int index : path) {
+            int field = fresh();
+            add(new Instruction.GetField(carrier, index, field));
+            carrier = field;
+            carrierType = ((TupleType) carrierType).fields().get(index);
+        }
         // a row kernel's results have its arguments' rows: a shape read once serves every kernel downstream of it
-        RowShape known = rowShapes.get(args.get(rowed));
+        RowShape known = path.isEmpty() ? rowShapes.get(carrier) : null;
         if (known == null) {
             int shape = fresh();
-            add(new Instruction.ShapeOf(args.get(rowed), shape));
-            known = new RowShape(shape, ((TensorType) compiler.types().typeOf(c.args().get(rowed))).shape().size());
+            add(new Instruction.ShapeOf(carrier, shape));
+            known = new RowShape(shape, ((TensorType) carrierType).shape().size());
         }
         int shape = known.register();
         int kind = compiler.kernel(RowKernels.shapeFunction(known.rank(), outs));
@@ -485,6 +500,84 @@ final class FunctionEmitter {
         operands.addAll(results);
         add(new Instruction.InvokePacked(compiler.widthKernel(f), operands, results.size()));
         return resultType instanceof TupleType ? regroup(resultType, results, new int[1]) : results.getFirst();
+    }
+
+    /**
+     * A call of a group whose result length its inputs' values give before it runs ({@code arange}: kernel/lower's
+     * DataDependentKernels): its length kernel gives the result's shape and byte size, the result gets storage of that
+     * size and a tensor of that shape, and the kernel takes the shape (its element 0, the length) as a row count.
+     */
+    private int sizedBefore(Function f, Call c, List<Integer> args, TensorType out) {
+        int shape = staticResult(TensorType.of(DType.INT64, 1), c);
+        int bytes = staticResult(TensorType.of(DType.INT64, 1), c);
+        List<Integer> lengthOperands = new ArrayList<>(args);
+        lengthOperands.add(shape);
+        lengthOperands.add(bytes);
+        add(new Instruction.InvokePacked(compiler.kernel(DataDependentKernels.lengthFunction(f)), lengthOperands, 2));
+        int storage = fresh();
+        add(new Instruction.AllocStorage(bytes, ALIGNMENT, out.dtype(), storage));
+        int tensor = fresh();
+        add(new Instruction.AllocTensorReg(storage, 0, shape, out.dtype(), tensor));
+        storageOf.put(tensor, storage);
+        List<Integer> operands = new ArrayList<>(args);
+        operands.add(shape);
+        operands.add(tensor);
+        add(new Instruction.InvokePacked(compiler.kernel(f), operands, 1));
+        rowShapes.put(tensor, new RowShape(shape, 1));
+        return tensor;
+    }
+
+    /**
+     * A call of a group whose result sizes are known only once it has run ({@code argwhere}, {@code unique}, NMS:
+     * kernel/lower's DataDependentKernels): each result gets storage of its upper bound, the kernel writes the results
+     * and then each one's shape into one more int64 tensor, and each dynamic result becomes a view of its storage with
+     * that shape ({@link Instruction.AllocTensorReg}). Only the views are kernel results for {@link StorageKills}: the
+     * upper-bound tensors the kernel wrote through die with the call, their storage lives on in the views.
+     */
+    private int sizedAfter(Function f, Call c, List<Integer> args, Type resultType, List<TensorType> outs) {
+        List<TensorType> bounds = DataDependentKernels.upperBounds(f);
+        List<Integer> storages = new ArrayList<>(), written = new ArrayList<>(), shapes = new ArrayList<>();
+        for (TensorType bound : bounds) {
+            int tensor = staticResult(bound, c);
+            storages.add(storageOf.remove(tensor));
+            written.add(tensor);
+        }
+        for (TensorType t : outs) shapes.add(staticResult(TensorType.of(DType.INT64, t.shape().size()), c));
+        List<Integer> operands = new ArrayList<>(args);
+        operands.addAll(written);
+        operands.addAll(shapes);
+        add(new Instruction.InvokePacked(compiler.kernel(f), operands, written.size() + shapes.size()));
+        List<Integer> results = new ArrayList<>();
+        for (int j = 0; j < outs.size(); j++) {
+            int view = fresh();
+            add(new Instruction.AllocTensorReg(storages.get(j), 0, shapes.get(j), outs.get(j).dtype(), view));
+            storageOf.put(view, storages.get(j));
+            results.add(view);
+        }
+        return resultType instanceof TupleType ? regroup(resultType, results, new int[1]) : results.getFirst();
+    }
+
+    /** The fields leading from a value of type {@code t} to a tensor with a dynamic leading dimension (empty: {@code t} is one), or null when none. */
+    private static List<Integer> rowsAt(Type t) {
+        switch (t) {
+            case TensorType tt when !tt.shape().isEmpty() && tt.shape().getFirst() instanceof Dim.Any -> {
+                return List.of();
+            }
+            case TupleType tt -> {
+                for (int i = 0; i < tt.fields().size(); i++) {
+                    List<Integer> inner = rowsAt(tt.fields().get(i));
+                    if (inner != null) {
+                        List<Integer> path = new ArrayList<>(List.of(i));
+                        path.addAll(inner);
+                        return path;
+                    }
+                }
+                return null;
+            }
+            default -> {
+                return null;
+            }
+        }
     }
 
     /** A register holding a shape whose element 0 is the row count of the tensors mapped to it, and the shape's rank. */

@@ -260,7 +260,11 @@ public final class VirtualMachine implements AutoCloseable {
                         flushIfWritten(sizeValue);
                         size = tensor(sizeValue, frame).scalarAsLong();
                     }
-                    if (size < 0) throw fault(frame, "allocates storage of " + size + " bytes");
+                    if (size < 0) {
+                        // static sizes are never negative: this one is a length kernel's "no length" (kernel/lower/DataDependentKernels)
+                        throw fault(frame, "allocates storage of " + size + " bytes: the value-dependent length before it has none"
+                                + " (arange with a zero step, or a NaN or infinite bound)");
+                    }
                     MemorySegment block = memory.allocate(size, a.alignment());
                     r[a.dst()] = new VmObject.Storage(block.byteSize() == size ? block : block.asSlice(0, size), block);
                     frame.pc++;

@@ -18,6 +18,7 @@ import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.ir.Type;
 import dev.relayfarm.ir.TypeData;
 import dev.relayfarm.ir.Var;
+import dev.relayfarm.kernel.lower.DataDependentKernels;
 import dev.relayfarm.kernel.lower.LoweredKernel;
 import dev.relayfarm.kernel.lower.RowKernels;
 import dev.relayfarm.kernel.lower.WidthKernels;
@@ -52,9 +53,10 @@ import java.util.Map;
  *
  * <p>A call whose results have a dynamic batch becomes a row kernel ({@link RowKernels}) after its shape function
  * (FunctionEmitter's rowsPacked); one with any other dynamic dimension (an image width, a sequence length) becomes a
- * width kernel ({@link WidthKernels}) after its shape function (FunctionEmitter's widthPacked). Not done yet (issue 19):
- * data-dependent output shapes, storage coalescing (each kernel result gets its own
- * {@link Instruction.AllocStorage}), and kernels for empty tensors.
+ * width kernel ({@link WidthKernels}) after its shape function (FunctionEmitter's widthPacked); a call of an operator
+ * whose result shape depends on values (arange, argwhere, unique, NMS) becomes a kernel of {@link DataDependentKernels},
+ * sized before it runs or viewed with the shape it writes. Not done yet (issue 19): storage coalescing (each kernel
+ * result gets its own {@link Instruction.AllocStorage}), and static kernels for empty tensors.
  */
 public final class VmCompiler {
     private final IRModule module;
@@ -108,8 +110,10 @@ public final class VmCompiler {
         for (GraphPlan.Kernel k : kernels.kernels()) {
             try {
                 int at = lowered.size();
-                lowered.add(rowKernels.contains(at) ? RowKernels.lower(k.primitive(), k.name(), options.target())
-                        : widthKernels.contains(at) ? WidthKernels.lower(k.primitive(), k.name(), options.target()) : ArtifactCompiler.lower(k, options));
+                if (DataDependentKernels.handles(k.primitive())) lowered.add(DataDependentKernels.lower(k.primitive(), k.name()));
+                else if (rowKernels.contains(at)) lowered.add(RowKernels.lower(k.primitive(), k.name(), options.target()));
+                else if (widthKernels.contains(at)) lowered.add(WidthKernels.lower(k.primitive(), k.name(), options.target()));
+                else lowered.add(ArtifactCompiler.lower(k, options));
             } catch (UnsupportedOperationException e) {
                 throw new UnsupportedKernelException(k.name(), e);
             }

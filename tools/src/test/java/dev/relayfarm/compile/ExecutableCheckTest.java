@@ -107,6 +107,8 @@ class ExecutableCheckTest {
         String dynamic = rejected("def @main(%x: Tensor[(?, 3), float32]) { nn.relu(%x) }\n");
         assertEquals("input %x of @main at t.relay:2:11 has a dynamic shape Tensor[(?, 3), float32]: give it static dims (a job's shapes field, or --shape x=1x3)",
                 dynamic);
+        String valueShaped = rejected("def @main(%x: Tensor[(6), float32]) {\n  sigmoid(unique(%x).0)\n}\n");
+        assertTrue(valueShaped.startsWith("operator unique in @main at t.relay:3:11 gives a result whose shape depends on the inputs' values"), valueShaped);
         String closure = rejected("def @main(%x: Tensor[(3), float32]) { fn (%y: Tensor[(3), float32]) { add(%x, %y) } }\n");
         assertTrue(closure.startsWith("the result of @main"), closure);
         assertTrue(closure.endsWith("the graph executor returns tensors and tuples of tensors only"), closure);
@@ -127,7 +129,9 @@ class ExecutableCheckTest {
                 """,
                 "def @main(%x: Tensor[(3), float32]) { if (greater(sum(%x), 0f)) { nn.relu(%x) } else { negative(%x) } }\n",
                 "def @main(%x: Tensor[(3), float32]) -> Tensor[(3), float32] { if (True) { nn.relu(%x) } else { @main(%x) } }\n",
-                "def @main(%x: Tensor[(3), float32]) { if (equal(take(shape_of(%x), 0), 3)) { nn.relu(%x) } else { %x } }\n")) {
+                "def @main(%x: Tensor[(3), float32]) { if (equal(take(shape_of(%x), 0), 3)) { nn.relu(%x) } else { %x } }\n",
+                // an arange of constant bounds folds to a constant: its shape is static after all
+                "def @main(%x: Tensor[(3), float32]) { add(%x, reshape(arange(0f, 3f, 1f), newshape=[3])) }\n")) {
             IRModule m = typed(text);
             assertEquals(Optional.empty(), ExecutableCheck.problem(m), text);
             ArtifactCompiler.compile(Stages.optimize(m, 3), CompileOptions.host(3), tmp.resolve("a" + text.hashCode()));

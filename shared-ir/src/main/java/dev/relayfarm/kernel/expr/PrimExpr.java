@@ -36,6 +36,8 @@ public sealed interface PrimExpr permits IntImm, FloatImm, Var, Load, TensorLoad
     default PrimExpr ge(PrimExpr o) { return new Binary(BinaryOp.GE, this, o); }
     default PrimExpr ge(long c) { return ge(of(c)); }
     default PrimExpr gt(PrimExpr o) { return new Binary(BinaryOp.GT, this, o); }
+    default PrimExpr eq(PrimExpr o) { return new Binary(BinaryOp.EQ, this, o); }
+    default PrimExpr ne(PrimExpr o) { return new Binary(BinaryOp.NE, this, o); }
     default PrimExpr and(PrimExpr o) { return new Binary(BinaryOp.AND, this, o); }
     default PrimExpr or(PrimExpr o) { return new Binary(BinaryOp.OR, this, o); }
 }
