@@ -84,6 +84,13 @@ public final class PrimitiveLowering {
     private final List<Compute> reductions = new ArrayList<>();
     private final Optional<ScheduleConfig> config;
 
+    /**
+     * Bound true while lowering for a kernel over a dynamic size ({@link WidthKernels}): an output scheduled on its own
+     * takes the injective template's inner form where it has two axes or more, as the flat form's per-element division
+     * by each outer extent is a real division once the extents are run-time values.
+     */
+    static final ScopedValue<Boolean> INNER_OUTPUTS = ScopedValue.newInstance();
+
     private PrimitiveLowering(String name, Optional<ScheduleConfig> config) {
         this.name = name;
         this.config = config;
@@ -309,7 +316,9 @@ public final class PrimitiveLowering {
                 ps.addAll(r.schedule(r.defaultConfig(), c).primitives());
             } else if (outIds.contains(c.id())) {
                 InjectiveTemplate t = new InjectiveTemplate(c, c.name());
-                ps.addAll(t.schedule(t.defaultConfig(), c).primitives());
+                ScheduleConfig outputConfig = t.defaultConfig();
+                if (INNER_OUTPUTS.orElse(false) && c.axes().size() >= 2) outputConfig = outputConfig.with("form", "inner");
+                ps.addAll(t.schedule(outputConfig, c).primitives());
             }
         }
         ps.addAll(anchor.schedule(cfg, tiled).primitives());

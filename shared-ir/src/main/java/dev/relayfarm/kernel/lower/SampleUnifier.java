@@ -18,6 +18,7 @@ import dev.relayfarm.kernel.expr.Var;
 import dev.relayfarm.kernel.loop.Allocate;
 import dev.relayfarm.kernel.loop.Evaluate;
 import dev.relayfarm.kernel.loop.For;
+import dev.relayfarm.kernel.loop.ForKind;
 import dev.relayfarm.kernel.loop.IfThenElse;
 import dev.relayfarm.kernel.loop.LoweredFunc;
 import dev.relayfarm.kernel.loop.Scope;
@@ -43,7 +44,7 @@ import java.util.Optional;
  */
 final class SampleUnifier {
     /** One sample's nest reduced to its form (a token string), its integers and its floats in walk order. */
-    private record Skeleton(String form, long[] ints, double[] floats, java.util.Set<Integer> localSizes) {}
+    private record Skeleton(String form, long[] ints, double[] floats, java.util.Set<Integer> localSizes, List<ForKind> kinds) {}
 
     /**
      * What a float of the nest becomes: itself when the samples agree, else the cast of a fitted integer (a pool's
@@ -89,7 +90,9 @@ final class SampleUnifier {
             for (int i = 0; i < vs.length; i++) vs[i] = skeletons.get(i).floats()[k];
             floats.add(fitFloat(vs, ts, what, k));
         }
-        Walker w = new Walker(samples.getFirst().params(), params, new Rebuild(fitted, floats, t, what));
+        // a loop's kind (serial, parallel, vectorized, unrolled) does not change what it computes, and a template may pick
+        // it from the work: the largest sample's kinds, as large sizes are where the time goes
+        Walker w = new Walker(samples.getFirst().params(), params, new Rebuild(fitted, floats, skeletons.getLast().kinds(), t, what));
         return w.stmt(samples.getFirst().body());
     }
 
@@ -154,7 +157,7 @@ final class SampleUnifier {
     private static Skeleton skeleton(LoweredFunc f) {
         Walker w = new Walker(f.params(), null, null);
         w.stmt(f.body());
-        return new Skeleton(w.form.toString(), w.ints.stream().mapToLong(Long::longValue).toArray(), w.floats.stream().mapToDouble(Double::doubleValue).toArray(), w.localSizes);
+        return new Skeleton(w.form.toString(), w.ints.stream().mapToLong(Long::longValue).toArray(), w.floats.stream().mapToDouble(Double::doubleValue).toArray(), w.localSizes, w.kinds);
     }
 
     private static String firstDifference(String a, String b) {
@@ -168,13 +171,15 @@ final class SampleUnifier {
     private static final class Rebuild {
         final List<SizePolynomial> fitted;
         final List<FloatFit> floats;
+        final List<ForKind> kinds;
         final PrimExpr t;
         final String what;
-        int next, nextFloat;
+        int next, nextFloat, nextKind;
 
-        Rebuild(List<SizePolynomial> fitted, List<FloatFit> floats, PrimExpr t, String what) {
+        Rebuild(List<SizePolynomial> fitted, List<FloatFit> floats, List<ForKind> kinds, PrimExpr t, String what) {
             this.fitted = fitted;
             this.floats = floats;
+            this.kinds = kinds;
             this.t = t;
             this.what = what;
         }
@@ -188,6 +193,7 @@ final class SampleUnifier {
         final StringBuilder form = new StringBuilder();
         final List<Long> ints = new ArrayList<>();
         final List<Double> floats = new ArrayList<>();
+        final List<ForKind> kinds = new ArrayList<>();
         /** Which integers are the sizes of local (stack) buffers. */
         final java.util.Set<Integer> localSizes = new java.util.HashSet<>();
         final Rebuild rebuild;
@@ -252,11 +258,13 @@ final class SampleUnifier {
         Stmt stmt(Stmt s) {
             return switch (s) {
                 case For f -> {
-                    form.append("for").append(f.kind()).append('(');
+                    form.append("for(");
+                    kinds.add(f.kind());
+                    ForKind kind = rebuild == null ? f.kind() : rebuild.kinds.get(rebuild.nextKind++);
                     varIds.put(f.var(), varIds.size());
                     PrimExpr min = expr(f.min()), extent = expr(f.extent());
                     form.append(')');
-                    yield new For(f.var(), min, extent, f.kind(), stmt(f.body()));
+                    yield new For(f.var(), min, extent, kind, stmt(f.body()));
                 }
                 case Store st -> {
                     form.append("store(");

@@ -95,21 +95,21 @@ public final class WidthKernels {
 
     /** The kernel of {@code primitive}, named {@code name}; a group the sampling cannot merge is an {@link UnsupportedOperationException} naming it. */
     public static LoweredKernel lower(Function primitive, String name, Target target) {
+        return ScopedValue.where(PrimitiveLowering.INNER_OUTPUTS, true).call(() -> lowerInScope(primitive, name, target));
+    }
+
+    private static LoweredKernel lowerInScope(Function primitive, String name, Target target) {
         Typed typed = Typed.of(primitive, name);
         Buffer size = Buffer.of("size", List.of(1), DType.INT64);
         PrimExpr s = new Load(size, List.of(PrimExpr.of(0)));
         PrimExpr t = s.div(PERIOD), residue = s.mod(PERIOD);
         List<Stmt> variants = new ArrayList<>();
-        LoweredKernel reference = null;
-        List<Buffer> params = null;
+        // the parameters' order, names and types are the same at every size: the kernel's, flattened
+        LoweredKernel reference = PrimitiveLowering.lower(pin(primitive, PERIOD * WINDOW_STARTS[WINDOW_STARTS.length - 1]), name, target, Optional.empty());
+        List<Buffer> params = reference.func().params().stream().map(b -> Buffer.of(b.name(), List.of((int) b.elementCount()), b.dtype())).toList();
         for (int r = 0; r < PERIOD; r++) {
-            Window w = fittedWindow(primitive, name, target, r);
-            if (reference == null) {
-                reference = w.samples().getFirst();
-                params = reference.func().params().stream().map(b -> Buffer.of(b.name(), List.of((int) b.elementCount()), b.dtype())).toList();
-            }
-            Stmt fitted = SampleUnifier.unify(w.samples().stream().map(LoweredKernel::func).toList(), w.ts(), params, t,
-                    "group " + name + " (sizes " + r + " mod " + PERIOD + ")");
+            Window w = fittedWindow(primitive, name, target, r, params, t);
+            Stmt fitted = w.nest();
             // below the window: each size its own static nest, where the group is defined at that size (else the shape
             // function has refused the size and the VM stops before the call)
             List<Stmt> small = new ArrayList<>();
@@ -186,34 +186,70 @@ public final class WidthKernels {
         }
     };
 
-    /** Samples of one residue class whose nests agree in form: lowered at {@code PERIOD·ts[i] + r}. */
-    private record Window(long[] ts, List<LoweredKernel> samples) {}
+    /** The nest of one residue class for {@code t >= ts[0]}, merged from the samples at {@code PERIOD·ts[i] + r}. */
+    private record Window(long[] ts, Stmt nest) {}
+
+    /** At most this many further configurations are tried per window when neither the defaults nor the common one merge. */
+    private static final int MAX_CONFIGS = 24;
 
     /**
-     * The first window of samples (starting at {@code t} = 1, 2, then 4) at which the nests of residue {@code r} agree in
-     * form: small sizes can take other tiles (a tile as wide as a short row, a loop of one iteration dropped) than large
-     * ones. In a window, each sample's default configuration, else one configuration valid at all of them.
+     * The first window of samples (starting at {@code t} = 1, 2, then 4) whose nests merge for residue {@code r}: small
+     * sizes can take other tiles (a tile as wide as a short row, a loop of one iteration dropped) than large ones. In a
+     * window: each sample's default configuration; else the common one ({@link #commonConfig}); else the configurations
+     * valid at every sample, those closest to the common one first (a flat split of {@code L × 6625} elements by 64 is
+     * not affine in {@code L}; an innermost-axis form is).
      */
-    private static Window fittedWindow(Function primitive, String name, Target target, int r) {
+    private static Window fittedWindow(Function primitive, String name, Target target, int r, List<Buffer> params, PrimExpr t) {
         List<String> why = new ArrayList<>();
+        String what = "group " + name + " (sizes " + r + " mod " + PERIOD + ")";
         for (long start : WINDOW_STARTS) {
             long[] ts = new long[SAMPLE_OFFSETS.length];
             for (int i = 0; i < ts.length; i++) ts[i] = start + SAMPLE_OFFSETS[i];
             List<Function> pinned = new ArrayList<>();
-            for (long t : ts) pinned.add(pin(primitive, PERIOD * t + r));
-            List<LoweredKernel> byDefault = pinned.stream().map(f -> PrimitiveLowering.lower(f, name, target, Optional.empty())).toList();
-            if (SampleUnifier.sameForm(byDefault.stream().map(LoweredKernel::func).toList())) return new Window(ts, byDefault);
+            for (long q : ts) pinned.add(pin(primitive, PERIOD * q + r));
+            Optional<Stmt> nest = merge(pinned.stream().map(f -> PrimitiveLowering.lower(f, name, target, Optional.empty()).func()).toList(), ts, params, t, what, why);
+            if (nest.isPresent()) return new Window(ts, nest.get());
             List<KernelPlan> plans = pinned.stream().map(f -> PrimitiveLowering.plan(f, name, target)).toList();
+            List<ScheduleConfig> configs = new ArrayList<>();
             try {
                 ScheduleConfig common = commonConfig(plans, name);
-                List<LoweredKernel> configured = plans.stream().map(p -> PrimitiveLowering.lower(p, common)).toList();
-                if (SampleUnifier.sameForm(configured.stream().map(LoweredKernel::func).toList())) return new Window(ts, configured);
-                why.add("from t=" + start + " the nests differ with one configuration too (" + common.knobs() + ")");
-            } catch (InvalidConfigException | UnsupportedOperationException e) {
+                configs.add(common);
+                plans.getFirst().space().all()
+                        .filter(c -> plans.stream().allMatch(p -> c.knobs().entrySet().stream().allMatch(e -> p.space().knobs().stream()
+                                .anyMatch(k -> k.name().equals(e.getKey()) && k.candidates().contains(e.getValue())))))
+                        .filter(c -> !c.equals(common))
+                        .sorted(java.util.Comparator.comparingLong(c -> c.knobs().entrySet().stream().filter(e -> !e.getValue().equals(common.knobs().get(e.getKey()))).count()))
+                        .limit(MAX_CONFIGS).forEach(configs::add);
+            } catch (UnsupportedOperationException e) {
                 why.add("from t=" + start + ": " + e.getMessage());
             }
+            for (ScheduleConfig config : configs) {
+                List<LoweredFunc> funcs;
+                try {
+                    funcs = plans.stream().map(p -> PrimitiveLowering.lower(p, config).func()).toList();
+                } catch (InvalidConfigException | UnsupportedOperationException e) {
+                    continue;
+                }
+                nest = merge(funcs, ts, params, t, what, why);
+                if (nest.isPresent()) return new Window(ts, nest.get());
+            }
         }
-        throw new UnsupportedOperationException("group " + name + ": no window of sizes " + r + " mod " + PERIOD + " lowers to one loop nest form: " + String.join("; ", why));
+        throw new UnsupportedOperationException("group " + name + ": no window of sizes " + r + " mod " + PERIOD + " and no configuration lowers to nests that merge: "
+                + String.join("; ", why.subList(0, Math.min(4, why.size()))) + (why.size() > 4 ? "; ..." : ""));
+    }
+
+    /** The merged nest of {@code samples}, or empty (the reason added to {@code why}). */
+    private static Optional<Stmt> merge(List<LoweredFunc> samples, long[] ts, List<Buffer> params, PrimExpr t, String what, List<String> why) {
+        if (!SampleUnifier.sameForm(samples)) {
+            why.add("from t=" + ts[0] + " the nests differ in form");
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(SampleUnifier.unify(samples, ts, params, t, what));
+        } catch (UnsupportedOperationException e) {
+            why.add("from t=" + ts[0] + ": " + e.getMessage());
+            return Optional.empty();
+        }
     }
 
     /**
@@ -260,6 +296,10 @@ public final class WidthKernels {
      * {@link #PERIOD} each size's own dimensions (0 where the group is not defined there, too narrow: then the size given is -1).
      */
     public static Function shapeFunction(Function primitive, String name, Target target, int rank, int dim) {
+        return ScopedValue.where(PrimitiveLowering.INNER_OUTPUTS, true).call(() -> shapeFunctionInScope(primitive, name, target, rank, dim));
+    }
+
+    private static Function shapeFunctionInScope(Function primitive, String name, Target target, int rank, int dim) {
         Typed typed = Typed.of(primitive, name);
         List<TensorType> results = typed.flat().subList(typed.inputs(), typed.flat().size());
         long[] ts = new long[SAMPLE_OFFSETS.length];
