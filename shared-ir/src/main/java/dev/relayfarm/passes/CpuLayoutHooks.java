@@ -156,13 +156,13 @@ public final class CpuLayoutHooks {
     }
 
     /**
-     * Whether every dimension of {@code t} but its batch ({@code N} in {@code layout}) is static: a dynamic batch keeps
-     * the blocked layout, whose transforms and convolution keep the batch first (the VM's row kernels run them per row).
+     * Whether the channels of {@code t} ({@code C} in {@code layout}), the one axis the blocked layout splits, are static:
+     * a dynamic batch keeps the blocked layout, whose transforms and convolution keep the batch first (the VM's row kernels
+     * run them per row), and so does a dynamic height or width (the VM's width kernels: kernel/lower/WidthKernels).
      */
     private static boolean staticButBatch(TensorType t, Layout layout) {
-        int n = layout.name().indexOf('N');
-        for (int i = 0; i < t.rank(); i++) if (i != n && !t.shape().get(i).isStatic()) return false;
-        return true;
+        int c = layout.name().indexOf('C');
+        return c >= 0 && c < t.rank() && t.shape().get(c).isStatic();
     }
 
     /** The blocks, then half the smallest: 28 or 68 channels are computed in 4-lane vectors rather than not blocked. */

@@ -196,10 +196,7 @@ class AlterOpLayoutTest {
         assertUnchanged(P, """
                 def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(32, 1, 3, 3), float32]) { nn.conv2d(%x, %w, groups=16) }
                 """);
-        // a dynamic image size (a dynamic batch is blocked: aDynamicBatchKeepsTheBlockedLayout)
-        assertUnchanged(P, """
-                def @main(%x: Tensor[(1, 16, ?, 8), float32], %w: Tensor[(16, 16, 3, 3), float32]) { nn.conv2d(%x, %w) }
-                """);
+        // (a dynamic batch or image size is blocked: aDynamicBatchKeepsTheBlockedLayout, aDynamicImageSizeKeepsTheBlockedLayout)
         // no hooks at all
         IRModule in = TypeInference.infer(RelayParser.parseModule(CONV_RELU_CONV, "t")).module();
         PassResult r = new Sequential("t", List.of(new AlterOpLayout(new AlterOpLayout.Options(AlterLayoutHooks.none()))))
@@ -219,6 +216,22 @@ class AlterOpLayoutTest {
                   %2 = nn.contrib_conv2d_NCHWc(%0, %1, data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c");
                   %3 = nn.relu(%2);
                   layout_transform(%3, src_layout="NCHW16c", dst_layout="NCHW")
+                }
+                """);
+    }
+
+    @Test
+    void aDynamicImageSizeKeepsTheBlockedLayout() {
+        // only the channels are split into blocks: the VM's width kernels (kernel/lower/WidthKernels) run the blocked
+        // convolution and its transforms for any height or width
+        assertRewrites(P, """
+                def @main(%x: Tensor[(1, 16, ?, 8), float32], %w: Tensor[(16, 16, 3, 3), float32]) { nn.conv2d(%x, %w) }
+                """, """
+                def @main(%x: Tensor[(1, 16, ?, 8), float32], %w: Tensor[(16, 16, 3, 3), float32]) {
+                  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW16c");
+                  %1 = layout_transform(%w, src_layout="OIHW", dst_layout="OIHW16i16o");
+                  %2 = nn.contrib_conv2d_NCHWc(%0, %1, data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c");
+                  layout_transform(%2, src_layout="NCHW16c", dst_layout="NCHW")
                 }
                 """);
     }

@@ -194,44 +194,52 @@ public final class WidthKernels {
 
     /**
      * The first window of samples (starting at {@code t} = 1, 2, then 4) whose nests merge for residue {@code r}: small
-     * sizes can take other tiles (a tile as wide as a short row, a loop of one iteration dropped) than large ones. In a
-     * window: each sample's default configuration; else the common one ({@link #commonConfig}); else the configurations
-     * valid at every sample, those closest to the common one first (a flat split of {@code L × 6625} elements by 64 is
-     * not affine in {@code L}; an innermost-axis form is).
+     * sizes can take other tiles (a tile as wide as a short row, a loop of one iteration dropped) than large ones. In
+     * each window each sample's default configuration, then the common one ({@link #commonConfig}); only when no window
+     * merges so, the other configurations valid at every sample, those closest to the common one first.
      */
     private static Window fittedWindow(Function primitive, String name, Target target, int r, List<Buffer> params, PrimExpr t) {
         List<String> why = new ArrayList<>();
         String what = "group " + name + " (sizes " + r + " mod " + PERIOD + ")";
-        for (long start : WINDOW_STARTS) {
-            long[] ts = new long[SAMPLE_OFFSETS.length];
-            for (int i = 0; i < ts.length; i++) ts[i] = start + SAMPLE_OFFSETS[i];
-            List<Function> pinned = new ArrayList<>();
-            for (long q : ts) pinned.add(pin(primitive, PERIOD * q + r));
-            Optional<Stmt> nest = merge(pinned.stream().map(f -> PrimitiveLowering.lower(f, name, target, Optional.empty()).func()).toList(), ts, params, t, what, why);
-            if (nest.isPresent()) return new Window(ts, nest.get());
-            List<KernelPlan> plans = pinned.stream().map(f -> PrimitiveLowering.plan(f, name, target)).toList();
-            List<ScheduleConfig> configs = new ArrayList<>();
-            try {
-                ScheduleConfig common = commonConfig(plans, name);
-                configs.add(common);
-                plans.getFirst().space().all()
-                        .filter(c -> plans.stream().allMatch(p -> c.knobs().entrySet().stream().allMatch(e -> p.space().knobs().stream()
-                                .anyMatch(k -> k.name().equals(e.getKey()) && k.candidates().contains(e.getValue())))))
-                        .filter(c -> !c.equals(common))
-                        .sorted(java.util.Comparator.comparingLong(c -> c.knobs().entrySet().stream().filter(e -> !e.getValue().equals(common.knobs().get(e.getKey()))).count()))
-                        .limit(MAX_CONFIGS).forEach(configs::add);
-            } catch (UnsupportedOperationException e) {
-                why.add("from t=" + start + ": " + e.getMessage());
-            }
-            for (ScheduleConfig config : configs) {
-                List<LoweredFunc> funcs;
-                try {
-                    funcs = plans.stream().map(p -> PrimitiveLowering.lower(p, config).func()).toList();
-                } catch (InvalidConfigException | UnsupportedOperationException e) {
-                    continue;
+        // first the defaults and the common configuration in every window, then the others: a register tile of one column
+        // that merges from t = 1 is worth less than one of eight that merges from t = 2 (smaller sizes get static nests)
+        for (boolean others : new boolean[] {false, true}) {
+            for (long start : WINDOW_STARTS) {
+                long[] ts = new long[SAMPLE_OFFSETS.length];
+                for (int i = 0; i < ts.length; i++) ts[i] = start + SAMPLE_OFFSETS[i];
+                List<Function> pinned = new ArrayList<>();
+                for (long q : ts) pinned.add(pin(primitive, PERIOD * q + r));
+                if (!others) {
+                    Optional<Stmt> nest = merge(pinned.stream().map(f -> PrimitiveLowering.lower(f, name, target, Optional.empty()).func()).toList(), ts, params, t, what, why);
+                    if (nest.isPresent()) return new Window(ts, nest.get());
                 }
-                nest = merge(funcs, ts, params, t, what, why);
-                if (nest.isPresent()) return new Window(ts, nest.get());
+                List<KernelPlan> plans = pinned.stream().map(f -> PrimitiveLowering.plan(f, name, target)).toList();
+                List<ScheduleConfig> configs = new ArrayList<>();
+                try {
+                    ScheduleConfig common = commonConfig(plans, name);
+                    if (!others) {
+                        configs.add(common);
+                    } else {
+                        plans.getFirst().space().all()
+                                .filter(c -> plans.stream().allMatch(p -> c.knobs().entrySet().stream().allMatch(e -> p.space().knobs().stream()
+                                        .anyMatch(k -> k.name().equals(e.getKey()) && k.candidates().contains(e.getValue())))))
+                                .filter(c -> !c.equals(common))
+                                .sorted(java.util.Comparator.comparingLong(c -> c.knobs().entrySet().stream().filter(e -> !e.getValue().equals(common.knobs().get(e.getKey()))).count()))
+                                .limit(MAX_CONFIGS).forEach(configs::add);
+                    }
+                } catch (UnsupportedOperationException e) {
+                    why.add("from t=" + start + ": " + e.getMessage());
+                }
+                for (ScheduleConfig config : configs) {
+                    List<LoweredFunc> funcs;
+                    try {
+                        funcs = plans.stream().map(p -> PrimitiveLowering.lower(p, config).func()).toList();
+                    } catch (InvalidConfigException | UnsupportedOperationException e) {
+                        continue;
+                    }
+                    Optional<Stmt> nest = merge(funcs, ts, params, t, what, why);
+                    if (nest.isPresent()) return new Window(ts, nest.get());
+                }
             }
         }
         throw new UnsupportedOperationException("group " + name + ": no window of sizes " + r + " mod " + PERIOD + " and no configuration lowers to nests that merge: "
