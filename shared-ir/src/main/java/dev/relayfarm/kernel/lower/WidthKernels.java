@@ -47,22 +47,26 @@ import java.util.Optional;
  *
  * <p>The group's dynamic input dimensions are all one run-time <em>size</em> {@code s} (the VM checks it). The ordinary
  * templates ({@link PrimitiveLowering}) lower the group with {@code s} pinned to samples of one residue class,
- * {@code s = PERIOD·t + r} for {@code t} in {@value #SAMPLES_TEXT}, and {@link SampleUnifier} merges the nests: the
- * same form, every integer a quadratic in {@code t} (fitted on three samples, checked on two more). One such variant per
- * residue {@code r}; the kernel dispatches on {@code s mod PERIOD}. Within a class every floor division of the size by
- * a divisor of {@value #PERIOD} (strides of 2, 4, 8; pools of 2) is exact, so extents and offsets come out affine, and
- * the stride of an {@code s × s} matrix quadratic. When a template chooses tiles from divisors of an extent (a
- * convolution's output columns per register tile), the samples' default configurations differ; the kernel then uses
- * one configuration valid at every sample (each knob the largest sample's default where valid at all, else the largest
- * common candidate at most the least default), and if the forms still differ the group is refused, naming it. Local
- * tiles that grow with the size (a reduction's accumulators across a width) become C variable-length arrays.
+ * {@code s = PERIOD·t + r} for a window of {@code t}s (start, start + 1, start + 2 to fit, start + 4 and start + 7 to
+ * check; the start 1, 2 or 4), and {@link SampleUnifier} merges the nests: the same form, every integer a quadratic in
+ * {@code t}. One such variant per residue {@code r}; the kernel dispatches on {@code s mod PERIOD}. Within a class every
+ * floor division of the size by a divisor of {@value #PERIOD} (strides of 2, 4, 8; pools of 2) is exact, so extents and
+ * offsets come out affine, and the stride of an {@code s × s} matrix quadratic. Sizes below a window's start get a
+ * static nest each, lowered at that size, where the group is defined there (its types infer, no result is empty, the
+ * nest is well formed); elsewhere the shape function gives the size as -1, which the VM's check of the call reports.
+ *
+ * <p>When a template chooses tiles from divisors of an extent (a convolution's output columns per register tile), the
+ * samples' default configurations differ; the kernel then uses one configuration valid at every sample (each knob the
+ * largest sample's default where valid at all, else the largest common candidate at most the least default), then
+ * others, and if no window merges the group is refused, naming it. A loop's kind (parallel, vectorized, unrolled) comes
+ * from the largest sample. Local tiles that grow with the size (a reduction's accumulators across a width) become C
+ * variable-length arrays (at most affine in {@code t}), global intermediates heap blocks of a run-time size. Outputs
+ * scheduled on their own take the injective inner form ({@link PrimitiveLowering#INNER_OUTPUTS}).
  *
  * <p>Why samples and not symbolic extents in the tensor-expression layer: every template rule would need a symbolic
  * form, while sampling reuses them as they are and checks the outcome. What it cannot prove: that the form holds between
  * and beyond the samples; five samples per class, two of them checks, are the evidence, and the tests compare every
- * residue against the interpreter. Sizes below {@value #PERIOD} (t = 0) get a static nest each, lowered at that size,
- * where the group is defined there (its types infer and no result is empty); elsewhere the shape function gives the
- * size as -1, which the VM's check of the call reports.
+ * residue (and sizes beyond the samples) against the interpreter.
  *
  * <p>Parameters: the group's inputs, then {@code size} (int64 {@code [1]}, the size {@code s}), then its results; each
  * flattened (one-dimensional accesses), with {@link TensorSpec#DYNAMIC} where the group's type has {@code ?}.
@@ -78,20 +82,6 @@ public final class WidthKernels {
     private static final long SHAPE_START = 4;
 
     private WidthKernels() {}
-
-    /** Where a group's size is read: flattened input {@code input}, dimension {@code dim} (its first {@code ?}). */
-    public record SizeSource(int input, int dim) {}
-
-    /** The first {@code ?} of the first input that has one; empty when no input has a dynamic dimension. */
-    public static Optional<SizeSource> source(List<Type> inputs) {
-        List<TensorType> flat = new ArrayList<>();
-        for (Type t : inputs) flatten(t, flat);
-        for (int i = 0; i < flat.size(); i++) {
-            List<Dim> shape = flat.get(i).shape();
-            for (int d = 0; d < shape.size(); d++) if (shape.get(d) instanceof Dim.Any) return Optional.of(new SizeSource(i, d));
-        }
-        return Optional.empty();
-    }
 
     /** The kernel of {@code primitive}, named {@code name}; a group the sampling cannot merge is an {@link UnsupportedOperationException} naming it. */
     public static LoweredKernel lower(Function primitive, String name, Target target) {
