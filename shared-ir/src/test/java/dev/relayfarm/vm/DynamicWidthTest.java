@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.relayfarm.artifact.KernelSignature;
 import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.compile.UnsupportedKernelException;
 import dev.relayfarm.ir.IRModule;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.kernel.codegen.CCompiler;
@@ -147,6 +148,14 @@ class DynamicWidthTest {
         KernelSignature k = p.executable().kernels().stream().filter(s -> s.params().stream().anyMatch(TensorSpec::isDynamic)).findFirst().orElseThrow();
         assertEquals(java.util.List.of(2, TensorSpec.DYNAMIC), k.params().getFirst().shape(), k.toString());
         assertEquals("size", k.params().get(k.numInputs() - 1).name(), k.toString());
+    }
+
+    @Test
+    void aGroupWhoseSamplesDoNotMergeIsRefusedNamingIt() {
+        // resizing a dynamic width to a fixed one: the scale (width / 8) is a float that is no count at widths 8t + 1
+        IRModule m = text("def @main(%x: Tensor[(1, 3, 8, ?), float32]) { image.resize2d(%x, size=[8, 8]) }\n");
+        UnsupportedKernelException e = assertThrows(UnsupportedKernelException.class, () -> compile(m));
+        assertTrue(e.getMessage().contains("fused_image_resize2d") && e.getMessage().contains("1 mod 8") && e.getMessage().contains("float"), e.getMessage());
     }
 
     @Test

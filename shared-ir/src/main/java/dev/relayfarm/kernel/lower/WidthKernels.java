@@ -232,8 +232,9 @@ public final class WidthKernels {
                 }
             }
         }
+        List<String> reasons = why.stream().distinct().toList();
         throw new UnsupportedOperationException("group " + name + ": no window of sizes " + r + " mod " + PERIOD + " and no configuration lowers to nests that merge: "
-                + String.join("; ", why.subList(0, Math.min(4, why.size()))) + (why.size() > 4 ? "; ..." : ""));
+                + String.join("; ", reasons.subList(0, Math.min(3, reasons.size()))) + (reasons.size() > 3 ? "; ..." : ""));
     }
 
     /** The merged nest of {@code samples}, or empty (the reason added to {@code why}). */
