@@ -55,7 +55,7 @@ class OcrRecognizerWidthTest {
     }
 
     @Test
-    void compiledOnceItMatchesOnnxRuntimeAtThreeWidths(@TempDir Path dir) throws IOException {
+    void compiledOnceItMatchesOnnxRuntimeAtEveryWidthTried(@TempDir Path dir) throws IOException {
         assumeTrue(CCompiler.host().isPresent(), "no C compiler");
         Path onnx = recognizer(dir);
         VmProgram program = VmCompiler.compile(Stages.inferTypes(Stages.importModel(ModelSource.read(onnx), "x=1x3x48x?")), CompileOptions.host(3));
@@ -63,11 +63,14 @@ class OcrRecognizerWidthTest {
         assertTrue(width >= 40, "the backbone's convolutions and the neck's attention are width kernels: "
                 + program.executable().kernels().stream().map(KernelSignature::name).toList());
         try (VirtualMachine vm = program.load(CCompiler.host().orElseThrow()); OrtRunner ort = OrtRunner.open(onnx, 1)) {
-            for (int w : new int[] {160, 320, 800, 168}) {
+            // the three widths of the issue, then widths whose sizes inside fall in other residues mod 8 (168: a sequence of
+            // 21; 161 and 37: odd widths, 81 and 19 after the first convolution, sequences of 20 and 5 as ONNX Runtime gives)
+            for (int w : new int[] {160, 320, 800, 168, 161, 37}) {
                 NDArray x = input(w, 1000 + w);
                 NDArray want = ort.run(List.of(x)).getFirst();
                 NDArray got = ((VmObject.Tensor) vm.runMain(x)).toNDArray();
-                assertArrayEquals(new int[] {1, w / 8, 6625}, got.shape(), "width " + w);
+                assertArrayEquals(want.shape(), got.shape(), "width " + w);
+                if (w % 8 == 0) assertArrayEquals(new int[] {1, w / 8, 6625}, got.shape(), "width " + w);
                 double worst = 0;
                 int bad = 0;
                 for (int i = 0; i < want.elementCount(); i++) {
