@@ -55,11 +55,17 @@ final class SampleUnifier {
     private SampleUnifier() {}
 
     /**
-     * The nest of {@code samples} (lowered at {@code t = ts[i]}), over {@code params} (one-dimensional buffers standing for
-     * each sample's parameters, by position) and with {@code t} the size's quotient; a mismatch is an
-     * {@link UnsupportedOperationException} naming {@code what}.
+     * The samples of one residue class merged: the first sample's nest, the nests' common form, each integer's
+     * polynomial in {@code t}, each float's fit and each loop's kind (the largest sample's: a loop's kind, serial,
+     * parallel, vectorized or unrolled, does not change what it computes, and a template may pick it from the work).
      */
-    static Stmt unify(List<LoweredFunc> samples, long[] ts, List<Buffer> params, PrimExpr t, String what) {
+    record Merged(LoweredFunc first, String form, List<SizePolynomial> ints, List<FloatFit> floats, List<ForKind> kinds) {}
+
+    /**
+     * {@code samples} (lowered at {@code t = ts[i]}) merged; a mismatch is an {@link UnsupportedOperationException}
+     * naming {@code what}.
+     */
+    static Merged merge(List<LoweredFunc> samples, long[] ts, String what) {
         List<Skeleton> skeletons = new ArrayList<>();
         for (LoweredFunc f : samples) skeletons.add(skeleton(f));
         Skeleton first = skeletons.getFirst();
@@ -90,10 +96,99 @@ final class SampleUnifier {
             for (int i = 0; i < vs.length; i++) vs[i] = skeletons.get(i).floats()[k];
             floats.add(fitFloat(vs, ts, what, k));
         }
-        // a loop's kind (serial, parallel, vectorized, unrolled) does not change what it computes, and a template may pick
-        // it from the work: the largest sample's kinds, as large sizes are where the time goes
-        Walker w = new Walker(samples.getFirst().params(), params, new Rebuild(fitted, floats, skeletons.getLast().kinds(), t, what));
-        return w.stmt(samples.getFirst().body());
+        return new Merged(samples.getFirst(), first.form(), fitted, floats, skeletons.getLast().kinds());
+    }
+
+    /** The nest of {@code m} over {@code params} (one-dimensional buffers standing for its parameters, by position), in {@code t}. */
+    static Stmt rebuild(Merged m, List<Buffer> params, PrimExpr t) {
+        List<java.util.function.Function<DType, PrimExpr>> ints = m.ints().stream().<java.util.function.Function<DType, PrimExpr>>map(p -> dt -> p.expr(t, dt)).toList();
+        List<java.util.function.Function<DType, PrimExpr>> floats = new ArrayList<>();
+        for (FloatFit f : m.floats()) {
+            floats.add(dt -> {
+                if (f.count() == null) return new FloatImm(f.constant(), dt);
+                PrimExpr count = new Cast(dt, f.count().expr(t, DType.INT64));
+                return f.reciprocal() ? new Binary(dev.relayfarm.kernel.expr.BinaryOp.DIV, new FloatImm(1.0, dt), count) : count;
+            });
+        }
+        return new Walker(m.first().params(), params, new Rebuild(ints, floats, m.kinds())).stmt(m.first().body());
+    }
+
+    /**
+     * Whether {@code f}, the group lowered at quotient {@code t}, is what {@code m}'s nest computes there: the same form,
+     * every integer its polynomial's value at {@code t}, every float its fit's. Then the merged nest covers {@code t} too
+     * and needs no static nest of its own.
+     */
+    static boolean predicts(Merged m, LoweredFunc f, long t) {
+        Skeleton k = skeleton(f);
+        if (!k.form().equals(m.form())) return false;
+        for (int i = 0; i < k.ints().length; i++) if (m.ints().get(i).at(t) != k.ints()[i]) return false;
+        for (int i = 0; i < k.floats().length; i++) {
+            FloatFit fit = m.floats().get(i);
+            double v = k.floats()[i];
+            if (fit.count() == null ? Double.doubleToRawLongBits(fit.constant()) != Double.doubleToRawLongBits(v)
+                    : fit.count().at(t) == 0 || (fit.reciprocal() ? (float) (1.0 / fit.count().at(t)) != (float) v : fit.count().at(t) != v)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@link #merge} then {@link #rebuild}. */
+    static Stmt unify(List<LoweredFunc> samples, long[] ts, List<Buffer> params, PrimExpr t, String what) {
+        return rebuild(merge(samples, ts, what), params, t);
+    }
+
+    /**
+     * One nest for every residue class, in the size {@code s} itself, when the classes' nests ({@code residues}, merged
+     * at {@code s = period·t + r}) have one form and constant floats, and each integer is one polynomial
+     * {@code A + B·s + C·s²} with integer coefficients across all of them (an extent of {@code s}, a stride of
+     * {@code s²}); else empty. A stride-2 extent, {@code (s + 1) / 2}, differs by class and keeps the classes apart.
+     */
+    static Optional<Stmt> collapse(List<Merged> residues, int period, List<Buffer> params, PrimExpr s) {
+        Merged first = residues.getFirst();
+        for (Merged m : residues) {
+            if (!m.form().equals(first.form()) || !m.kinds().equals(first.kinds())) return Optional.empty();
+            for (int k = 0; k < m.floats().size(); k++) {
+                FloatFit f = m.floats().get(k);
+                if (f.count() != null || Double.doubleToRawLongBits(f.constant()) != Double.doubleToRawLongBits(first.floats().get(k).constant())) return Optional.empty();
+            }
+        }
+        List<java.util.function.Function<DType, PrimExpr>> ints = new ArrayList<>();
+        for (int k = 0; k < first.ints().size(); k++) {
+            // through s = period·1, period·2, period·3 (residue 0), then checked at three sizes of every class: a quadratic
+            // agrees with another everywhere once it does at three points
+            SizePolynomial p0 = first.ints().get(k);
+            long y0 = p0.at(1), y1 = p0.at(2), y2 = p0.at(3), h = period;
+            long d2 = y2 - 2 * y1 + y0;
+            if (d2 % (2 * h * h) != 0) return Optional.empty();
+            long c = d2 / (2 * h * h);
+            long s0 = h, s1 = 2 * h;
+            long bNum = (y1 - y0) - c * (s1 * s1 - s0 * s0);
+            if (bNum % h != 0) return Optional.empty();
+            long b = bNum / h;
+            long a = y0 - b * s0 - c * s0 * s0;
+            for (int r = 0; r < residues.size(); r++) {
+                SizePolynomial pr = residues.get(r).ints().get(k);
+                for (long t = 1; t <= 3; t++) {
+                    long size = period * t + r;
+                    if (a + b * size + c * size * size != pr.at(t)) return Optional.empty();
+                }
+            }
+            final long fa = a, fb = b, fc = c;
+            ints.add(dt -> {
+                if (fb == 0 && fc == 0) return new IntImm(fa, dt);
+                PrimExpr e = fb == 0 ? null : fb == 1 ? s : s.mul(fb);
+                if (fc != 0) {
+                    PrimExpr q = fc == 1 ? s.mul(s) : s.mul(s).mul(fc);
+                    e = e == null ? q : e.add(q);
+                }
+                if (fa != 0) e = e.add(fa);
+                return dt.equals(DType.INT64) ? e : new Cast(dt, e);
+            });
+        }
+        List<java.util.function.Function<DType, PrimExpr>> floats = first.floats().stream()
+                .<java.util.function.Function<DType, PrimExpr>>map(f -> dt -> new FloatImm(f.constant(), dt)).toList();
+        return Optional.of(new Walker(first.first().params(), params, new Rebuild(ints, floats, first.kinds())).stmt(first.first().body()));
     }
 
     private static FloatFit fitFloat(double[] vs, long[] ts, String what, int at) {
@@ -167,21 +262,16 @@ final class SampleUnifier {
         return "at '" + a.substring(from, Math.min(a.length(), i + 40)) + "' against '" + b.substring(from, Math.min(b.length(), i + 40)) + "'";
     }
 
-    /** What a rebuilding walk puts in place of the integers: the fitted polynomials, in walk order. */
+    /** What a rebuilding walk puts in place of the integers and floats (expressions of their type), and the loops' kinds, in walk order. */
     private static final class Rebuild {
-        final List<SizePolynomial> fitted;
-        final List<FloatFit> floats;
+        final List<java.util.function.Function<DType, PrimExpr>> ints, floats;
         final List<ForKind> kinds;
-        final PrimExpr t;
-        final String what;
         int next, nextFloat, nextKind;
 
-        Rebuild(List<SizePolynomial> fitted, List<FloatFit> floats, List<ForKind> kinds, PrimExpr t, String what) {
-            this.fitted = fitted;
+        Rebuild(List<java.util.function.Function<DType, PrimExpr>> ints, List<java.util.function.Function<DType, PrimExpr>> floats, List<ForKind> kinds) {
+            this.ints = ints;
             this.floats = floats;
             this.kinds = kinds;
-            this.t = t;
-            this.what = what;
         }
     }
 
@@ -215,7 +305,7 @@ final class SampleUnifier {
             form.append('#');
             ints.add(v);
             if (rebuild == null) return new IntImm(v, dtype);
-            return rebuild.fitted.get(rebuild.next++).expr(rebuild.t, dtype);
+            return rebuild.ints.get(rebuild.next++).apply(dtype);
         }
 
         /** A nominal integer whose value only the rebuilt nest needs as an expression (an element count). */
@@ -320,11 +410,7 @@ final class SampleUnifier {
                 case FloatImm f -> {
                     form.append('f').append(f.dtype());
                     floats.add(f.value());
-                    if (rebuild == null) yield f;
-                    FloatFit fit = rebuild.floats.get(rebuild.nextFloat++);
-                    if (fit.count() == null) yield new FloatImm(fit.constant(), f.dtype());
-                    PrimExpr count = new Cast(f.dtype(), fit.count().expr(rebuild.t, DType.INT64));
-                    yield fit.reciprocal() ? new Binary(dev.relayfarm.kernel.expr.BinaryOp.DIV, new FloatImm(1.0, f.dtype()), count) : count;
+                    yield rebuild == null ? f : rebuild.floats.get(rebuild.nextFloat++).apply(f.dtype());
                 }
                 case Var v -> {
                     Integer id = varIds.get(v);

@@ -93,28 +93,54 @@ public final class WidthKernels {
         Buffer size = Buffer.of("size", List.of(1), DType.INT64);
         PrimExpr s = new Load(size, List.of(PrimExpr.of(0)));
         PrimExpr t = s.div(PERIOD), residue = s.mod(PERIOD);
-        List<Stmt> variants = new ArrayList<>();
         // the parameters' order, names and types are the same at every size: the kernel's, flattened
         LoweredKernel reference = PrimitiveLowering.lower(pin(primitive, PERIOD * WINDOW_STARTS[WINDOW_STARTS.length - 1]), name, target, Optional.empty());
         List<Buffer> params = reference.func().params().stream().map(b -> Buffer.of(b.name(), List.of((int) b.elementCount()), b.dtype())).toList();
+        List<Window> windows = new ArrayList<>();
+        List<Stmt> smallByResidue = new ArrayList<>();
+        // per class, the least quotient from which its merged nest is right: the window's start, or lower where the nest
+        // lowered at a smaller size is exactly what the merged one predicts there
+        long[] lowest = new long[PERIOD];
         for (int r = 0; r < PERIOD; r++) {
-            Window w = fittedWindow(primitive, name, target, r, params, t);
-            Stmt fitted = w.nest();
+            Window w = fittedWindow(primitive, name, target, r);
+            windows.add(w);
             // below the window: each size its own static nest, where the group is defined at that size (else the shape
             // function has refused the size and the VM stops before the call)
-            List<Stmt> small = new ArrayList<>();
-            for (int q = 0; q < w.ts()[0]; q++) {
+            Stmt[] small = new Stmt[(int) w.ts()[0]];
+            lowest[r] = w.ts()[0];
+            boolean predicted = true;
+            for (int q = (int) w.ts()[0] - 1; q >= 0; q--) {
                 int size0 = PERIOD * q + r;
                 if (!covered(primitive, name, target, size0)) {
-                    small.add(null);
+                    predicted = false;
                     continue;
                 }
                 LoweredKernel k = PrimitiveLowering.lower(pin(primitive, size0), name, target, Optional.empty());
-                small.add(SampleUnifier.unify(List.of(k.func()), new long[] {q}, params, t, "group " + name + " (size " + size0 + ")"));
+                if (predicted && SampleUnifier.predicts(w.merged(), k.func(), q)) {
+                    lowest[r] = q;
+                    continue;
+                }
+                predicted = false;
+                small[q] = SampleUnifier.unify(List.of(k.func()), new long[] {q}, params, t, "group " + name + " (size " + size0 + ")");
             }
-            variants.add(new IfThenElse(t.ge(w.ts()[0]), fitted, Optional.ofNullable(dispatch(small, t))));
+            smallByResidue.add(dispatch(java.util.Arrays.asList(small).subList(0, (int) lowest[r]), t));
         }
-        Stmt body = dispatch(variants, residue);
+        long start = lowest[PERIOD - 1];
+        Optional<Stmt> one = java.util.Arrays.stream(lowest).allMatch(q -> q == start)
+                ? SampleUnifier.collapse(windows.stream().map(Window::merged).toList(), PERIOD, params, s) : Optional.empty();
+        Stmt body;
+        if (one.isPresent()) {
+            // every class has one nest in s: the sizes from the window on share it (an eighth of the code to compile)
+            body = new IfThenElse(t.ge(start), one.get(), Optional.ofNullable(dispatch(smallByResidue, residue)));
+        } else {
+            List<Stmt> variants = new ArrayList<>();
+            for (int r = 0; r < PERIOD; r++) {
+                Window w = windows.get(r);
+                Stmt fitted = SampleUnifier.rebuild(w.merged(), params, t);
+                variants.add(lowest[r] == 0 ? fitted : new IfThenElse(t.ge(lowest[r]), fitted, Optional.ofNullable(smallByResidue.get(r))));
+            }
+            body = dispatch(variants, residue);
+        }
         int inputs = reference.func().numInputs();
         List<Buffer> all = new ArrayList<>(params.subList(0, inputs));
         all.add(size);
@@ -177,7 +203,7 @@ public final class WidthKernels {
     };
 
     /** The nest of one residue class for {@code t >= ts[0]}, merged from the samples at {@code PERIOD·ts[i] + r}. */
-    private record Window(long[] ts, Stmt nest) {}
+    private record Window(long[] ts, SampleUnifier.Merged merged) {}
 
     /** At most this many further configurations are tried per window when neither the defaults nor the common one merge. */
     private static final int MAX_CONFIGS = 24;
@@ -188,7 +214,7 @@ public final class WidthKernels {
      * each window each sample's default configuration, then the common one ({@link #commonConfig}); only when no window
      * merges so, the other configurations valid at every sample, those closest to the common one first.
      */
-    private static Window fittedWindow(Function primitive, String name, Target target, int r, List<Buffer> params, PrimExpr t) {
+    private static Window fittedWindow(Function primitive, String name, Target target, int r) {
         List<String> why = new ArrayList<>();
         String what = "group " + name + " (sizes " + r + " mod " + PERIOD + ")";
         // first the defaults and the common configuration in every window, then the others: a register tile of one column
@@ -200,7 +226,7 @@ public final class WidthKernels {
                 List<Function> pinned = new ArrayList<>();
                 for (long q : ts) pinned.add(pin(primitive, PERIOD * q + r));
                 if (!others) {
-                    Optional<Stmt> nest = merge(pinned.stream().map(f -> PrimitiveLowering.lower(f, name, target, Optional.empty()).func()).toList(), ts, params, t, what, why);
+                    Optional<SampleUnifier.Merged> nest = merge(pinned.stream().map(f -> PrimitiveLowering.lower(f, name, target, Optional.empty()).func()).toList(), ts, what, why);
                     if (nest.isPresent()) return new Window(ts, nest.get());
                 }
                 List<KernelPlan> plans = pinned.stream().map(f -> PrimitiveLowering.plan(f, name, target)).toList();
@@ -227,7 +253,7 @@ public final class WidthKernels {
                     } catch (InvalidConfigException | UnsupportedOperationException e) {
                         continue;
                     }
-                    Optional<Stmt> nest = merge(funcs, ts, params, t, what, why);
+                    Optional<SampleUnifier.Merged> nest = merge(funcs, ts, what, why);
                     if (nest.isPresent()) return new Window(ts, nest.get());
                 }
             }
@@ -237,14 +263,14 @@ public final class WidthKernels {
                 + String.join("; ", reasons.subList(0, Math.min(3, reasons.size()))) + (reasons.size() > 3 ? "; ..." : ""));
     }
 
-    /** The merged nest of {@code samples}, or empty (the reason added to {@code why}). */
-    private static Optional<Stmt> merge(List<LoweredFunc> samples, long[] ts, List<Buffer> params, PrimExpr t, String what, List<String> why) {
+    /** {@code samples} merged, or empty (the reason added to {@code why}). */
+    private static Optional<SampleUnifier.Merged> merge(List<LoweredFunc> samples, long[] ts, String what, List<String> why) {
         if (!SampleUnifier.sameForm(samples)) {
             why.add("from t=" + ts[0] + " the nests differ in form");
             return Optional.empty();
         }
         try {
-            return Optional.of(SampleUnifier.unify(samples, ts, params, t, what));
+            return Optional.of(SampleUnifier.merge(samples, ts, what));
         } catch (UnsupportedOperationException e) {
             why.add("from t=" + ts[0] + ": " + e.getMessage());
             return Optional.empty();
