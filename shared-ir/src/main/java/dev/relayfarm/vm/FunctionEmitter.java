@@ -425,6 +425,22 @@ final class FunctionEmitter {
         return true;
     }
 
+    /** The fields leading from a value of type {@code t} to a tensor with a dynamic dimension (empty: {@code t} is one), or null when none. */
+    private static List<Integer> dynamicAt(Type t) {
+        if (t instanceof TensorType) return dynamicDims(t).isEmpty() ? null : List.of();
+        if (t instanceof TupleType tt) {
+            for (int i = 0; i < tt.fields().size(); i++) {
+                List<Integer> inner = dynamicAt(tt.fields().get(i));
+                if (inner != null) {
+                    List<Integer> path = new ArrayList<>(List.of(i));
+                    path.addAll(inner);
+                    return path;
+                }
+            }
+        }
+        return null;
+    }
+
     /** The positions of the dynamic dimensions of {@code t} (of every field of a tuple). */
     private static List<Integer> dynamicDims(Type t) {
         List<Integer> out = new ArrayList<>();
@@ -446,26 +462,29 @@ final class FunctionEmitter {
      * after its inputs.
      */
     private int widthPacked(Function f, Call c, List<Integer> args, Type resultType, List<TensorType> outs) {
-        int arg = -1, dim = -1;
-        for (int i = 0; i < c.args().size() && arg < 0; i++) {
-            Type t = compiler.types().typeOf(c.args().get(i));
-            if (t instanceof TupleType && !dynamicDims(t).isEmpty()) {
-                throw unsupported("a kernel whose dynamic size comes in a tuple (" + t + ")", null, c.span());
-            }
-            List<Integer> dims = dynamicDims(t);
-            if (!dims.isEmpty()) {
-                arg = i;
-                dim = dims.getFirst();
-            }
+        // the size's carrier: the first argument with a dynamic dimension, or its first such field (a tuple parameter)
+        List<Integer> path = null;
+        int arg = -1;
+        for (int i = 0; i < c.args().size() && path == null; i++) {
+            path = dynamicAt(compiler.types().typeOf(c.args().get(i)));
+            arg = i;
         }
-        if (arg < 0) throw unsupported("a kernel result of dynamic shape " + resultType + " with no argument of dynamic shape", null, c.span());
-        Integer shape = sizeShapes.get(args.get(arg));
+        if (path == null) throw unsupported("a kernel result of dynamic shape " + resultType + " with no argument of dynamic shape", null, c.span());
+        int carrier = args.get(arg);
+        Type carrierType = compiler.types().typeOf(c.args().get(arg));
+        for (int index : path) {
+            int field = fresh();
+            add(new Instruction.GetField(carrier, index, field));
+            carrier = field;
+            carrierType = ((TupleType) carrierType).fields().get(index);
+        }
+        int dim = dynamicDims(carrierType).getFirst(), rank = ((TensorType) carrierType).shape().size();
+        Integer shape = path.isEmpty() ? sizeShapes.get(carrier) : null;
         if (shape == null) {
             shape = fresh();
-            add(new Instruction.ShapeOf(args.get(arg), shape));
-            sizeShapes.put(args.get(arg), shape);
+            add(new Instruction.ShapeOf(carrier, shape));
+            if (path.isEmpty()) sizeShapes.put(carrier, shape);
         }
-        int rank = ((TensorType) compiler.types().typeOf(c.args().get(arg))).shape().size();
         int kind = compiler.kernel(WidthKernels.shapeFunction(f, "called in @" + name + where(c.span()), compiler.target(), rank, dim));
         List<Integer> shapeResults = shapeFunctionResults.get(List.of(kind, shape));
         if (shapeResults == null) {

@@ -140,6 +140,23 @@ class DynamicWidthTest {
     }
 
     @Test
+    void aTupleParameterCarriesTheWidth() {
+        // the split's halves reach the last group as one tuple parameter: its size is read from the tuple's first field
+        IRModule m = text("""
+                def @main(%x: Tensor[(1, 4, 2, ?), float32], %w: Tensor[(4, 2, 1, 3), float32]) {
+                  %0 = split(%x, indices_or_sections=2, axis=1);
+                  %1 = nn.conv2d(%0.0, %w, padding=[0, 1, 0, 1]);
+                  %2 = nn.conv2d(%0.1, %w, padding=[0, 1, 0, 1]);
+                  add(%1, %2)
+                }
+                """);
+        try (VirtualMachine vm = compile(m).load(CCompiler.host().orElseThrow())) {
+            NDArray w = random(1, 4, 2, 1, 3);
+            runAll(m, vm, new int[] {1, 5, 8, 13, 40}, s -> new NDArray[] {random(10 + s, 1, 4, 2, s), w}, s -> new int[] {1, 4, 2, s});
+        }
+    }
+
+    @Test
     void anExecutableWithWidthKernelsRoundTripsAsVersion3() {
         VmProgram p = compile(text("def @main(%x: Tensor[(2, ?), float32]) { exp(%x) }\n"));
         byte[] bytes = ExecutableFormat.toBytes(p.executable());
