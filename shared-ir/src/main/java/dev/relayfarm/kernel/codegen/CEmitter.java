@@ -34,6 +34,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -236,12 +237,48 @@ public final class CEmitter {
      */
     static long iterations(Stmt s) {
         return switch (s) {
-            case For f -> f.extent() instanceof IntImm n ? saturatingMultiply(Math.max(n.value(), 0), iterations(f.body())) : Long.MAX_VALUE / 4;
-            case Seq q -> q.stmts().stream().mapToLong(CEmitter::iterations).reduce(0, (a, b) -> Math.min(Long.MAX_VALUE / 4, a + b));
+            case For f -> f.extent() instanceof IntImm n ? saturatingMultiply(Math.max(n.value(), 0), iterations(f.body())) : UNKNOWN_WORK;
+            case Seq q -> q.stmts().stream().mapToLong(CEmitter::iterations).reduce(0, (a, b) -> Math.min(UNKNOWN_WORK, a + b));
             case IfThenElse i -> Math.max(iterations(i.then()), i.otherwise().map(CEmitter::iterations).orElse(0L));
             case Allocate a -> iterations(a.body());
             case Store st -> 1;
             case Evaluate e -> 1;
+        };
+    }
+
+    /** {@link #iterations} of a nest with an extent known only at run time (or past counting). */
+    static final long UNKNOWN_WORK = Long.MAX_VALUE / 4;
+
+    /**
+     * {@link #iterations} as an expression of the run-time extents (an int64), or empty where an extent depends on a
+     * loop variable (it cannot be evaluated before the loops run).
+     */
+    static Optional<PrimExpr> workExpr(Stmt s) {
+        return switch (s) {
+            case For f -> {
+                boolean[] local = {false};
+                dev.relayfarm.kernel.expr.PrimExprs.forEach(f.extent(), e -> {
+                    if (e instanceof dev.relayfarm.kernel.expr.Var) local[0] = true;
+                });
+                if (local[0]) yield Optional.empty();
+                yield workExpr(f.body()).map(b -> f.extent().mul(b));
+            }
+            case Seq q -> {
+                PrimExpr sum = null;
+                for (Stmt x : q.stmts()) {
+                    Optional<PrimExpr> w = workExpr(x);
+                    if (w.isEmpty()) yield Optional.empty();
+                    sum = sum == null ? w.get() : sum.add(w.get());
+                }
+                yield Optional.of(sum == null ? PrimExpr.of(0) : sum);
+            }
+            case IfThenElse i -> {
+                Optional<PrimExpr> a = workExpr(i.then()), b = i.otherwise().isPresent() ? workExpr(i.otherwise().get()) : Optional.of(PrimExpr.of(0));
+                yield a.isPresent() && b.isPresent() ? Optional.of(a.get().max(b.get())) : Optional.empty();
+            }
+            case Allocate a -> workExpr(a.body());
+            case Store st -> Optional.of(PrimExpr.of(1));
+            case Evaluate e -> Optional.of(PrimExpr.of(1));
         };
     }
 
@@ -367,7 +404,7 @@ public final class CEmitter {
          * a range of {@code v}, every name in scope goes into its context struct, and the loop becomes one
          * {@code rf_parallel_for} call.
          */
-        private void parallelFor(For f, String v) {
+        private void parallelFor(For f, String v, Optional<PrimExpr> work) {
             // rf_par<k>_<kernel>: unique in the module (kernel names are, and k has no underscore)
             String fn = name(new Object(), "rf_par" + outlinedCount++ + "_" + kernel);
             // never empty: the kernel's parameters (at least its output) are always in scope
@@ -395,7 +432,14 @@ public final class CEmitter {
             out = caller;
             depth = callerDepth;
             String fields = String.join(", ", captured.stream().map(Captured::name).toList());
-            line("{ " + fn + "_ctx rf_c = { " + fields + " }; rf_parallel_for(" + fn + ", &rf_c, " + expr(Simplifier.simplify(f.extent())) + "); }");
+            String extent = expr(Simplifier.simplify(f.extent()));
+            if (work.isEmpty()) {
+                line("{ " + fn + "_ctx rf_c = { " + fields + " }; rf_parallel_for(" + fn + ", &rf_c, " + extent + "); }");
+            } else {
+                // too little work to wake the thread pool: the outlined body over the whole range, on this thread
+                line("{ " + fn + "_ctx rf_c = { " + fields + " }; if ((" + expr(Simplifier.simplify(work.get())) + ") >= " + MIN_PARALLEL_WORK + "LL) rf_parallel_for(" + fn
+                        + ", &rf_c, " + extent + "); else " + fn + "(&rf_c, 0, " + extent + "); }");
+            }
         }
 
         /** Prints {@code body} with {@code c} in scope (a loop variable or an allocation a parallel body may use). */
@@ -418,7 +462,8 @@ public final class CEmitter {
                     // Nested parallel loops run serially inside the outer one's range.
                     long work = f.kind() == ForKind.PARALLEL && parallelDepth == 0 ? iterations(f) : 0;
                     if (work >= MIN_PARALLEL_WORK) {
-                        parallelFor(f, v);
+                        // extents known only at run time (a kernel over a dynamic size): the same rule, checked when it runs
+                        parallelFor(f, v, work == UNKNOWN_WORK ? workExpr(f) : Optional.empty());
                         return;
                     }
                     switch (f.kind()) {

@@ -57,7 +57,7 @@ import java.util.Optional;
  *
  * <p>When a template chooses tiles from divisors of an extent (a convolution's output columns per register tile), the
  * samples' default configurations differ; the kernel then uses one configuration valid at every sample (each knob the
- * largest sample's default where valid at all, else the largest common candidate at most the least default), then
+ * largest sample's default where valid at all, else the largest common candidate at most that default), then
  * others, and if no window merges the group is refused, naming it. A loop's kind (parallel, vectorized, unrolled) comes
  * from the largest sample. Local tiles that grow with the size (a reduction's accumulators across a width) become C
  * variable-length arrays (at most affine in {@code t}), global intermediates heap blocks of a run-time size. Outputs
@@ -279,7 +279,8 @@ public final class WidthKernels {
 
     /**
      * Per knob: the largest sample's default when every sample has that value, else the largest value every sample has
-     * that is at most the least default (a register tile that divides every sampled width).
+     * that is at most that default (a register tile that divides every sampled width, as wide as the template would make
+     * it for the largest).
      */
     private static ScheduleConfig commonConfig(List<KernelPlan> plans, String name) {
         KernelPlan first = plans.getFirst();
@@ -302,8 +303,8 @@ public final class WidthKernels {
             if (common.contains(defaults.getLast())) {
                 chosen = defaults.getLast(); // the largest sample's choice: large sizes are where the time goes
             } else if (common.getFirst() instanceof Integer) {
-                int least = defaults.stream().filter(d -> d instanceof Integer).mapToInt(d -> (Integer) d).min().orElse(Integer.MAX_VALUE);
-                chosen = common.stream().mapToInt(c -> (Integer) c).filter(c -> c <= least).max()
+                int largest = defaults.getLast() instanceof Integer d ? d : Integer.MAX_VALUE;
+                chosen = common.stream().mapToInt(c -> (Integer) c).filter(c -> c <= largest).max()
                         .orElse(common.stream().mapToInt(c -> (Integer) c).min().orElseThrow());
             } else {
                 chosen = common.contains(defaults.getFirst()) ? defaults.getFirst() : common.getFirst();
