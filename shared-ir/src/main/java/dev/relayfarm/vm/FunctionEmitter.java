@@ -334,7 +334,8 @@ final class FunctionEmitter {
         boolean dynamicResult = outs.stream().anyMatch(t -> !t.isStatic());
         if (dynamicResult || c.args().stream().anyMatch(a -> !dynamicDims(compiler.types().typeOf(a)).isEmpty())) {
             // a dynamic batch alone (every ? leading) is a row kernel's, any other dynamic dimension a width kernel's
-            return dynamicResult && leadingOnly(c, outs) ? rowsPacked(f, c, args, resultType, outs) : widthPacked(f, c, args, resultType, outs);
+            return dynamicResult && leadingOnly(c, outs) && RowKernels.rowsStayApart(f) ? rowsPacked(f, c, args, resultType, outs)
+                    : widthPacked(f, c, args, resultType, outs);
         }
         int alias = GraphBuilder.sameBytesParam(f);
         if (alias >= 0 && outs.size() == 1 && f.params().stream().allMatch(p -> compiler.types().typeOf(p) instanceof TensorType)) {

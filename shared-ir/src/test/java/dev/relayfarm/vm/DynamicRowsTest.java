@@ -126,19 +126,25 @@ class DynamicRowsTest {
     }
 
     @Test
-    void aGroupThatMixesRowsIsRefusedNamingTheOperator() {
-        // softmax over the batch axis: a row of the result depends on every row
-        IRModule m = text("def @main(%x: Tensor[(?, 4), float32]) { nn.softmax(%x, axis=0) }\n");
-        UnsupportedKernelException e = assertThrows(UnsupportedKernelException.class, () -> compile(m, 3));
-        assertTrue(e.getMessage().contains("nn.softmax") && e.getMessage().contains("axis 0"), e.getMessage());
-        // rows joined through a tuple: concatenate along the rows doubles them
+    void aGroupThatMixesRowsBecomesAWidthKernel() {
+        // softmax over the batch axis (a row of the result depends on every row), the rows reversed, and rows joined along
+        // themselves: not row kernels, so each is lowered as a width kernel over the row count (kernel/lower/WidthKernels)
+        for (String body : new String[] {"nn.softmax(%x, axis=0)", "strided_slice(%x, begin=[-1], end=[-2147483648], strides=[-1])",
+                "concatenate((%x, negative(%x)))"}) {
+            IRModule m = text("def @main(%x: Tensor[(?, 4), float32]) { " + body + " }\n");
+            VmProgram p = compile(m, 3);
+            assertTrue(p.executable().kernels().stream().noneMatch(k -> k.params().stream().anyMatch(t -> t.isDynamic())
+                    && k.params().get(k.numInputs() - 1).name().equals("rows")), body + ": not a row kernel " + p.executable().kernels());
+            try (VirtualMachine vm = p.load(CCompiler.host().orElseThrow())) {
+                for (int n : BATCHES) sameAsInterpreter(m, vm, random(30 + n, n, 4));
+            }
+        }
+        // two row counts in one width kernel: the VM names the inputs that disagree
         IRModule joined = text("def @main(%x: Tensor[(?, 4), float32], %y: Tensor[(?, 4), float32]) { concatenate((%x, %y)) }\n");
-        UnsupportedKernelException j = assertThrows(UnsupportedKernelException.class, () -> compile(joined, 3));
-        assertTrue(j.getMessage().contains("concatenate") && j.getMessage().contains("keep the rows first"), j.getMessage());
-        // the rows reversed: as many rows, in another order
-        IRModule reversed = text("def @main(%x: Tensor[(?, 4), float32]) { strided_slice(%x, begin=[-1], end=[-2147483648], strides=[-1]) }\n");
-        UnsupportedKernelException r = assertThrows(UnsupportedKernelException.class, () -> compile(reversed, 3));
-        assertTrue(r.getMessage().contains("strided_slice") && r.getMessage().contains("rows"), r.getMessage());
-        // (a dynamic dimension that is not the leading one is a width kernel's: DynamicWidthTest)
+        try (VirtualMachine vm = compile(joined, 3).load(CCompiler.host().orElseThrow())) {
+            sameAsInterpreter(joined, vm, random(1, 9, 4), random(2, 9, 4));
+            VmException e = assertThrows(VmException.class, () -> vm.runMain(random(1, 9, 4), random(2, 5, 4)));
+            assertTrue(e.getMessage().contains("fused_concatenate"), e.getMessage());
+        }
     }
 }

@@ -288,7 +288,7 @@ public final class PrimitiveLowering {
         Compute a = anchor.anchor();
         boolean anchorIsOutput = outputs.stream().anyMatch(o -> o.id() == a.id());
         if (outputs.size() == 1 && !anchorIsOutput && !(anchor instanceof InjectiveTemplate) && outputs.getFirst().shape().equals(a.shape())
-                && !outputs.getFirst().isReduction()) {
+                && !outputs.getFirst().isReduction() && !readByAnotherReduction(a, all, own)) {
             try {
                 LoweredFunc f = Lowering.lower(def, assemble(all, outputs, own, anchor, cfg, outputs.getFirst()));
                 return kernel(f, anchor, cfg);
@@ -323,6 +323,26 @@ public final class PrimitiveLowering {
         }
         ps.addAll(anchor.schedule(cfg, tiled).primitives());
         return new Schedule(ps);
+    }
+
+    /**
+     * Whether a reduction other than the anchor's own stages reads {@code a}, directly or through inlined stages: it is
+     * computed at the root, before the output loop, so {@code a} may not move into that loop (a softmax over an axis of
+     * one, whose maximum has the output's shape, read its maximum before computing it).
+     */
+    private static boolean readByAnotherReduction(Compute a, List<Compute> all, Set<Long> own) {
+        for (Compute c : all) {
+            if (!c.isReduction() || own.contains(c.id()) || c.id() == a.id()) continue;
+            ArrayDeque<Tensor> todo = new ArrayDeque<>(c.inputs());
+            Set<Long> seen = new HashSet<>();
+            while (!todo.isEmpty()) {
+                if (todo.pop() instanceof Compute x && seen.add(x.id())) {
+                    if (x.id() == a.id()) return true;
+                    todo.addAll(x.inputs());
+                }
+            }
+        }
+        return false;
     }
 
     private static List<Compute> allComputes(List<Compute> outputs) {

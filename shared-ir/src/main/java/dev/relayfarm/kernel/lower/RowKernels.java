@@ -180,6 +180,16 @@ public final class RowKernels {
      * with the rows pinned to 1, 7 and 11 every row-carrying value must keep exactly that many rows first (so no
      * reshape, transpose, concatenation or reduction moves or mixes them).
      */
+    /** Whether {@code primitive} is a row kernel's group ({@link #check} finds nothing against it). */
+    public static boolean rowsStayApart(Function primitive) {
+        try {
+            check(primitive, "group");
+            return true;
+        } catch (UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
     static Set<Integer> check(Function primitive, String name) {
         InferResult types = TypeInference.inferExpr(primitive, OpResolver.REGISTRY);
         Function fn = types.module().main().orElseThrow();

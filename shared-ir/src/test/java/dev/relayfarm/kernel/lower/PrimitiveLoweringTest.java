@@ -93,6 +93,15 @@ class PrimitiveLoweringTest {
                   %2 = add(%1, %r);
                   nn.relu(%2)
                 }""", Optional.empty());
+        // a softmax over an axis of one: its maximum has the output's shape, and the sum (computed first) reads it
+        add("softmax_over_a_unit_axis", """
+                fn (%x: Tensor[(1, 4), float32], Primitive=1) {
+                  nn.softmax(%x, axis=0)
+                }""", Optional.empty());
+        add("softmax_over_a_unit_middle_axis", """
+                fn (%x: Tensor[(2, 1, 3), float32], Primitive=1) {
+                  nn.softmax(%x, axis=1)
+                }""", Optional.empty());
         add("nchwc_plain", """
                 fn (%x: Tensor[(1, 1, 5, 5, 8), float32], %w: Tensor[(1, 1, 3, 3, 8, 8), float32], Primitive=1) {
                   nn.contrib_conv2d_NCHWc(%x, %w, padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3], data_layout="NCHW8c", kernel_layout="OIHW8i8o", out_layout="NCHW8c")
