@@ -33,13 +33,13 @@ class CEmitterTest {
         String c = emit(new KernelDef("dense_k", List.of(a, w), List.of(d.out())), Dense.defaultSchedule(d));
         CCheck.assertMatches("""
                 CHECK: typedef struct { const float* [[A:\\w+]]; const float* [[W:\\w+]]; float* [[OUT:\\w+]]; float* [[P:weight_packed\\w*]]; } rf_par0_dense_k_ctx;
-                CHECK-NEXT: static void rf_par0_dense_k(void* rf_vctx, int64_t rf_begin, int64_t rf_end) {
+                CHECK-NEXT: __attribute__((noinline)) static void rf_par0_dense_k(void* rf_vctx, int64_t rf_begin, int64_t rf_end) {
                 CHECK: float* restrict [[P]] = (float*)__builtin_assume_aligned(rf_c->[[P]], 64);
                 CHECK: for (int64_t [[JO:\\w+]] = 0 + rf_begin; [[JO]] < 0 + rf_end; ++[[JO]]) {
                 CHECK-NEXT: for (int64_t [[JI:\\w+]] = 0; [[JI]] < 16; ++[[JI]]) {
                 CHECK-NEXT: for (int64_t [[PK:\\w+]] = 0; [[PK]] < 32; ++[[PK]]) {
                 CHECK-NEXT: [[P]][{{.*}}] = [[W]][{{.*}}];
-                CHECK: static void rf_par1_dense_k(void* rf_vctx, int64_t rf_begin, int64_t rf_end) {
+                CHECK: __attribute__((noinline)) static void rf_par1_dense_k(void* rf_vctx, int64_t rf_begin, int64_t rf_end) {
                 CHECK: for (int64_t [[F:\\w+]] = 0 + rf_begin; [[F]] < 0 + rf_end; ++[[F]]) {
                 CHECK-NEXT: {
                 CHECK-NEXT: float [[LOC:dense_local\\w*]][64] __attribute__((aligned(64)));
