@@ -147,8 +147,10 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             return CliErrors.report(spec, "--at: " + e.getMessage());
         }
+        // the reference's column: ONNX Runtime's, or our own artifact's (untuned, pinned)
+        String ref = vs == Reference.onnxruntime ? "ort" : vs.name();
         if (!json) {
-            out.printf("%-24s %-18s %10s %10s %10s %10s %8s %12s%n", "model", "ours", "ours ms", "ours p90", "ort ms", "ort p90",
+            out.printf("%-24s %-18s %10s %10s %10s %10s %8s %12s%n", "model", "ours", "ours ms", "ours p90", ref + " ms", ref + " p90",
                     "ratio", "max |diff|");
         }
         List<Double> ratios = new ArrayList<>();
@@ -171,8 +173,8 @@ public final class BenchCommand implements Callable<Integer> {
         if (!json && ratios.size() > 1) {
             double log = 0;
             for (double r : ratios) log += Math.log(r);
-            out.printf(Locale.ROOT, "geometric mean ratio ours/ort over %d models: %.2fx (threads %d, %d iterations after %d warm-up)%n",
-                    ratios.size(), Math.exp(log / ratios.size()), threads, iterations, warmup);
+            out.printf(Locale.ROOT, "geometric mean ratio ours/%s over %d %s: %.2fx (threads %d, %d iterations after %d warm-up)%n",
+                    ref, ratios.size(), at.isEmpty() ? "models" : "rows", Math.exp(log / ratios.size()), threads, iterations, warmup);
         }
         return rc;
     }
