@@ -132,7 +132,7 @@ public final class VirtualMachine implements AutoCloseable {
                     if (rows == null || !rows.dtype().equals(DType.INT64) || !rows.shape().equals(List.of(1))) {
                         throw new VmException("kernel " + sig.name() + " has parameters of dynamic shape but no row count (an int64 [1] input last): " + sig);
                     }
-                    sizeKernel[i] = rows.name().equals("size");
+                    sizeKernel[i] = rows.name().equals(dev.relayfarm.kernel.lower.WidthKernels.SIZE_PARAMETER);
                 }
                 MemorySegment args = constantArena.allocate(ValueLayout.ADDRESS, Math.max(1, sig.params().size()));
                 kernelArgs[i] = MemorySegment.ofAddress(args.address()).reinterpret(args.byteSize());

@@ -72,6 +72,11 @@ import java.util.Optional;
  * flattened (one-dimensional accesses), with {@link TensorSpec#DYNAMIC} where the group's type has {@code ?}.
  */
 public final class WidthKernels {
+    /**
+     * The name of a width kernel's size parameter, which the executable's kernel signatures carry: the VM tells a width
+     * kernel (one size for every dynamic dimension) from a row kernel (one row count) by it.
+     */
+    public static final String SIZE_PARAMETER = "size";
     /** The residue classes of the size: one variant each. */
     public static final int PERIOD = 8;
     /** A window's sampled quotients {@code t} from its start: three consecutive to fit, two to check. */
@@ -90,7 +95,7 @@ public final class WidthKernels {
 
     private static LoweredKernel lowerInScope(Function primitive, String name, Target target) {
         Typed typed = Typed.of(primitive, name);
-        Buffer size = Buffer.of("size", List.of(1), DType.INT64);
+        Buffer size = Buffer.of(SIZE_PARAMETER, List.of(1), DType.INT64);
         PrimExpr s = new Load(size, List.of(PrimExpr.of(0)));
         PrimExpr t = s.div(PERIOD), residue = s.mod(PERIOD);
         // the parameters' order, names and types are the same at every size: the kernel's, flattened
