@@ -206,7 +206,10 @@ public final class ExecutableFormat {
                 .anyMatch(i -> i instanceof Instruction.AllocRef || i instanceof Instruction.LoadRef || i instanceof Instruction.StoreRef);
         boolean dynamic = exe.kernels().stream().anyMatch(k -> k.params().stream().anyMatch(TensorSpec::isDynamic));
         boolean inner = exe.kernels().stream().anyMatch(k -> k.params().stream().anyMatch(t -> t.shape().lastIndexOf(TensorSpec.DYNAMIC) > 0));
-        return inner ? 3 : refs || dynamic ? 2 : 1;
+        // a width kernel over a leading dimension only (softmax over the batch) is still one: a version-2 VM would take its size for a row count
+        boolean width = exe.kernels().stream().anyMatch(k -> k.numInputs() > 0 && k.params().stream().anyMatch(TensorSpec::isDynamic)
+                && k.params().get(k.numInputs() - 1).name().equals(dev.relayfarm.kernel.lower.WidthKernels.SIZE_PARAMETER));
+        return inner || width ? 3 : refs || dynamic ? 2 : 1;
     }
 
     /** The opcode of each instruction kind: the byte the file stores. Numbers never change meaning within a format version. */

@@ -263,7 +263,7 @@ public final class VirtualMachine implements AutoCloseable {
                     if (size < 0) {
                         // static sizes are never negative: this one is a length kernel's "no length" (kernel/lower/DataDependentKernels)
                         throw fault(frame, "allocates storage of " + size + " bytes: the value-dependent length before it has none"
-                                + " (arange with a zero step, or a NaN or infinite bound)");
+                                + " (arange with a zero or NaN step, or more than 2^31 - 1 elements)");
                     }
                     MemorySegment block = memory.allocate(size, a.alignment());
                     r[a.dst()] = new VmObject.Storage(block.byteSize() == size ? block : block.asSlice(0, size), block);
@@ -442,6 +442,10 @@ public final class VirtualMachine implements AutoCloseable {
         }
         for (int p : params) {
             int[] shape = tensors.get(p).shape();
+            List<Integer> spec = sig.params().get(p).shape();
+            if (shape.length != spec.size()) throw fault(frame, "gives kernel " + sig.name() + " a tensor of rank " + shape.length + " for " + sig.params().get(p).name() + " " + spec);
+            // the buffer's size is not checked for a dynamic parameter (it may have no rows): its other dimensions are
+            for (int d = 1; d < shape.length; d++) if (shape[d] != spec.get(d)) throw staticDimension(sig, p, shape, d, frame);
             int got = shape.length == 0 ? -1 : shape[0];
             if (got != firstRows) {
                 throw fault(frame, "gives kernel " + sig.name() + " " + got + " rows for " + sig.params().get(p).name() + " and " + firstRows
@@ -477,8 +481,14 @@ public final class VirtualMachine implements AutoCloseable {
                     throw fault(frame, "gives kernel " + sig.name() + " " + Arrays.toString(shape) + " for " + sig.params().get(p).name() + ", whose dynamic dimension " + d
                             + " must be the kernel's size " + size + " (every dynamic dimension of a width kernel's inputs is one size)");
                 }
+                if (spec.get(d) != TensorSpec.DYNAMIC && shape[d] != spec.get(d)) throw staticDimension(sig, p, shape, d, frame);
             }
         }
+    }
+
+    private VmException staticDimension(KernelSignature sig, int p, int[] shape, int d, Frame frame) {
+        return fault(frame, "gives kernel " + sig.name() + " " + Arrays.toString(shape) + " for " + sig.params().get(p).name() + ", whose dimension " + d
+                + " must be " + sig.params().get(p).shape().get(d));
     }
 
     private void collectTensors(VmObject v, List<VmObject.Tensor> out, Frame frame) {

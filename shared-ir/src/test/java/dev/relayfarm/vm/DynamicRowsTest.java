@@ -122,6 +122,9 @@ class DynamicRowsTest {
             sameAsInterpreter(m, vm, random(1, 5, 4), random(2, 5, 4));
             VmException e = assertThrows(VmException.class, () -> vm.runMain(random(1, 5, 4), random(2, 3, 4)));
             assertTrue(e.getMessage().contains("rows") && e.getMessage().contains("dynamic batch"), e.getMessage());
+            // a static dimension that is not the kernel's: the buffer's size is not checked for a dynamic parameter, its dims are
+            VmException narrow = assertThrows(VmException.class, () -> vm.runMain(random(1, 5, 3), random(2, 5, 3)));
+            assertTrue(narrow.getMessage().contains("whose dimension 1 must be 4"), narrow.getMessage());
         }
     }
 

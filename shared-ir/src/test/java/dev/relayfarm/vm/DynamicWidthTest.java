@@ -191,6 +191,9 @@ class DynamicWidthTest {
             assertArrayEquals(new int[] {1, 4, 1, 2}, ((VmObject.Tensor) sameAsInterpreter(conv, vm, random(3, 1, 2, 5, 6), w)).shape());
             VmException e = assertThrows(VmException.class, () -> vm.runMain(random(2, 1, 2, 5, 4), w));
             assertTrue(e.getMessage().contains("conv2d") && e.getMessage().contains("not defined at that dynamic size"), e.getMessage());
+            // a static dimension that differs (a height of 4 for 5): refused before the kernel reads past the buffer
+            VmException h = assertThrows(VmException.class, () -> vm.runMain(random(4, 1, 2, 4, 12), w));
+            assertTrue(h.getMessage().contains("whose dimension 2 must be 5"), h.getMessage());
         }
     }
 }

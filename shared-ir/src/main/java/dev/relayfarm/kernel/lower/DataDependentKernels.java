@@ -62,8 +62,8 @@ import java.util.Set;
  *       length, so the view is row-major.
  * </ul>
  *
- * <p>Semantics are the interpreter's, with two differences in float comparisons (C's, not Java's {@code Double.compare}):
- * NaN equals nothing, so each NaN is its own unique value, and {@code -0.0} equals {@code 0.0}. Cost: unique and the score
+ * <p>Semantics are the interpreter's, with one difference in float comparisons: {@code -0.0} equals {@code 0.0} (NaN equals
+ * NaN and sorts last, as Java's {@code Double.compare}). Cost: unique and the score
  * order of NMS compare all pairs (O(n²)), like the project's topk; fine for the sizes these operators see in models
  * (hundreds to a few thousand boxes), not for millions of elements.
  */
@@ -177,16 +177,18 @@ public final class DataDependentKernels {
         PrimExpr n;
         if (t.isFloat()) {
             PrimExpr q = call(MathFn.CEIL, f64(stop).sub(f64(start)).div(f64(step)));
-            // NaN fails every comparison: a NaN bound or step, or a zero step's 0/0, gives no length
-            PrimExpr valid = f64(step).ne(new FloatImm(0, DType.FLOAT64)).and(q.le(new FloatImm(Integer.MAX_VALUE, DType.FLOAT64)))
-                    .and(q.ge(new FloatImm(Integer.MIN_VALUE, DType.FLOAT64)));
-            n = new Select(valid, new Cast(DType.INT64, q.max(new FloatImm(0, DType.FLOAT64))), PrimExpr.of(-1));
+            // as the interpreter: a zero or NaN step, or more than INT_MAX elements, has no length; a NaN or negative count is
+            // an empty result (NaN fails every comparison, so "q > 0" is false for it)
+            PrimExpr valid = f64(step).eq(f64(step)).and(f64(step).ne(new FloatImm(0, DType.FLOAT64)))
+                    .and(q.gt(new FloatImm(Integer.MAX_VALUE, DType.FLOAT64)).eq(new dev.relayfarm.kernel.expr.IntImm(0, DType.BOOL)));
+            n = new Select(valid, new Select(q.gt(new FloatImm(0, DType.FLOAT64)), new Cast(DType.INT64, q), PrimExpr.of(0)), PrimExpr.of(-1));
         } else {
             PrimExpr span = i64(stop).sub(i64(start)), s = i64(step);
             // C's division truncates; the ceiling is one more when the remainder has the step's sign
             PrimExpr q = span.div(s), r = span.mod(s);
             PrimExpr up = new Select(r.ne(PrimExpr.of(0)).and(r.gt(PrimExpr.of(0)).eq(s.gt(PrimExpr.of(0)))), PrimExpr.of(1), PrimExpr.of(0));
-            n = new Select(s.ne(PrimExpr.of(0)), q.add(up).max(PrimExpr.of(0)), PrimExpr.of(-1));
+            PrimExpr length = q.add(up).max(PrimExpr.of(0));
+            n = new Select(s.ne(PrimExpr.of(0)).and(length.le(PrimExpr.of(Integer.MAX_VALUE))), length, PrimExpr.of(-1));
         }
         long size = (long) t.storageBytes() * t.lanes();
         Stmt body = Seq.of(List.of(set(shape, n), set(bytes, new Select(get(shape).lt(0), PrimExpr.of(-1), get(shape).mul(size)))));
@@ -285,9 +287,16 @@ public final class DataDependentKernels {
         // order := sign of (slice j1 - slice j2), lexicographically over the slices' elements (0 when equal)
         java.util.function.BiFunction<PrimExpr, PrimExpr, Stmt> compare = (j1, j2) -> {
             PrimExpr p = num(at(x, element.apply(j1, e))), r = num(at(x, element.apply(j2, e)));
+            // as Java's Double.compare (the interpreter's): NaN equals NaN and sorts after every number
+            PrimExpr less = p.lt(r), greater = p.gt(r);
+            if (p.dtype().isFloat()) {
+                PrimExpr pNaN = p.ne(p), rNaN = r.ne(r);
+                less = less.or(rNaN.and(pNaN.eq(new dev.relayfarm.kernel.expr.IntImm(0, DType.BOOL))));
+                greater = greater.or(pNaN.and(rNaN.eq(new dev.relayfarm.kernel.expr.IntImm(0, DType.BOOL))));
+            }
             Stmt decide = IfThenElse.of(get(order).eq(PrimExpr.of(0)), Seq.of(List.of(
-                    IfThenElse.of(p.lt(r), set(order, PrimExpr.of(-1))),
-                    IfThenElse.of(p.gt(r), set(order, PrimExpr.of(1))))));
+                    IfThenElse.of(less, set(order, PrimExpr.of(-1))),
+                    IfThenElse.of(greater, set(order, PrimExpr.of(1))))));
             return Seq.of(List.of(set(order, PrimExpr.of(0)), loop(e, PrimExpr.of(sliceLength), decide)));
         };
         Stmt findUniques = Seq.of(List.of(
