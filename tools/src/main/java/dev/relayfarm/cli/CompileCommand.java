@@ -176,7 +176,7 @@ public final class CompileCommand implements Callable<Integer> {
         VmArtifact.Written w;
         try {
             w = Stages.codegenVm(typed, options, out);
-        } catch (VmException e) {
+        } catch (VmException | dev.relayfarm.compile.UnsupportedKernelException e) {
             return CliErrors.report(spec, refused.getMessage() + "; the VM cannot run it either: " + e.getMessage());
         }
         long done = System.nanoTime();

@@ -73,7 +73,7 @@ public record CBackend(CompileOptions options, int threads) implements OnnxCheck
         VmProgram program;
         try {
             program = VmCompiler.compile(module, options);
-        } catch (VmException e) {
+        } catch (VmException | dev.relayfarm.compile.UnsupportedKernelException e) {
             throw new GraphException(refused.getMessage() + "; the VM cannot run it either: " + e.getMessage());
         }
         try (VirtualMachine vm = program.load(CCompiler.forTarget(options.target()).orElseThrow(() -> new IllegalStateException("no C compiler for " + options.target())))) {
