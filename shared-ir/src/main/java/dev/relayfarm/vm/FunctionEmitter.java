@@ -428,18 +428,7 @@ final class FunctionEmitter {
 
     /** The fields leading from a value of type {@code t} to a tensor with a dynamic dimension (empty: {@code t} is one), or null when none. */
     private static List<Integer> dynamicAt(Type t) {
-        if (t instanceof TensorType) return dynamicDims(t).isEmpty() ? null : List.of();
-        if (t instanceof TupleType tt) {
-            for (int i = 0; i < tt.fields().size(); i++) {
-                List<Integer> inner = dynamicAt(tt.fields().get(i));
-                if (inner != null) {
-                    List<Integer> path = new ArrayList<>(List.of(i));
-                    path.addAll(inner);
-                    return path;
-                }
-            }
-        }
-        return null;
+        return pathTo(t, tt -> !dynamicDims(tt).isEmpty());
     }
 
     /** The positions of the dynamic dimensions of {@code t} (of every field of a tuple). */
@@ -579,25 +568,23 @@ final class FunctionEmitter {
 
     /** The fields leading from a value of type {@code t} to a tensor with a dynamic leading dimension (empty: {@code t} is one), or null when none. */
     private static List<Integer> rowsAt(Type t) {
-        switch (t) {
-            case TensorType tt when !tt.shape().isEmpty() && tt.shape().getFirst() instanceof Dim.Any -> {
-                return List.of();
-            }
-            case TupleType tt -> {
-                for (int i = 0; i < tt.fields().size(); i++) {
-                    List<Integer> inner = rowsAt(tt.fields().get(i));
-                    if (inner != null) {
-                        List<Integer> path = new ArrayList<>(List.of(i));
-                        path.addAll(inner);
-                        return path;
-                    }
+        return pathTo(t, tt -> !tt.shape().isEmpty() && tt.shape().getFirst() instanceof Dim.Any);
+    }
+
+    /** The fields leading from a value of type {@code t} to the first tensor {@code wanted} accepts (empty: {@code t} is one), or null when none. */
+    private static List<Integer> pathTo(Type t, java.util.function.Predicate<TensorType> wanted) {
+        if (t instanceof TensorType tt) return wanted.test(tt) ? List.of() : null;
+        if (t instanceof TupleType tt) {
+            for (int i = 0; i < tt.fields().size(); i++) {
+                List<Integer> inner = pathTo(tt.fields().get(i), wanted);
+                if (inner != null) {
+                    List<Integer> path = new ArrayList<>(List.of(i));
+                    path.addAll(inner);
+                    return path;
                 }
-                return null;
-            }
-            default -> {
-                return null;
             }
         }
+        return null;
     }
 
     /** A register holding a shape whose element 0 is the row count of the tensors mapped to it, and the shape's rank. */

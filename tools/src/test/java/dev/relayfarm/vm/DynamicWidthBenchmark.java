@@ -3,11 +3,10 @@ package dev.relayfarm.vm;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayfarm.bench.CompiledRunner;
-import dev.relayfarm.bench.ModelRunner;
 import dev.relayfarm.bench.SideBySide;
+import dev.relayfarm.bench.VmRunner;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.ir.IRModule;
-import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.pipeline.ModelSource;
@@ -31,24 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
  * </pre>
  */
 class DynamicWidthBenchmark {
-    /** The dynamic program's VM as a runner: a fresh heap copy of the result, as the other runners give. */
-    private record VmRunner(VirtualMachine vm) implements ModelRunner {
-        @Override
-        public String name() {
-            return "vm-dynamic-width";
-        }
-
-        @Override
-        public List<NDArray> run(List<NDArray> inputs) {
-            return List.of(((VmObject.Tensor) vm.run("main", inputs)).toNDArray());
-        }
-
-        @Override
-        public void close() {
-            vm.close();
-        }
-    }
-
     @Test
     @EnabledIfSystemProperty(named = "relayfarm.bench", matches = "true")
     void dynamicAgainstPinnedWidths(@TempDir Path dir) throws IOException {
@@ -57,8 +38,7 @@ class DynamicWidthBenchmark {
         Path onnx = OcrRecognizerWidthTest.recognizer(dir);
         VmProgram program = VmCompiler.compile(Stages.inferTypes(Stages.importModel(ModelSource.read(onnx), "x=1x3x48x?")), CompileOptions.host(3));
         System.out.printf("%-6s %12s %12s %9s%n", "width", "vm dynamic", "graph pinned", "dyn/pin");
-        try (VmRunner dynamic = new VmRunner(program.load(CCompiler.host().orElseThrow()))) {
-            dynamic.vm().setNumThreads(1);
+        try (VmRunner dynamic = new VmRunner(program.load(CCompiler.host().orElseThrow()), 1, "vm-dynamic-width")) {
             for (int w : new int[] {160, 320, 800}) {
                 IRModule pinned = Stages.optimize(Stages.importModel(ModelSource.read(onnx), "x=1x3x48x" + w), 3, Target.host());
                 Path folder = dir.resolve("pinned-" + w);

@@ -110,10 +110,15 @@ public final class RowKernels {
 
     /** {@code primitive} with every dynamic leading dimension of its parameters pinned to {@code rows}. */
     static Function pinRows(Function primitive, int rows) {
+        return retypeParams(primitive, t -> pin(t, rows));
+    }
+
+    /** {@code primitive} with each parameter declared again with type {@code retype} of its annotation, the body using the new ones. */
+    static Function retypeParams(Function primitive, java.util.function.UnaryOperator<Type> retype) {
         Map<Var, Var> renamed = new IdentityHashMap<>();
         List<Var> params = new ArrayList<>();
         for (Var p : primitive.params()) {
-            Var q = Var.fresh(p.name(), pin(p.annotation(), rows), p.span());
+            Var q = Var.fresh(p.name(), retype.apply(p.annotation()), p.span());
             renamed.put(p, q);
             params.add(q);
         }

@@ -9,7 +9,6 @@ import dev.relayfarm.ir.Constant;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.Dim;
 import dev.relayfarm.ir.Expr;
-import dev.relayfarm.ir.ExprRewriter;
 import dev.relayfarm.ir.Function;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.ir.TensorType;
@@ -34,7 +33,6 @@ import dev.relayfarm.types.InferResult;
 import dev.relayfarm.types.OpResolver;
 import dev.relayfarm.types.TypeInference;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -415,20 +413,7 @@ public final class WidthKernels {
 
     /** {@code primitive} with every {@code ?} of its parameters pinned to {@code size}. */
     static Function pin(Function primitive, long size) {
-        Map<Var, Var> renamed = new IdentityHashMap<>();
-        List<Var> params = new ArrayList<>();
-        for (Var p : primitive.params()) {
-            Var q = Var.fresh(p.name(), pin(p.annotation(), size), p.span());
-            renamed.put(p, q);
-            params.add(q);
-        }
-        Expr body = new ExprRewriter() {
-            @Override
-            protected Expr rewrite(Expr pre, Expr post) {
-                return post instanceof Var v && renamed.containsKey(v) ? renamed.get(v) : post;
-            }
-        }.rewrite(primitive.body());
-        return new Function(params, body, null, primitive.typeParams(), primitive.attrs(), primitive.span());
+        return RowKernels.retypeParams(primitive, t -> pin(t, size));
     }
 
     private static Type pin(Type t, long size) {
