@@ -100,7 +100,7 @@ public final class CpuLayoutHooks {
         Layout data = LayoutRewriter.layoutAttr(c.attrs(), "data_layout", "NCHW"), kernel = LayoutRewriter.layoutAttr(c.attrs(), "kernel_layout", "OIHW");
         if (groups < 2 || data == null || kernel == null || data.isBlocked() || kernel.isBlocked()) return false;
         if (!(x instanceof TensorType xt) || !(w instanceof TensorType wt) || xt.rank() != data.rank() || wt.rank() != kernel.rank()
-                || !staticButBatch(xt, data) || !wt.isStatic()) return false;
+                || !channelsStatic(xt, data) || !wt.isStatic()) return false;
         return data.extent(xt.shape(), 'C').value() == groups && kernel.extent(wt.shape(), 'O').value() == groups && kernel.extent(wt.shape(), 'I').value() == 1;
     }
 
@@ -119,7 +119,7 @@ public final class CpuLayoutHooks {
         Layout out = LayoutRewriter.layoutAttr(attrs, "out_layout", data.name());
         if (out == null || data.isBlocked() || kernel.isBlocked() || out.isBlocked()) return Optional.empty();
         if (!(argTypes.get(0) instanceof TensorType x) || !(argTypes.get(1) instanceof TensorType w)) return Optional.empty();
-        if (x.rank() != data.rank() || !staticButBatch(x, data) || !w.isStatic()) return Optional.empty();
+        if (x.rank() != data.rank() || !channelsStatic(x, data) || !w.isStatic()) return Optional.empty();
         // NCHWc conv2d has only a template, which accumulates in the output dtype: a float16/bfloat16 conv stays
         // NCHW, whose compute accumulates in float32 (OpComputes) and rounds once
         if (dev.relayfarm.ir.HalfFloats.isNarrow(x.dtype()) || dev.relayfarm.ir.HalfFloats.isNarrow(w.dtype())) return Optional.empty();
@@ -160,7 +160,7 @@ public final class CpuLayoutHooks {
      * a dynamic batch keeps the blocked layout, whose transforms and convolution keep the batch first (the VM's row kernels
      * run them per row), and so does a dynamic height or width (the VM's width kernels: kernel/lower/WidthKernels).
      */
-    private static boolean staticButBatch(TensorType t, Layout layout) {
+    private static boolean channelsStatic(TensorType t, Layout layout) {
         int c = layout.name().indexOf('C');
         return c >= 0 && c < t.rank() && t.shape().get(c).isStatic();
     }

@@ -334,7 +334,7 @@ final class FunctionEmitter {
         boolean dynamicResult = outs.stream().anyMatch(t -> !t.isStatic());
         if (dynamicResult || c.args().stream().anyMatch(a -> !dynamicDims(compiler.types().typeOf(a)).isEmpty())) {
             // a dynamic batch alone (every ? leading) is a row kernel's, any other dynamic dimension a width kernel's
-            return dynamicResult && leadingOnly(c, outs) && RowKernels.rowsStayApart(f) ? rowsPacked(f, c, args, resultType, outs)
+            return dynamicResult && leadingOnly(c, outs) && compiler.rowsStayApart(f) ? rowsPacked(f, c, args, resultType, outs)
                     : widthPacked(f, c, args, resultType, outs);
         }
         int alias = GraphBuilder.sameBytesParam(f);
@@ -362,55 +362,20 @@ final class FunctionEmitter {
      * and a tensor of that shape ({@link Instruction.AllocTensorReg}); the kernel takes the row count after its inputs.
      */
     private int rowsPacked(Function f, Call c, List<Integer> args, Type resultType, List<TensorType> outs) {
-        List<Integer> path = null;
-        int rowed = -1;
-        for (int i = 0; i < c.args().size() && path == null; i++) {
-            path = rowsAt(compiler.types().typeOf(c.args().get(i)));
-            rowed = i;
-        }
-        if (path == null) {
+        Carrier carrier = carrier(c, args, FunctionEmitter::hasDynamicRows);
+        if (carrier == null) {
             throw unsupported("a kernel result of dynamic shape " + resultType + " with no argument of dynamic rows (kernels take a dynamic leading dimension only)", null, c.span());
         }
-        // the row-carrying tensor: the argument, or a field of a tuple argument (a group that projects it itself)
-        int carrier = args.get(rowed);
-        Type carrierType = compiler.types().typeOf(c.args().get(rowed));
-        for (int index : path) {
-            int field = fresh();
-            add(new Instruction.GetField(carrier, index, field));
-            carrier = field;
-            carrierType = ((TupleType) carrierType).fields().get(index);
-        }
         // a row kernel's results have its arguments' rows: a shape read once serves every kernel downstream of it
-        RowShape known = path.isEmpty() ? rowShapes.get(carrier) : null;
-        if (known == null) {
-            int shape = fresh();
-            add(new Instruction.ShapeOf(carrier, shape));
-            known = new RowShape(shape, ((TensorType) carrierType).shape().size());
-        }
+        RowShape known = carrier.whole() ? rowShapes.get(carrier.register()) : null;
+        if (known == null) known = new RowShape(shapeOf(carrier.register()), carrier.type().shape().size());
         int shape = known.register();
-        int kind = compiler.kernel(RowKernels.shapeFunction(known.rank(), outs));
-        // the shape function's results: per result, its shape and its byte size (static int64 vectors); once per row count
-        List<Integer> shapeResults = shapeFunctionResults.get(List.of(kind, shape));
-        if (shapeResults == null) {
-            shapeResults = new ArrayList<>();
-            for (TensorType t : outs) {
-                shapeResults.add(staticResult(TensorType.of(DType.INT64, t.shape().size()), c));
-                shapeResults.add(staticResult(TensorType.of(DType.INT64, 1), c));
-            }
-            List<Integer> shapeOperands = new ArrayList<>(List.of(shape));
-            shapeOperands.addAll(shapeResults);
-            add(new Instruction.InvokePacked(kind, shapeOperands, shapeResults.size()));
-            shapeFunctionResults.put(List.of(kind, shape), shapeResults);
-        }
+        // the shape function's results: per result, its shape and its byte size
+        List<Integer> lengths = new ArrayList<>();
+        for (TensorType t : outs) lengths.addAll(List.of(t.shape().size(), 1));
+        List<Integer> shapes = shapeFunction(compiler.kernel(RowKernels.shapeFunction(known.rank(), outs)), shape, lengths, c);
         List<Integer> results = new ArrayList<>();
-        for (int j = 0; j < outs.size(); j++) {
-            int storage = fresh();
-            add(new Instruction.AllocStorage(shapeResults.get(2 * j + 1), ALIGNMENT, outs.get(j).dtype(), storage));
-            int tensor = fresh();
-            add(new Instruction.AllocTensorReg(storage, 0, shapeResults.get(2 * j), outs.get(j).dtype(), tensor));
-            storageOf.put(tensor, storage);
-            results.add(tensor);
-        }
+        for (int j = 0; j < outs.size(); j++) results.add(dynamicResult(shapes.get(2 * j + 1), shapes.get(2 * j), outs.get(j).dtype()));
         List<Integer> operands = new ArrayList<>(args);
         operands.add(shape);
         operands.addAll(results);
@@ -424,11 +389,6 @@ final class FunctionEmitter {
         for (Expr a : c.args()) if (dynamicDims(compiler.types().typeOf(a)).stream().anyMatch(d -> d > 0)) return false;
         for (TensorType t : outs) if (dynamicDims(t).stream().anyMatch(d -> d > 0)) return false;
         return true;
-    }
-
-    /** The fields leading from a value of type {@code t} to a tensor with a dynamic dimension (empty: {@code t} is one), or null when none. */
-    private static List<Integer> dynamicAt(Type t) {
-        return pathTo(t, tt -> !dynamicDims(tt).isEmpty());
     }
 
     /** The positions of the dynamic dimensions of {@code t} (of every field of a tuple). */
@@ -453,59 +413,30 @@ final class FunctionEmitter {
      */
     private int widthPacked(Function f, Call c, List<Integer> args, Type resultType, List<TensorType> outs) {
         // the size's carrier: the first argument with a dynamic dimension, or its first such field (a tuple parameter)
-        List<Integer> path = null;
-        int arg = -1;
-        for (int i = 0; i < c.args().size() && path == null; i++) {
-            path = dynamicAt(compiler.types().typeOf(c.args().get(i)));
-            arg = i;
-        }
-        if (path == null) throw unsupported("a kernel result of dynamic shape " + resultType + " with no argument of dynamic shape", null, c.span());
-        int carrier = args.get(arg);
-        Type carrierType = compiler.types().typeOf(c.args().get(arg));
-        for (int index : path) {
-            int field = fresh();
-            add(new Instruction.GetField(carrier, index, field));
-            carrier = field;
-            carrierType = ((TupleType) carrierType).fields().get(index);
-        }
-        int dim = dynamicDims(carrierType).getFirst(), rank = ((TensorType) carrierType).shape().size();
-        Integer shape = path.isEmpty() ? sizeShapes.get(carrier) : null;
+        Carrier carrier = carrier(c, args, t -> !dynamicDims(t).isEmpty());
+        if (carrier == null) throw unsupported("a kernel result of dynamic shape " + resultType + " with no argument of dynamic shape", null, c.span());
+        Integer shape = carrier.whole() ? sizeShapes.get(carrier.register()) : null;
         if (shape == null) {
-            shape = fresh();
-            add(new Instruction.ShapeOf(carrier, shape));
-            if (path.isEmpty()) sizeShapes.put(carrier, shape);
+            shape = shapeOf(carrier.register());
+            if (carrier.whole()) sizeShapes.put(carrier.register(), shape);
         }
-        int kind = compiler.kernel(WidthKernels.shapeFunction(f, "called in @" + name + where(c.span()), compiler.target(), rank, dim));
-        List<Integer> shapeResults = shapeFunctionResults.get(List.of(kind, shape));
-        if (shapeResults == null) {
-            shapeResults = new ArrayList<>(List.of(staticResult(TensorType.of(DType.INT64, 1), c)));
-            for (TensorType t : outs) {
-                if (t.isStatic()) continue;
-                shapeResults.add(staticResult(TensorType.of(DType.INT64, t.shape().size()), c));
-                shapeResults.add(staticResult(TensorType.of(DType.INT64, 1), c));
-            }
-            List<Integer> shapeOperands = new ArrayList<>(List.of(shape));
-            shapeOperands.addAll(shapeResults);
-            add(new Instruction.InvokePacked(kind, shapeOperands, shapeResults.size()));
-            shapeFunctionResults.put(List.of(kind, shape), shapeResults);
-        }
+        int rank = carrier.type().shape().size(), dim = dynamicDims(carrier.type()).getFirst();
+        // the shape function's results: the size, then per dynamic result its shape and its byte size
+        List<Integer> lengths = new ArrayList<>(List.of(1));
+        for (TensorType t : outs) if (!t.isStatic()) lengths.addAll(List.of(t.shape().size(), 1));
+        List<Integer> shapes = shapeFunction(compiler.widthShapeFunction(f, "called in @" + name + where(c.span()), rank, dim), shape, lengths, c);
         List<Integer> results = new ArrayList<>();
         int next = 1;
         for (TensorType t : outs) {
             if (t.isStatic()) {
                 results.add(staticResult(t, c));
-                continue;
+            } else {
+                results.add(dynamicResult(shapes.get(next + 1), shapes.get(next), t.dtype()));
+                next += 2;
             }
-            int storage = fresh();
-            add(new Instruction.AllocStorage(shapeResults.get(next + 1), ALIGNMENT, t.dtype(), storage));
-            int tensor = fresh();
-            add(new Instruction.AllocTensorReg(storage, 0, shapeResults.get(next), t.dtype(), tensor));
-            storageOf.put(tensor, storage);
-            results.add(tensor);
-            next += 2;
         }
         List<Integer> operands = new ArrayList<>(args);
-        operands.add(shapeResults.getFirst());
+        operands.add(shapes.getFirst());
         operands.addAll(results);
         add(new Instruction.InvokePacked(compiler.widthKernel(f), operands, results.size()));
         return resultType instanceof TupleType ? regroup(resultType, results, new int[1]) : results.getFirst();
@@ -523,11 +454,7 @@ final class FunctionEmitter {
         lengthOperands.add(shape);
         lengthOperands.add(bytes);
         add(new Instruction.InvokePacked(compiler.kernel(DataDependentKernels.lengthFunction(f)), lengthOperands, 2));
-        int storage = fresh();
-        add(new Instruction.AllocStorage(bytes, ALIGNMENT, out.dtype(), storage));
-        int tensor = fresh();
-        add(new Instruction.AllocTensorReg(storage, 0, shape, out.dtype(), tensor));
-        storageOf.put(tensor, storage);
+        int tensor = dynamicResult(bytes, shape, out.dtype());
         List<Integer> operands = new ArrayList<>(args);
         operands.add(shape);
         operands.add(tensor);
@@ -566,9 +493,61 @@ final class FunctionEmitter {
         return resultType instanceof TupleType ? regroup(resultType, results, new int[1]) : results.getFirst();
     }
 
-    /** The fields leading from a value of type {@code t} to a tensor with a dynamic leading dimension (empty: {@code t} is one), or null when none. */
-    private static List<Integer> rowsAt(Type t) {
-        return pathTo(t, tt -> !tt.shape().isEmpty() && tt.shape().getFirst() instanceof Dim.Any);
+    private static boolean hasDynamicRows(TensorType t) {
+        return !t.shape().isEmpty() && t.shape().getFirst() instanceof Dim.Any;
+    }
+
+    /** The tensor a kernel's dynamic sizes are read from: its register, its type, and whether it is an argument itself (not a field of one). */
+    private record Carrier(int register, TensorType type, boolean whole) {}
+
+    /** The first argument of {@code c} that is, or holds in a tuple, a tensor {@code wanted} accepts (a field is taken out with GetField); null when none. */
+    private Carrier carrier(Call c, List<Integer> args, java.util.function.Predicate<TensorType> wanted) {
+        for (int i = 0; i < c.args().size(); i++) {
+            Type t = compiler.types().typeOf(c.args().get(i));
+            List<Integer> path = pathTo(t, wanted);
+            if (path == null) continue;
+            int register = args.get(i);
+            for (int index : path) {
+                int field = fresh();
+                add(new Instruction.GetField(register, index, field));
+                register = field;
+                t = ((TupleType) t).fields().get(index);
+            }
+            return new Carrier(register, (TensorType) t, path.isEmpty());
+        }
+        return null;
+    }
+
+    private int shapeOf(int tensor) {
+        int shape = fresh();
+        add(new Instruction.ShapeOf(tensor, shape));
+        return shape;
+    }
+
+    /**
+     * The results of shape-function kernel {@code kind} on the shape in register {@code shape}: int64 vectors of the given
+     * lengths, computed by one call per shape in straight-line code.
+     */
+    private List<Integer> shapeFunction(int kind, int shape, List<Integer> lengths, Call c) {
+        List<Integer> results = shapeFunctionCalls.get(List.of(kind, shape));
+        if (results != null) return results;
+        results = new ArrayList<>();
+        for (int n : lengths) results.add(staticResult(TensorType.of(DType.INT64, n), c));
+        List<Integer> operands = new ArrayList<>(List.of(shape));
+        operands.addAll(results);
+        add(new Instruction.InvokePacked(kind, operands, results.size()));
+        shapeFunctionCalls.put(List.of(kind, shape), results);
+        return results;
+    }
+
+    /** A kernel result of {@code dtype} sized at run time: storage of the byte size in register {@code bytes}, a tensor of the shape in register {@code shape}. */
+    private int dynamicResult(int bytes, int shape, DType dtype) {
+        int storage = fresh();
+        add(new Instruction.AllocStorage(bytes, ALIGNMENT, dtype, storage));
+        int tensor = fresh();
+        add(new Instruction.AllocTensorReg(storage, 0, shape, dtype, tensor));
+        storageOf.put(tensor, storage);
+        return tensor;
     }
 
     /** The fields leading from a value of type {@code t} to the first tensor {@code wanted} accepts (empty: {@code t} is one), or null when none. */
@@ -596,7 +575,7 @@ final class FunctionEmitter {
      * that only another arm set.
      */
     private final Map<Integer, RowShape> rowShapes = new HashMap<>();
-    private final Map<List<Integer>, List<Integer>> shapeFunctionResults = new HashMap<>();
+    private final Map<List<Integer>, List<Integer>> shapeFunctionCalls = new HashMap<>();
 
     /** Straight-line knowledge for {@link #widthPacked}: the register holding the shape of each register already read. */
     private final Map<Integer, Integer> sizeShapes = new HashMap<>();
@@ -604,7 +583,7 @@ final class FunctionEmitter {
     private void forgetRowShapes() {
         rowShapes.clear();
         sizeShapes.clear();
-        shapeFunctionResults.clear();
+        shapeFunctionCalls.clear();
     }
 
     /** Storage and a tensor for a kernel result of static type {@code t}, of call {@code c}. */

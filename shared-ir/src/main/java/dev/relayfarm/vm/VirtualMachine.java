@@ -86,9 +86,9 @@ public final class VirtualMachine implements AutoCloseable {
      * which no kernel runs.
      */
     private final MemorySegment[] kernelArgs;
-    /** Per kernel, its parameters with a dynamic leading dimension (a row kernel's): they must be given the same row count. */
-    private final int[][] rowParams;
-    /** Per kernel, whether it is a width kernel (kernel/lower/WidthKernels: its last input is named {@code size}), checked by {@link #checkSize}. */
+    /** Per kernel, its parameters of dynamic shape (a row or width kernel's), for {@link #checkDynamic}. */
+    private final int[][] dynamicParams;
+    /** Per kernel, whether it is a width kernel (kernel/lower/WidthKernels: its last input is named {@code size}), for {@link #checkDynamic}. */
     private final boolean[] sizeKernel;
     /** The tensors of the kernel call in progress (tuples flattened) and their buffers, reused from call to call. */
     private final ArrayList<VmObject.Tensor> packedTensors = new ArrayList<>();
@@ -113,7 +113,7 @@ public final class VirtualMachine implements AutoCloseable {
         this.queuedAt = new long[BATCH_CALLS];
         this.kernels = new NativeKernel[executable.kernels().size()];
         this.kernelArgs = new MemorySegment[kernels.length];
-        this.rowParams = new int[kernels.length][];
+        this.dynamicParams = new int[kernels.length][];
         this.sizeKernel = new boolean[kernels.length];
         this.functions = new LoadedFunction[executable.functions().size()];
         this.constants = new VmObject.Tensor[executable.constants().size()];
@@ -126,8 +126,8 @@ public final class VirtualMachine implements AutoCloseable {
                 if (!kernels[i].signature().equals(sig)) {
                     throw new VmException("kernel " + sig.name() + " in the library has signature " + kernels[i].signature() + ", the executable expects " + sig);
                 }
-                rowParams[i] = java.util.stream.IntStream.range(0, sig.params().size()).filter(p -> sig.params().get(p).isDynamic()).toArray();
-                if (rowParams[i].length > 0) {
+                dynamicParams[i] = java.util.stream.IntStream.range(0, sig.params().size()).filter(p -> sig.params().get(p).isDynamic()).toArray();
+                if (dynamicParams[i].length > 0) {
                     TensorSpec rows = sig.numInputs() > 0 ? sig.params().get(sig.numInputs() - 1) : null;
                     if (rows == null || !rows.dtype().equals(DType.INT64) || !rows.shape().equals(List.of(1))) {
                         throw new VmException("kernel " + sig.name() + " has parameters of dynamic shape but no row count (an int64 [1] input last): " + sig);
@@ -392,9 +392,8 @@ public final class VirtualMachine implements AutoCloseable {
             if (r[a] instanceof VmObject.Tensor t) packedTensors.add(t); // the common case, without the recursive walk
             else collectTensors(r[a], packedTensors, frame);
         }
-        if (rowParams[kernelIndex].length > 0) {
-            if (sizeKernel[kernelIndex]) checkSize(kernel, rowParams[kernelIndex], packedTensors, frame);
-            else checkRows(kernel, rowParams[kernelIndex], packedTensors, frame);
+        if (dynamicParams[kernelIndex].length > 0) {
+            checkDynamic(kernel, dynamicParams[kernelIndex], sizeKernel[kernelIndex], packedTensors, frame);
         }
         packedBuffers.clear();
         for (VmObject.Tensor t : packedTensors) packedBuffers.add(t.data());
@@ -424,71 +423,45 @@ public final class VirtualMachine implements AutoCloseable {
     }
 
     /**
-     * A row kernel reads as many rows of each row-carrying parameter as its row count (its last input, element 0) says:
-     * a tensor with other rows, or a row count that is not theirs, would be read or written past an end, so the call
-     * stops here, naming them.
+     * A kernel over dynamic shapes reads as much of each dynamic parameter as its last input says. A row kernel's row count
+     * (element 0) is the leading dimension of every dynamic parameter, inputs and results; a width kernel's size is every
+     * dynamic dimension of its inputs (its results have sizes of their own, from its shape function; -1 there: the group is
+     * not defined at that size). The buffer size of a dynamic parameter is not checked (it may have no rows): a tensor whose
+     * dynamic or static dimensions are not the kernel's would be read or written past an end, so the call stops here,
+     * naming the kernel, the parameter and the dimension.
      */
-    private void checkRows(NativeKernel kernel, int[] params, List<VmObject.Tensor> tensors, Frame frame) {
+    private void checkDynamic(NativeKernel kernel, int[] params, boolean width, List<VmObject.Tensor> tensors, Frame frame) {
         KernelSignature sig = kernel.signature();
         if (tensors.size() != sig.params().size()) throw fault(frame, "passes " + tensors.size() + " tensors to kernel " + sig.name() + ", which takes " + sig.params().size());
         VmObject.Tensor count = tensors.get(sig.numInputs() - 1);
-        if (!count.dtype().equals(DType.INT64) || count.data().byteSize() < 8) throw fault(frame, "gives kernel " + sig.name() + " a row count that is not int64");
-        flushIfWritten(count); // the count may come from a queued kernel
-        long rows = count.data().get(ValueLayout.JAVA_LONG, 0);
-        int first = params[0];
-        int firstRows = tensors.get(first).shape().length == 0 ? -1 : tensors.get(first).shape()[0];
-        if (rows != firstRows) {
-            throw fault(frame, "gives kernel " + sig.name() + " a row count of " + rows + " for " + firstRows + " rows of " + sig.params().get(first).name());
+        if (!count.dtype().equals(DType.INT64) || count.data().byteSize() < 8) {
+            throw fault(frame, "gives kernel " + sig.name() + (width ? " a size" : " a row count") + " that is not int64");
         }
-        for (int p : params) {
-            int[] shape = tensors.get(p).shape();
-            List<Integer> spec = sig.params().get(p).shape();
-            if (shape.length != spec.size()) throw fault(frame, "gives kernel " + sig.name() + " a tensor of rank " + shape.length + " for " + sig.params().get(p).name() + " " + spec);
-            // the buffer's size is not checked for a dynamic parameter (it may have no rows): its other dimensions are
-            for (int d = 1; d < shape.length; d++) if (shape[d] != spec.get(d)) throw staticDimension(sig, p, shape, d, frame);
-            int got = shape.length == 0 ? -1 : shape[0];
-            if (got != firstRows) {
-                throw fault(frame, "gives kernel " + sig.name() + " " + got + " rows for " + sig.params().get(p).name() + " and " + firstRows
-                        + " for " + sig.params().get(first).name() + " (a dynamic batch must be the same in every tensor of the call)");
-            }
-        }
-    }
-
-    /**
-     * A width kernel's inputs have one dynamic size, given as its last input: a dynamic dimension of an input that is not
-     * that size would be read past its end, so the call stops here, naming the kernel, the input and the dimension. Its
-     * results were allocated from the shape function of that same size.
-     */
-    private void checkSize(NativeKernel kernel, int[] params, List<VmObject.Tensor> tensors, Frame frame) {
-        KernelSignature sig = kernel.signature();
-        if (tensors.size() != sig.params().size()) throw fault(frame, "passes " + tensors.size() + " tensors to kernel " + sig.name() + ", which takes " + sig.params().size());
-        VmObject.Tensor count = tensors.get(sig.numInputs() - 1);
-        if (!count.dtype().equals(DType.INT64) || count.data().byteSize() < 8) throw fault(frame, "gives kernel " + sig.name() + " a size that is not int64");
-        flushIfWritten(count); // the size may come from a queued kernel (its shape function)
-        long size = count.data().get(ValueLayout.JAVA_LONG, 0);
-        if (size < 0) {
+        flushIfWritten(count); // the count may come from a queued kernel (a shape function)
+        long n = count.data().get(ValueLayout.JAVA_LONG, 0);
+        if (width && n < 0) {
             int[] shape = tensors.get(params[0]).shape();
             throw fault(frame, "calls kernel " + sig.name() + " on " + Arrays.toString(shape) + " for " + sig.params().get(params[0]).name()
                     + ": its group is not defined at that dynamic size (too small for it), so its shape function gave no size");
         }
         for (int p : params) {
-            if (p >= sig.numInputs()) break;
+            if (width && p >= sig.numInputs()) break;
             List<Integer> spec = sig.params().get(p).shape();
             int[] shape = tensors.get(p).shape();
-            if (shape.length != spec.size()) throw fault(frame, "gives kernel " + sig.name() + " a tensor of rank " + shape.length + " for " + sig.params().get(p).name() + " " + spec);
+            String param = sig.params().get(p).name();
+            if (shape.length != spec.size()) throw fault(frame, "gives kernel " + sig.name() + " a tensor of rank " + shape.length + " for " + param + " " + spec);
             for (int d = 0; d < shape.length; d++) {
-                if (spec.get(d) == TensorSpec.DYNAMIC && shape[d] != size) {
-                    throw fault(frame, "gives kernel " + sig.name() + " " + Arrays.toString(shape) + " for " + sig.params().get(p).name() + ", whose dynamic dimension " + d
-                            + " must be the kernel's size " + size + " (every dynamic dimension of a width kernel's inputs is one size)");
+                if (spec.get(d) != TensorSpec.DYNAMIC) {
+                    if (shape[d] != spec.get(d)) throw fault(frame, "gives kernel " + sig.name() + " " + Arrays.toString(shape) + " for " + param + ", whose dimension " + d + " must be " + spec.get(d));
+                } else if (shape[d] != n) {
+                    throw fault(frame, width
+                            ? "gives kernel " + sig.name() + " " + Arrays.toString(shape) + " for " + param + ", whose dynamic dimension " + d
+                                    + " must be the kernel's size " + n + " (every dynamic dimension of a width kernel's inputs is one size)"
+                            : "gives kernel " + sig.name() + " " + shape[d] + " rows for " + param + " and a row count of " + n
+                                    + " (a dynamic batch must be the same in every tensor of the call)");
                 }
-                if (spec.get(d) != TensorSpec.DYNAMIC && shape[d] != spec.get(d)) throw staticDimension(sig, p, shape, d, frame);
             }
         }
-    }
-
-    private VmException staticDimension(KernelSignature sig, int p, int[] shape, int d, Frame frame) {
-        return fault(frame, "gives kernel " + sig.name() + " " + Arrays.toString(shape) + " for " + sig.params().get(p).name() + ", whose dimension " + d
-                + " must be " + sig.params().get(p).shape().get(d));
     }
 
     private void collectTensors(VmObject v, List<VmObject.Tensor> out, Frame frame) {

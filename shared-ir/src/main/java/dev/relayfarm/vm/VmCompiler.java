@@ -72,6 +72,9 @@ public final class VmCompiler {
     private final java.util.Set<Integer> rowKernels = new java.util.HashSet<>();
     /** The kernels the emitter called with a dynamic size beyond a leading batch (kernel/lower/WidthKernels). */
     private final java.util.Set<Integer> widthKernels = new java.util.HashSet<>();
+    /** Answers of {@link #rowsStayApart} by kernel, and {@link #widthShapeFunction}'s kernels by (kernel, rank, dim). */
+    private final Map<Integer, Boolean> rowSeparable = new HashMap<>();
+    private final Map<List<Integer>, Integer> widthShapeFunctions = new HashMap<>();
 
     private VmCompiler(IRModule module, CompileOptions options) {
         this.module = module;
@@ -139,10 +142,6 @@ public final class VmCompiler {
         return types;
     }
 
-    dev.relayfarm.kernel.target.Target target() {
-        return options.target();
-    }
-
     /** The VM function of global {@code gv}; a Primitive global is a kernel, not a function. */
     int functionOf(GlobalVar gv) {
         Integer i = functionIndex.get(gv);
@@ -191,6 +190,26 @@ public final class VmCompiler {
         int k = kernels.indexOf(f);
         widthKernels.add(k);
         return k;
+    }
+
+    /** Whether the group of {@code f} is a row kernel's ({@link RowKernels#rowsStayApart}), asked once per kernel rather than per call. */
+    boolean rowsStayApart(Function f) {
+        return rowSeparable.computeIfAbsent(kernels.indexOf(f), k -> RowKernels.rowsStayApart(f));
+    }
+
+    /**
+     * The kernel of the shape function of width kernel {@code f} reading its size at dimension {@code dim} of a rank-{@code rank}
+     * shape ({@link WidthKernels#shapeFunction}: many lowerings and inferences), built once per kernel and reading; {@code where}
+     * names the first call site in its errors.
+     */
+    int widthShapeFunction(Function f, String where, int rank, int dim) {
+        List<Integer> key = List.of(kernels.indexOf(f), rank, dim);
+        Integer known = widthShapeFunctions.get(key);
+        if (known == null) {
+            known = kernels.indexOf(WidthKernels.shapeFunction(f, where, options.target(), rank, dim));
+            widthShapeFunctions.put(key, known);
+        }
+        return known;
     }
 
     /** A function {@code fn(%0, ..., %n-1) { C(%0, ..., %n-1) }}: a constructor with fields used as a value, e.g. passed to @map. */

