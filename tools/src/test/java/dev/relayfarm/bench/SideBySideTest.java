@@ -107,6 +107,50 @@ class SideBySideTest {
     }
 
     @Test
+    void settlingRunsEveryEngineAlikeUntilTheJvmsOwnThreadsAreIdleThenPausesThem() {
+        List<String> calls = new ArrayList<>();
+        List<ModelRunner> runners = new ArrayList<>();
+        for (int k = 0; k < 2; k++) {
+            int id = k;
+            runners.add(new ModelRunner() {
+                @Override
+                public String name() {
+                    return "r" + id;
+                }
+
+                @Override
+                public List<NDArray> run(List<NDArray> inputs) {
+                    calls.add("run" + id);
+                    LockSupport.parkNanos(1_000_000);
+                    return List.of();
+                }
+
+                @Override
+                public void pause() {
+                    calls.add("pause" + id);
+                }
+            });
+        }
+        long start = System.nanoTime();
+        int rounds = SideBySide.settle(runners, List.of());
+        double seconds = (System.nanoTime() - start) / 1e9;
+        // on Linux it waits for a quiet window of its own length at least; elsewhere it cannot tell and does not wait
+        assertTrue(JvmThreads.busyTicks() < 0 || (rounds > 0 && seconds >= SideBySide.QUIET_MS / 1e3), rounds + " rounds in " + seconds + " s");
+        assertTrue(seconds < SideBySide.SETTLE_LIMIT_MS / 1e3 + 5, "bounded: " + seconds + " s");
+        for (int r = 0; r < rounds; r++) assertEquals(List.of("run0", "run1"), calls.subList(2 * r, 2 * r + 2), "round " + r);
+        assertEquals(List.of("pause0", "pause1"), calls.subList(2 * rounds, calls.size()));
+    }
+
+    @Test
+    void aThreadsCpuTicksAreReadAfterItsNameWhateverTheNameHolds() {
+        // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime ...
+        String stat = "4242 (C2 CompilerThre) S 1 1 1 0 -1 4194368 10 0 0 0 1234 56 0 0 20 0 1 0";
+        assertEquals(1234 + 56, JvmThreads.cpuTicks(stat));
+        assertEquals(7 + 8, JvmThreads.cpuTicks("1 (a) b) c) R 1 1 1 0 -1 0 0 0 0 0 7 8 0 0"));
+        assertTrue(JvmThreads.busyTicks() >= 0 || !java.nio.file.Files.isDirectory(java.nio.file.Path.of("/proc/self/task")));
+    }
+
+    @Test
     void iterationsMustBePositive() {
         assertThrows(IllegalArgumentException.class, () -> SideBySide.alternate(List.of(new Sleeper(0)), List.of(), 0, 0));
     }
