@@ -1,6 +1,7 @@
 package dev.relayfarm.bench;
 
 import dev.relayfarm.ir.NDArray;
+import dev.relayfarm.runtime.JvmThreads;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -88,33 +89,17 @@ public final class SideBySide {
         return t;
     }
 
-    /** How long the JVM's own threads must have been idle before timing starts ({@link #settle}), and the most settling waits. */
-    static final long QUIET_MS = 500, SETTLE_LIMIT_MS = 30_000;
-
     /**
-     * Runs every engine, untimed and in turn, after a full collection, until the JVM's compiler and collector threads have
-     * used no CPU for {@link #QUIET_MS} (or {@link #SETTLE_LIMIT_MS} passed), then pauses them. A model compiled in this
-     * process leaves the JIT compiling the compiler's own methods for seconds after: on 2 cores a compiler thread takes a
-     * core from whichever engine runs, and an engine driven from Java (the VM's instruction loop) runs interpreted until
-     * its turn comes. Timed right after compiling, the OCR recognizer through the VM measured 1.48x its pinned graph
-     * executor at width 160 on 2 threads; loaded from disk into a fresh JVM, 1.15x. {@link #measure} settles before it
-     * times; a harness that compiles and then calls {@link #alternate} should too. Returns the rounds it ran.
+     * Runs every engine, untimed and in turn, until the JVM's compiler and collector threads are idle
+     * ({@link JvmThreads#awaitIdle}), then pauses them. Timed right after compiling, the OCR recognizer through the VM
+     * measured 1.48x its pinned graph executor at width 160 on 2 threads; loaded from disk into a fresh JVM, 1.15x.
+     * {@link #measure} settles before it times; a harness that compiles and then calls {@link #alternate} should too.
+     * Returns the rounds it ran.
      */
     public static int settle(List<? extends ModelRunner> runners, List<NDArray> inputs) {
-        System.gc();
-        long start = System.nanoTime(), quietSince = start, busy = JvmThreads.busyTicks();
-        int rounds = 0;
-        while (busy >= 0 && System.nanoTime() - start < SETTLE_LIMIT_MS * 1_000_000) {
+        int rounds = JvmThreads.awaitIdle(() -> {
             for (ModelRunner r : runners) r.run(inputs);
-            rounds++;
-            long now = System.nanoTime(), b = JvmThreads.busyTicks();
-            if (b != busy) {
-                busy = b;
-                quietSince = now;
-            } else if (now - quietSince >= QUIET_MS * 1_000_000) {
-                break;
-            }
-        }
+        });
         for (ModelRunner r : runners) r.pause();
         return rounds;
     }

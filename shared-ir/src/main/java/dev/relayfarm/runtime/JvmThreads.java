@@ -1,4 +1,4 @@
-package dev.relayfarm.bench;
+package dev.relayfarm.runtime;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -7,10 +7,13 @@ import java.util.stream.Stream;
 
 /**
  * CPU time of this JVM's own background threads (JIT compilers, garbage collectors), read from Linux's
- * {@code /proc/self/task}: what {@link SideBySide#settle} waits to fall idle before it times anything. The
- * compilation MXBean counts a compilation only once it ends, so a long C2 compile looked idle while it took a core.
+ * {@code /proc/self/task}, and a wait for them to fall idle before a benchmark times anything ({@link #awaitIdle}).
+ * A model compiled in the process leaves the JIT compiling the compiler's own methods for seconds after: on 2 cores a
+ * compiler thread takes a core from whichever engine runs, and an engine driven from Java (the VM's instruction loop)
+ * runs interpreted until its turn comes. The compilation MXBean counts a compilation only once it ends, so a long C2
+ * compile looked idle while it took a core.
  */
-final class JvmThreads {
+public final class JvmThreads {
     private JvmThreads() {}
 
     /** Thread names (as Linux truncates them to 15 characters) of the JIT compilers and G1's collector threads. */
@@ -20,7 +23,7 @@ final class JvmThreads {
      * User plus system clock ticks of the background threads so far, or -1 where {@code /proc} cannot tell (not Linux):
      * then nothing waits.
      */
-    static long busyTicks() {
+    public static long busyTicks() {
         Path tasks = Path.of("/proc/self/task");
         if (!Files.isDirectory(tasks)) return -1;
         long ticks = 0;
@@ -39,6 +42,32 @@ final class JvmThreads {
             return -1;
         }
         return ticks;
+    }
+
+    /** How long the background threads must have been idle, and the most {@link #awaitIdle} waits. */
+    public static final long QUIET_MS = 500, LIMIT_MS = 30_000;
+
+    /**
+     * Runs {@code work} (untimed runs of the engines to be timed, so their own code is compiled too) after a full
+     * collection, again and again until the background threads have used no CPU for {@link #QUIET_MS}, or
+     * {@link #LIMIT_MS} passed; not at all where {@code /proc} cannot tell. Returns how often it ran {@code work}.
+     */
+    public static int awaitIdle(Runnable work) {
+        System.gc();
+        long start = System.nanoTime(), quietSince = start, busy = busyTicks();
+        int rounds = 0;
+        while (busy >= 0 && System.nanoTime() - start < LIMIT_MS * 1_000_000) {
+            work.run();
+            rounds++;
+            long now = System.nanoTime(), b = busyTicks();
+            if (b != busy) {
+                busy = b;
+                quietSince = now;
+            } else if (now - quietSince >= QUIET_MS * 1_000_000) {
+                break;
+            }
+        }
+        return rounds;
     }
 
     /** utime + stime of one {@code stat} line: fields 14 and 15, counted after the parenthesised name (which may hold spaces). */
