@@ -18,8 +18,11 @@ package dev.relayfarm.kernel.codegen;
  * job's own generation: a worker that read the previous job's word cannot claim a chunk while the fields change
  * (it did, running a chunk twice and returning the job early, when the next job had more chunks; ParallelRuntimeRaceTest).
  * The caller waits only for chunks that were claimed and are running — never for a worker that did
- * not start. Idle workers spin about 20 µs (kernels of one inference run back to back), then sleep
- * on a condition variable. One job at a time per library: a second caller thread (two models of one
+ * not start. Idle workers spin about 200 µs (kernels of one inference run back to back), then sleep
+ * on a condition variable. 20 µs was too short for the VM: between two parallel kernels of a dynamic model it
+ * calls a shape function and a small serial kernel or two, 10 to 50 µs, so the workers slept and woke for
+ * most regions (the OCR recognizer at width 160 on 2 threads: 7.34 ms, 6.74 ms with 200 µs); 200 µs is still far
+ * below a time slice, so a pool idle between inferences gives its cores back quickly. One job at a time per library: a second caller thread (two models of one
  * library run concurrently) or a nested loop runs its loop on its own thread. A destructor stops and
  * joins the workers, so unloading the library ({@code dlclose}) is safe.
  *
@@ -37,7 +40,7 @@ final class ParallelRuntime {
             typedef void (*rf_task)(void* ctx, int64_t begin, int64_t end);
             #define RF_MAX_WORKERS 255
             #define RF_CHUNKS_PER_THREAD 4
-            #define RF_SPIN_NS 20000LL
+            #define RF_SPIN_NS 200000LL
             static struct {
                 pthread_mutex_t mu; pthread_cond_t cv; pthread_mutex_t job_mu;
                 uint64_t state;                  /* (generation << 32) | next chunk */
