@@ -154,6 +154,37 @@ class DynamicWidthTest {
     }
 
     @Test
+    void sizeZeroRunsOverEmptyTensors() {
+        // a Loop's first step concatenates onto an empty tensor (ONNX Range, expanded); an elementwise group at size 0 has
+        // an empty result; a sum over an empty width is 0
+        IRModule m = text("""
+                def @main(%x: Tensor[(2, ?), float32], %y: Tensor[(2, 1), float32]) {
+                  %0 = concatenate((exp(%x), %y), axis=1);
+                  (%0, sum(%x, axis=[1]), sigmoid(%x))
+                }
+                """);
+        try (VirtualMachine vm = compile(m).load(CCompiler.host().orElseThrow())) {
+            NDArray y = random(1, 2, 1);
+            for (int s : new int[] {0, 1, 9, 0, 16}) {
+                VmObject.Adt got = (VmObject.Adt) sameAsInterpreter(m, vm, random(10 + s, 2, s), y);
+                assertArrayEquals(new int[] {2, s + 1}, ((VmObject.Tensor) got.fields().get(0)).shape(), "size " + s);
+                assertArrayEquals(new int[] {2, s}, ((VmObject.Tensor) got.fields().get(2)).shape(), "size " + s);
+            }
+        }
+        // ONNX NonZero: the transposed argwhere of all zeros is (2, 0); a mean over nothing stays uncovered, named
+        IRModule nonZero = text("def @main(%x: Tensor[(3, 4), float32]) { transpose(argwhere(%x)) }\n");
+        IRModule mean = text("def @main(%x: Tensor[(2, ?), float32]) { mean(%x, axis=[1]) }\n");
+        try (VirtualMachine vm = compile(nonZero).load(CCompiler.host().orElseThrow());
+             VirtualMachine means = compile(mean).load(CCompiler.host().orElseThrow())) {
+            assertArrayEquals(new int[] {2, 0}, ((VmObject.Tensor) sameAsInterpreter(nonZero, vm, NDArray.zeros(dev.relayfarm.ir.DType.FLOAT32, 3, 4))).shape());
+            assertArrayEquals(new int[] {2, 12}, ((VmObject.Tensor) sameAsInterpreter(nonZero, vm, random(3, 3, 4))).shape());
+            sameAsInterpreter(mean, means, random(4, 2, 5));
+            VmException e = assertThrows(VmException.class, () -> means.runMain(random(5, 2, 0)));
+            assertTrue(e.getMessage().contains("fused_mean") && e.getMessage().contains("not defined at that dynamic size"), e.getMessage());
+        }
+    }
+
+    @Test
     void anExecutableWithWidthKernelsRoundTripsAsVersion3() {
         VmProgram p = compile(text("def @main(%x: Tensor[(2, ?), float32]) { exp(%x) }\n"));
         byte[] bytes = ExecutableFormat.toBytes(p.executable());

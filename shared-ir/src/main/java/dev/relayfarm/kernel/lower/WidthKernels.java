@@ -115,6 +115,12 @@ public final class WidthKernels {
                     predicted = false;
                     continue;
                 }
+                if (size0 == 0) {
+                    // empty inputs: the group rewritten without empty tensors (SizeZero), never predicted by the merged nest
+                    LoweredFunc zero = SizeZero.lower(primitive, name, target).orElseThrow();
+                    small[0] = SampleUnifier.unify(List.of(zero), new long[] {0}, params, t, "group " + name + " (size 0)");
+                    continue;
+                }
                 LoweredKernel k = PrimitiveLowering.lower(pin(primitive, size0), name, target, Optional.empty());
                 if (predicted && SampleUnifier.predicts(w.merged(), k.func(), q)) {
                     lowest[r] = q;
@@ -170,11 +176,10 @@ public final class WidthKernels {
 
     /**
      * Whether the kernel covers size {@code s} below its window: the group is defined there (its types infer, no result
-     * is empty) and lowers to a well-formed nest. The shape function asks too (at emit time, once per call), so answers
+     * is empty) and lowers to a well-formed nest; at size 0, where {@link SizeZero} rewrites it without empty tensors. The shape function asks too (at emit time, once per call), so answers
      * are kept per group text and size.
      */
     private static boolean covered(Function primitive, Target target, int s) {
-        if (s == 0) return false;
         String key = RelayPrinter.print(primitive) + "\n" + target + "\n" + s;
         synchronized (COVERED) {
             Boolean known = COVERED.get(key);
@@ -182,12 +187,17 @@ public final class WidthKernels {
         }
         boolean ok;
         try {
+            if (s == 0) return cache(key, SizeZero.lower(primitive, "covered", target).isPresent());
             GroupTypes typed = GroupTypes.of(pin(primitive, s));
             ok = typed.flat().stream().allMatch(t -> t.isStatic() && java.util.Arrays.stream(dims(t)).allMatch(d -> d > 0))
                     && SampleUnifier.wellFormed(PrimitiveLowering.lower(pin(primitive, s), "covered", target, Optional.empty()).func());
         } catch (RuntimeException e) {
             ok = false;
         }
+        return cache(key, ok);
+    }
+
+    private static boolean cache(String key, boolean ok) {
         synchronized (COVERED) {
             COVERED.put(key, ok);
         }
