@@ -6,8 +6,8 @@ import java.nio.file.Path;
 import java.util.stream.Stream;
 
 /**
- * CPU time of this JVM's own background threads (JIT compilers, garbage collectors), read from Linux's
- * {@code /proc/self/task}, and a wait for them to fall idle before a benchmark times anything ({@link #awaitIdle}).
+ * CPU time of this JVM's JIT compiler threads, read from Linux's {@code /proc/self/task}, and a wait for them to fall
+ * idle before a benchmark times anything ({@link #awaitIdle}).
  * A model compiled in the process leaves the JIT compiling the compiler's own methods for seconds after: on 2 cores a
  * compiler thread takes a core from whichever engine runs, and an engine driven from Java (the VM's instruction loop)
  * runs interpreted until its turn comes. The compilation MXBean counts a compilation only once it ends, so a long C2
@@ -16,11 +16,15 @@ import java.util.stream.Stream;
 public final class JvmThreads {
     private JvmThreads() {}
 
-    /** Thread names (as Linux truncates them to 15 characters) of the JIT compilers and G1's collector threads. */
-    private static final String[] BACKGROUND = {"C1 CompilerThre", "C2 CompilerThre", "GC Thread", "G1 "};
+    /**
+     * Thread names (as Linux truncates them to 15 characters) of the JIT compilers. Not the collector's: the runs that
+     * settling makes may well collect every half second themselves, and would then never see a quiet window; the
+     * garbage compiling left behind goes in the full collection before the wait.
+     */
+    private static final String[] BACKGROUND = {"C1 CompilerThre", "C2 CompilerThre"};
 
     /**
-     * User plus system clock ticks of the background threads so far, or -1 where {@code /proc} cannot tell (not Linux):
+     * User plus system clock ticks of the compiler threads so far, or -1 where {@code /proc} cannot tell (not Linux):
      * then nothing waits.
      */
     public static long busyTicks() {
@@ -44,13 +48,14 @@ public final class JvmThreads {
         return ticks;
     }
 
-    /** How long the background threads must have been idle, and the most {@link #awaitIdle} waits. */
+    /** How long the compiler threads must have been idle, and the most {@link #awaitIdle} waits. */
     public static final long QUIET_MS = 500, LIMIT_MS = 30_000;
 
     /**
      * Runs {@code work} (untimed runs of the engines to be timed, so their own code is compiled too) after a full
-     * collection, again and again until the background threads have used no CPU for {@link #QUIET_MS}, or
-     * {@link #LIMIT_MS} passed; not at all where {@code /proc} cannot tell. Returns how often it ran {@code work}.
+     * collection, again and again until the compiler threads have used no CPU for {@link #QUIET_MS}, or {@link #LIMIT_MS}
+     * passed (then the round under way ends first); not at all where {@code /proc} cannot tell. Returns how often it ran
+     * {@code work}.
      */
     public static int awaitIdle(Runnable work) {
         System.gc();

@@ -156,11 +156,11 @@ class DynamicWidthTest {
     @Test
     void sizeZeroRunsOverEmptyTensors() {
         // a Loop's first step concatenates onto an empty tensor (ONNX Range, expanded); an elementwise group at size 0 has
-        // an empty result; a sum over an empty width is 0
+        // an empty result; a sum over an empty width is 0, a product 1
         IRModule m = text("""
                 def @main(%x: Tensor[(2, ?), float32], %y: Tensor[(2, 1), float32]) {
                   %0 = concatenate((exp(%x), %y), axis=1);
-                  (%0, sum(%x, axis=[1]), sigmoid(%x))
+                  (%0, sum(%x, axis=[1]), sigmoid(%x), prod(%x, axis=[1]))
                 }
                 """);
         try (VirtualMachine vm = compile(m).load(CCompiler.host().orElseThrow())) {

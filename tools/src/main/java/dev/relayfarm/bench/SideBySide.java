@@ -90,7 +90,7 @@ public final class SideBySide {
     }
 
     /**
-     * Runs every engine, untimed and in turn, until the JVM's compiler and collector threads are idle
+     * Runs every engine, untimed and in turn, until the JVM's JIT compiler threads are idle
      * ({@link JvmThreads#awaitIdle}), then pauses them. Timed right after compiling, the OCR recognizer through the VM
      * measured 1.48x its pinned graph executor at width 160 on 2 threads; loaded from disk into a fresh JVM, 1.15x.
      * {@link #measure} settles before it times; a harness that compiles and then calls {@link #alternate} should too.

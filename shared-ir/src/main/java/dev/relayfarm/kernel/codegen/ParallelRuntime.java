@@ -22,7 +22,9 @@ package dev.relayfarm.kernel.codegen;
  * on a condition variable. 20 µs was too short for the VM: between two parallel kernels of a dynamic model it
  * calls a shape function and a small serial kernel or two, 10 to 50 µs, so the workers slept and woke for
  * most regions (the OCR recognizer at width 160 on 2 threads: 7.34 ms, 6.74 ms with 200 µs); 200 µs is still far
- * below a time slice, so a pool idle between inferences gives its cores back quickly. One job at a time per library: a second caller thread (two models of one
+ * below a time slice, so a pool idle between inferences gives its cores back quickly. Each library has its own pool:
+ * two libraries run in turn, each right after the other, see the other's workers spin for up to 200 µs after each
+ * region (benchmarks time each engine in blocks of runs for that reason, {@code SideBySide}). One job at a time per library: a second caller thread (two models of one
  * library run concurrently) or a nested loop runs its loop on its own thread. A destructor stops and
  * joins the workers, so unloading the library ({@code dlclose}) is safe.
  *

@@ -49,6 +49,7 @@ final class SizeZero {
             GroupTypes typed = GroupTypes.of(WidthKernels.pin(primitive, 0));
             Function rewritten = withoutEmpties(typed);
             LoweredFunc f = PrimitiveLowering.lower(rewritten, name, target, Optional.empty()).func();
+            if (!SampleUnifier.wellFormed(f)) return Optional.empty(); // as every other size below the window
             Set<Long> dropped = new HashSet<>();
             for (int j = 0; j < typed.results().size(); j++) {
                 if (isEmpty(typed.results().get(j))) dropped.add(f.params().get(typed.inputs() + j).id());

@@ -48,7 +48,8 @@ import java.util.Optional;
  * floor division of the size by a divisor of {@value #PERIOD} (strides of 2, 4, 8; pools of 2) is exact, so extents and
  * offsets come out affine, and the stride of an {@code s × s} matrix quadratic. Sizes below a window's start get a
  * static nest each, lowered at that size, where the group is defined there (its types infer, no result is empty, the
- * nest is well formed); elsewhere the shape function gives the size as -1, which the VM's check of the call reports.
+ * nest is well formed; at size 0 the group without its empty tensors, {@link SizeZero}); elsewhere the shape function
+ * gives the size as -1, which the VM's check of the call reports.
  *
  * <p>When a template chooses tiles from divisors of an extent (a convolution's output columns per register tile), the
  * samples' default configurations differ; the kernel then uses one configuration valid at every sample (each knob the
