@@ -66,11 +66,10 @@ class SideBySideTest {
         assertTrue(first.stream().distinct().count() > 1, "runs in more than one order over 5 rounds: " + first);
     }
 
-    /** The index of the engine that ran first in each of the 5 rounds; checks that each block ends in a pause. */
-    private static List<Integer> order() {
-        List<String> calls = new ArrayList<>();
+    /** {@code n} engines that log each run and pause into {@code calls} ("run0", "pause1"), each run taking {@code runNanos}. */
+    private static List<ModelRunner> recorders(int n, List<String> calls, long runNanos) {
         List<ModelRunner> runners = new ArrayList<>();
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < n; k++) {
             int id = k;
             runners.add(new ModelRunner() {
                 @Override
@@ -81,6 +80,7 @@ class SideBySideTest {
                 @Override
                 public List<NDArray> run(List<NDArray> inputs) {
                     calls.add("run" + id);
+                    if (runNanos > 0) LockSupport.parkNanos(runNanos);
                     return List.of();
                 }
 
@@ -90,7 +90,13 @@ class SideBySideTest {
                 }
             });
         }
-        SideBySide.alternate(runners, List.of(), 1, 20);
+        return runners;
+    }
+
+    /** The index of the engine that ran first in each of the 5 rounds; checks that each block ends in a pause. */
+    private static List<Integer> order() {
+        List<String> calls = new ArrayList<>();
+        SideBySide.alternate(recorders(3, calls, 0), List.of(), 1, 20);
         // 5 rounds; in each, every engine: 1 warm-up run, its 4 timed runs back to back, then its pause
         List<Integer> firsts = new ArrayList<>();
         int at = 0;
@@ -108,30 +114,9 @@ class SideBySideTest {
     }
 
     @Test
-    void settlingRunsEveryEngineAlikeUntilTheJvmsOwnThreadsAreIdleThenPausesThem() {
+    void settlingRunsEveryEngineAlikeUntilTheJitIsIdleThenPausesThem() {
         List<String> calls = new ArrayList<>();
-        List<ModelRunner> runners = new ArrayList<>();
-        for (int k = 0; k < 2; k++) {
-            int id = k;
-            runners.add(new ModelRunner() {
-                @Override
-                public String name() {
-                    return "r" + id;
-                }
-
-                @Override
-                public List<NDArray> run(List<NDArray> inputs) {
-                    calls.add("run" + id);
-                    LockSupport.parkNanos(1_000_000);
-                    return List.of();
-                }
-
-                @Override
-                public void pause() {
-                    calls.add("pause" + id);
-                }
-            });
-        }
+        List<ModelRunner> runners = recorders(2, calls, 1_000_000);
         long start = System.nanoTime();
         int rounds = SideBySide.settle(runners, List.of());
         double seconds = (System.nanoTime() - start) / 1e9;
