@@ -24,10 +24,11 @@ public final class SideBySide {
             return oursMedianMs / refMedianMs;
         }
 
+        /** One JSON object; times in ms to the nanosecond, so a model of microseconds keeps the digits its ratio came from. */
         public String toJson() {
             return String.format(java.util.Locale.ROOT,
-                    "{\"model\":\"%s\",\"ours\":\"%s\",\"reference\":\"%s\",\"threads\":%d,\"iterations\":%d,\"ours_ms\":%.4f,\"ours_p90_ms\":%.4f,"
-                            + "\"ort_ms\":%.4f,\"ort_p90_ms\":%.4f,\"ratio\":%.4f,\"max_abs_diff\":%s}",
+                    "{\"model\":\"%s\",\"ours\":\"%s\",\"reference\":\"%s\",\"threads\":%d,\"iterations\":%d,\"ours_ms\":%.6f,\"ours_p90_ms\":%.6f,"
+                            + "\"ort_ms\":%.6f,\"ort_p90_ms\":%.6f,\"ratio\":%.4f,\"max_abs_diff\":%s}",
                     model, ours, reference, threads, iterations, oursMedianMs, oursP90Ms, refMedianMs, refP90Ms, ratio(),
                     Double.isFinite(maxAbsDiff) ? String.format(java.util.Locale.ROOT, "%.3e", maxAbsDiff) : "null");
         }
