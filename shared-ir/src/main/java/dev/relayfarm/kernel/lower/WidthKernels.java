@@ -291,7 +291,7 @@ public final class WidthKernels {
     /**
      * Per knob: the largest sample's default when every sample has that value, else the largest value every sample has
      * that is at most that default (a register tile that divides every sampled width, as wide as the template would make
-     * it for the largest).
+     * it for the largest); a knob that default leaves out stays out.
      */
     private static ScheduleConfig commonConfig(List<KernelPlan> plans, String name) {
         KernelPlan first = plans.getFirst();
@@ -310,6 +310,9 @@ public final class WidthKernels {
             }
             if (common.isEmpty()) throw new UnsupportedOperationException("group " + name + ": knob " + k.name() + " has no value valid at every sampled size");
             List<Object> defaults = plans.stream().map(p -> p.defaultConfig().knobs().get(k.name())).toList();
+            // a knob the largest sample's default leaves out keeps its absent meaning, as there (not the largest
+            // candidate: that made every convolution a three-row tile with its input-channel loop unrolled)
+            if (defaults.getLast() == null) continue;
             Object chosen;
             if (common.contains(defaults.getLast())) {
                 chosen = defaults.getLast(); // the largest sample's choice: large sizes are where the time goes
