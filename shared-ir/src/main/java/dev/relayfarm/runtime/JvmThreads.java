@@ -17,11 +17,11 @@ public final class JvmThreads {
     private JvmThreads() {}
 
     /**
-     * Thread names (as Linux truncates them to 15 characters) of the JIT compilers. Not the collector's: the runs that
-     * settling makes may well collect every half second themselves, and would then never see a quiet window; the
-     * garbage compiling left behind goes in the full collection before the wait.
+     * The JIT compilers' thread names ("C2 CompilerThread0", which Linux cuts to 15 characters). Not the collector's
+     * threads: the runs that settling makes may well collect every half second themselves, and would then never see a
+     * quiet window; the garbage compiling left behind goes in the full collection before the wait.
      */
-    private static final String[] BACKGROUND = {"C1 CompilerThre", "C2 CompilerThre"};
+    private static final java.util.regex.Pattern COMPILER = java.util.regex.Pattern.compile("C[12] CompilerThre.*");
 
     /**
      * User plus system clock ticks of the compiler threads so far, or -1 where {@code /proc} cannot tell (not Linux):
@@ -34,10 +34,9 @@ public final class JvmThreads {
         try (Stream<Path> all = Files.list(tasks)) {
             for (Path task : (Iterable<Path>) all::iterator) {
                 try {
-                    String comm = Files.readString(task.resolve("comm")).strip();
-                    boolean background = false;
-                    for (String prefix : BACKGROUND) background |= comm.startsWith(prefix);
-                    if (background) ticks += cpuTicks(Files.readString(task.resolve("stat")));
+                    if (COMPILER.matcher(Files.readString(task.resolve("comm")).strip()).matches()) {
+                        ticks += cpuTicks(Files.readString(task.resolve("stat")));
+                    }
                 } catch (IOException e) {
                     // the thread ended between the listing and the read: its ticks no longer change
                 }

@@ -78,8 +78,7 @@ final class SizeZero {
                 if (t instanceof TensorType tt && isEmpty(tt)) return zeros(tt);
                 if (pre instanceof Var v) return params.getOrDefault(v, v);
                 if (!(pre instanceof Call c) || !(c.callee() instanceof Op op)) return post;
-                List<Boolean> empty = c.args().stream().map(a -> hasEmpty(typed.types().typeOf(a))).toList();
-                if (!empty.contains(true)) return post;
+                if (c.args().stream().noneMatch(a -> hasEmpty(typed.types().typeOf(a)))) return post;
                 Call rebuilt = (Call) post;
                 return switch (op.name()) {
                     case "concatenate" -> {

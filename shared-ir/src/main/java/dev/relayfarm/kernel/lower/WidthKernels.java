@@ -112,14 +112,16 @@ public final class WidthKernels {
             boolean predicted = true;
             for (int q = (int) w.ts()[0] - 1; q >= 0; q--) {
                 int size0 = PERIOD * q + r;
-                if (!covered(primitive, target, size0)) {
+                if (size0 == 0) {
+                    // empty inputs: the group rewritten without empty tensors (SizeZero), never predicted by the merged nest;
+                    // lowered once here rather than once more through covered
                     predicted = false;
+                    Optional<LoweredFunc> zero = SizeZero.lower(primitive, name, target);
+                    if (zero.isPresent()) small[0] = SampleUnifier.unify(List.of(zero.get()), new long[] {0}, params, t, "group " + name + " (size 0)");
                     continue;
                 }
-                if (size0 == 0) {
-                    // empty inputs: the group rewritten without empty tensors (SizeZero), never predicted by the merged nest
-                    LoweredFunc zero = SizeZero.lower(primitive, name, target).orElseThrow();
-                    small[0] = SampleUnifier.unify(List.of(zero), new long[] {0}, params, t, "group " + name + " (size 0)");
+                if (!covered(primitive, target, size0)) {
+                    predicted = false;
                     continue;
                 }
                 LoweredKernel k = PrimitiveLowering.lower(pin(primitive, size0), name, target, Optional.empty());
@@ -177,8 +179,8 @@ public final class WidthKernels {
 
     /**
      * Whether the kernel covers size {@code s} below its window: the group is defined there (its types infer, no result
-     * is empty) and lowers to a well-formed nest; at size 0, where {@link SizeZero} rewrites it without empty tensors. The shape function asks too (at emit time, once per call), so answers
-     * are kept per group text and size.
+     * is empty) and lowers to a well-formed nest; at size 0, where {@link SizeZero} rewrites it without empty tensors.
+     * The kernel and its shape function are built apart and both ask, so answers are kept per group text and size.
      */
     private static boolean covered(Function primitive, Target target, int s) {
         String key = RelayPrinter.print(primitive) + "\n" + target + "\n" + s;
@@ -311,7 +313,7 @@ public final class WidthKernels {
             if (common.isEmpty()) throw new UnsupportedOperationException("group " + name + ": knob " + k.name() + " has no value valid at every sampled size");
             List<Object> defaults = plans.stream().map(p -> p.defaultConfig().knobs().get(k.name())).toList();
             // a knob the largest sample's default leaves out keeps its absent meaning, as there (not the largest
-            // candidate: that made every convolution a three-row tile with its input-channel loop unrolled)
+            // candidate: that gave convolutions multi-row tiles and unrolled input-channel loops)
             if (defaults.getLast() == null) continue;
             Object chosen;
             if (common.contains(defaults.getLast())) {
