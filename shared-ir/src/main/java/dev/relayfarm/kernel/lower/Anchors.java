@@ -14,6 +14,7 @@ import dev.relayfarm.kernel.template.DenseNoPackTemplate;
 import dev.relayfarm.kernel.template.DepthwiseConv2dNCHWcTemplate;
 import dev.relayfarm.kernel.template.DensePackTemplate;
 import dev.relayfarm.kernel.template.InvalidConfigException;
+import dev.relayfarm.kernel.template.Registers;
 import dev.relayfarm.kernel.template.ScheduleConfig;
 import dev.relayfarm.kernel.template.ScheduleTemplate;
 import dev.relayfarm.ops.nn.Conv2D;
@@ -41,7 +42,7 @@ final class Anchors {
      * when given, selects among alternative templates (dense: packed or in place; NCHW conv2d:
      * columns or channels as SIMD lanes; 8-bit: dot products or the NCHW template) by its template name.
      */
-    static Optional<ScheduleTemplate> template(String op, java.util.List<Tensor> in, Attrs attrs, String name, Optional<ScheduleConfig> config) {
+    static Optional<ScheduleTemplate> template(String op, java.util.List<Tensor> in, Attrs attrs, String name, Optional<ScheduleConfig> config, Registers registers) {
         return switch (op) {
             case "nn.conv2d" -> {
                 Conv2D.Conv2DAttrs a = (Conv2D.Conv2DAttrs) OpRegistry.get(op).parseAttrs(attrs);
@@ -86,7 +87,7 @@ final class Anchors {
             case "nn.contrib_conv2d_NCHWc" -> {
                 Conv2DNCHWc.Conv2DNCHWcAttrs a = (Conv2DNCHWc.Conv2DNCHWcAttrs) OpRegistry.get(op).parseAttrs(attrs);
                 int ic = in.get(0).shape().get(4), oc = in.get(1).shape().get(5);
-                if (DepthwiseConv2dNCHWcTemplate.covers(in.get(0).shape(), in.get(1).shape(), in.get(0).dtype(), a)) yield Optional.of(DepthwiseConv2dNCHWcTemplate.create(in.get(0), in.get(1), params(a.strides(), a.padding(), a.dilation()), name));
+                if (DepthwiseConv2dNCHWcTemplate.covers(in.get(0).shape(), in.get(1).shape(), in.get(0).dtype(), a)) yield Optional.of(DepthwiseConv2dNCHWcTemplate.create(in.get(0), in.get(1), params(a.strides(), a.padding(), a.dilation()), name, registers));
                 boolean blocked = Conv2dNCHWcTemplate.applies(in.get(0).shape(), in.get(1).shape(), a.groups())
                         && a.dataLayout().name().equals("NCHW" + ic + "c") && a.kernelLayout().name().equals("OIHW" + ic + "i" + oc + "o")
                         && a.outLayout().name().equals("NCHW" + oc + "c") && (a.outDtype() == null || a.outDtype().equals(in.get(0).dtype()));

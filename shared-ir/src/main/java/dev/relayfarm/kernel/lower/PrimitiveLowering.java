@@ -29,6 +29,7 @@ import dev.relayfarm.kernel.schedule.Primitive;
 import dev.relayfarm.kernel.schedule.Schedule;
 import dev.relayfarm.kernel.schedule.ScheduleException;
 import dev.relayfarm.kernel.target.Target;
+import dev.relayfarm.kernel.template.Registers;
 import dev.relayfarm.kernel.te.Compute;
 import dev.relayfarm.kernel.te.KernelDef;
 import dev.relayfarm.kernel.te.Placeholder;
@@ -83,6 +84,8 @@ public final class PrimitiveLowering {
     /** Computes made for each op call, in post-order: the candidates for the reduction anchor. */
     private final List<Compute> reductions = new ArrayList<>();
     private final Optional<ScheduleConfig> config;
+    /** The register file the anchor's template budgets its tile for: the target's. */
+    private final Registers registers;
 
     /**
      * Bound true while lowering for a kernel over a dynamic size ({@link WidthKernels}): an output scheduled on its own
@@ -91,9 +94,10 @@ public final class PrimitiveLowering {
      */
     static final ScopedValue<Boolean> INNER_OUTPUTS = ScopedValue.newInstance();
 
-    private PrimitiveLowering(String name, Optional<ScheduleConfig> config) {
+    private PrimitiveLowering(String name, Optional<ScheduleConfig> config, Target target) {
         this.name = name;
         this.config = config;
+        this.registers = Registers.of(target);
     }
 
     /**
@@ -105,7 +109,7 @@ public final class PrimitiveLowering {
      * {@link UnsupportedOperationException}s naming the op and the group.
      */
     public static KernelPlan plan(Function primitive, String name, Target target) {
-        PrimitiveLowering p = new PrimitiveLowering(name, Optional.empty());
+        PrimitiveLowering p = new PrimitiveLowering(name, Optional.empty(), target);
         ScheduleTemplate anchor = p.anchor(p.build(primitive));
         return new KernelPlan(name, primitive, target, anchor.workload(), anchor.name(), anchor.space(), anchor.defaultConfig());
     }
@@ -116,7 +120,7 @@ public final class PrimitiveLowering {
      * loop lowering does not cover an {@link UnsupportedOperationException}.
      */
     public static LoweredKernel lower(KernelPlan plan, ScheduleConfig config) {
-        PrimitiveLowering p = new PrimitiveLowering(plan.name(), Optional.of(config));
+        PrimitiveLowering p = new PrimitiveLowering(plan.name(), Optional.of(config), plan.target());
         List<Compute> outputs = p.build(plan.primitive());
         LoweredKernel k = p.schedule(outputs, p.anchor(outputs), config);
         LoweringObserver.current().lowered(plan, config);
@@ -219,7 +223,7 @@ public final class PrimitiveLowering {
         // The templates (conv2d, dense) accumulate in the output dtype: for float16/bfloat16 that would round
         // every partial sum, so those ops take OpComputes' rule instead, which accumulates in float32 and rounds once.
         boolean half = in.stream().anyMatch(x -> dev.relayfarm.ir.HalfFloats.isNarrow(x.dtype()));
-        Optional<ScheduleTemplate> t = templates.isEmpty() && !half ? Anchors.template(op, in, c.attrs(), names.fresh(op.replace("nn.", "").replace("contrib_", "")), config) : Optional.empty();
+        Optional<ScheduleTemplate> t = templates.isEmpty() && !half ? Anchors.template(op, in, c.attrs(), names.fresh(op.replace("nn.", "").replace("contrib_", "")), config, registers) : Optional.empty();
         List<Compute> computes;
         if (t.isPresent()) {
             templates.add(t.get());

@@ -51,11 +51,10 @@ import java.util.Optional;
  * nest is well formed; at size 0 the group without its empty tensors, {@link SizeZero}); elsewhere the shape function
  * gives the size as -1, which the VM's check of the call reports.
  *
- * <p>When a template chooses tiles from divisors of an extent (a convolution's output columns per register tile), the
- * samples' default configurations differ; the kernel then uses one configuration valid at every sample (each knob the
- * largest sample's default where valid at all, else the largest common candidate at most that default), then
- * others, and if no window merges the group is refused, naming it. A loop's kind (parallel, vectorized, unrolled) comes
- * from the largest sample. Local tiles that grow with the size (a reduction's accumulators across a width) become C
+ * <p>Every sample is lowered with one configuration: the template's default at a large size of the class whose tiles every
+ * sample can take ({@link #largeDefault}; a convolution's columns per register tile are divisors of its width, and the
+ * samples are small), else one built knob by knob from the samples' defaults ({@link #commonConfig}), else each sample's
+ * own default, then others; if no window merges the group is refused, naming it. Local tiles that grow with the size (a reduction's accumulators across a width) become C
  * variable-length arrays (at most affine in {@code t}), global intermediates heap blocks of a run-time size. Outputs
  * scheduled on their own take the injective inner form ({@link PrimitiveLowering#INNER_OUTPUTS}).
  *
@@ -79,6 +78,8 @@ public final class WidthKernels {
     private static final long[] SAMPLE_OFFSETS = {0, 1, 2, 4, 7};
     /** Where windows may start; sizes below the start are static nests, one per size. */
     private static final long[] WINDOW_STARTS = {1, 2, 4};
+    /** The quotients of the sizes whose default configuration a kernel takes where valid at every sample ({@link #largeDefault}). */
+    private static final long LARGE_QUOTIENT = 64, LARGE_TRIES = 16;
     /** Shape functions fit result dimensions from here on and tabulate every size below {@code PERIOD} times this. */
     private static final long SHAPE_START = 4;
 
@@ -164,7 +165,13 @@ public final class WidthKernels {
             if (i == inputs - 1) specs.add(new TensorSpec(size.name(), List.of(1), DType.INT64));
         }
         LoweredFunc func = new LoweredFunc(name, all, inputs + 1, body);
-        return new LoweredKernel(func, new KernelSignature(name, specs, inputs + 1), reference.workload() + " size=?", reference.config());
+        // the configuration reported is that of the sizes 0 mod PERIOD (other classes may differ in their tiles)
+        return new LoweredKernel(func, new KernelSignature(name, specs, inputs + 1), reference.workload() + " size=?", windows.getFirst().config());
+    }
+
+    /** The configuration the kernel of {@code primitive} runs the sizes {@code r} mod {@link #PERIOD} with (from its window on). */
+    static ScheduleConfig configOf(Function primitive, String name, Target target, int r) {
+        return ScopedValue.where(PrimitiveLowering.INNER_OUTPUTS, true).call(() -> fittedWindow(primitive, name, target, r).config());
     }
 
     /** {@code if (key == 0) variants[0] else if (key == 1) ...}, skipping absent (null) variants; null when all are. */
@@ -216,7 +223,7 @@ public final class WidthKernels {
     };
 
     /** The nest of one residue class for {@code t >= ts[0]}, merged from the samples at {@code PERIOD·ts[i] + r}. */
-    private record Window(long[] ts, SampleUnifier.Merged merged) {}
+    private record Window(long[] ts, SampleUnifier.Merged merged, ScheduleConfig config) {}
 
     /** At most this many further configurations are tried per window when neither the defaults nor the common one merge. */
     private static final int MAX_CONFIGS = 24;
@@ -224,8 +231,9 @@ public final class WidthKernels {
     /**
      * The first window of samples (starting at {@code t} = 1, 2, then 4) whose nests merge for residue {@code r}: small
      * sizes can take other tiles (a tile as wide as a short row, a loop of one iteration dropped) than large ones. In
-     * each window each sample's default configuration, then the common one ({@link #commonConfig}); only when no window
-     * merges so, the other configurations valid at every sample, those closest to the common one first.
+     * each window the common configuration ({@link #largeDefault}, else {@link #commonConfig}), then each sample's own
+     * default; only when no window merges so, the other configurations valid at every sample, those closest to the
+     * common one first.
      */
     private static Window fittedWindow(Function primitive, String name, Target target, int r) {
         List<String> why = new ArrayList<>();
@@ -238,20 +246,17 @@ public final class WidthKernels {
                 for (int i = 0; i < ts.length; i++) ts[i] = start + SAMPLE_OFFSETS[i];
                 List<Function> pinned = new ArrayList<>();
                 for (long q : ts) pinned.add(pin(primitive, PERIOD * q + r));
-                if (!others) {
-                    Optional<SampleUnifier.Merged> nest = merge(pinned.stream().map(f -> PrimitiveLowering.lower(f, name, target, Optional.empty()).func()).toList(), ts, what, why);
-                    if (nest.isPresent()) return new Window(ts, nest.get());
-                }
                 List<KernelPlan> plans = pinned.stream().map(f -> PrimitiveLowering.plan(f, name, target)).toList();
                 List<ScheduleConfig> configs = new ArrayList<>();
                 try {
-                    ScheduleConfig common = commonConfig(plans, name);
+                    ScheduleConfig common = largeDefault(primitive, name, target, r, plans).orElseGet(() -> commonConfig(plans, name));
                     if (!others) {
                         configs.add(common);
+                        // then each sample's own default (a group whose common configuration does not lower at some sample)
+                        configs.add(null);
                     } else {
                         plans.getFirst().space().all()
-                                .filter(c -> plans.stream().allMatch(p -> c.knobs().entrySet().stream().allMatch(e -> p.space().knobs().stream()
-                                        .anyMatch(k -> k.name().equals(e.getKey()) && k.candidates().contains(e.getValue())))))
+                                .filter(c -> plans.stream().allMatch(p -> validAt(p, c)))
                                 .filter(c -> !c.equals(common))
                                 .sorted(java.util.Comparator.comparingLong(c -> c.knobs().entrySet().stream().filter(e -> !e.getValue().equals(common.knobs().get(e.getKey()))).count()))
                                 .limit(MAX_CONFIGS).forEach(configs::add);
@@ -259,21 +264,51 @@ public final class WidthKernels {
                 } catch (UnsupportedOperationException e) {
                     why.add("from t=" + start + ": " + e.getMessage());
                 }
+                if (configs.isEmpty() && !others) configs.add(null);
                 for (ScheduleConfig config : configs) {
                     List<LoweredFunc> funcs;
                     try {
-                        funcs = plans.stream().map(p -> PrimitiveLowering.lower(p, config).func()).toList();
+                        funcs = config == null ? pinned.stream().map(f -> PrimitiveLowering.lower(f, name, target, Optional.empty()).func()).toList()
+                                : plans.stream().map(p -> PrimitiveLowering.lower(p, config).func()).toList();
                     } catch (InvalidConfigException | UnsupportedOperationException e) {
                         continue;
                     }
                     Optional<SampleUnifier.Merged> nest = merge(funcs, ts, what, why);
-                    if (nest.isPresent()) return new Window(ts, nest.get());
+                    if (nest.isPresent()) return new Window(ts, nest.get(), config == null ? plans.getLast().defaultConfig() : config);
                 }
             }
         }
         List<String> reasons = why.stream().distinct().toList();
         throw new UnsupportedOperationException("group " + name + ": no window of sizes " + r + " mod " + PERIOD + " and no configuration lowers to nests that merge: "
                 + String.join("; ", reasons.subList(0, Math.min(3, reasons.size()))) + (reasons.size() > 3 ? "; ..." : ""));
+    }
+
+    /**
+     * The template's default at a large size of residue {@code r}, the first from {@link #LARGE_QUOTIENT} on that is valid
+     * at every sample ({@code plans}): the configuration the template would choose where the time goes, among those one
+     * nest can use at every size of the class. The samples are small: their defaults run loops serially that a wide image
+     * runs on threads (the generated code still runs a parallel loop on one thread while its run-time work is small), and
+     * their tiles are chosen from divisors the class does not share. A size whose extents have no divisors but the class's
+     * (for widths 8t + 4, a quarter prime) leaves the template choosing among the tiles every size can take, rows
+     * included when columns are few. Empty when none of {@link #LARGE_TRIES} sizes gives one.
+     */
+    private static Optional<ScheduleConfig> largeDefault(Function primitive, String name, Target target, int r, List<KernelPlan> plans) {
+        for (long q = LARGE_QUOTIENT; q < LARGE_QUOTIENT + LARGE_TRIES; q++) {
+            ScheduleConfig c;
+            try {
+                c = PrimitiveLowering.plan(pin(primitive, PERIOD * q + r), name, target).defaultConfig();
+            } catch (RuntimeException e) {
+                return Optional.empty(); // not defined at large sizes: the samples decide
+            }
+            if (plans.stream().allMatch(p -> validAt(p, c))) return Optional.of(c);
+        }
+        return Optional.empty();
+    }
+
+    /** Whether {@code c} is a configuration of {@code plan}'s template whose every knob takes one of the plan's candidates there. */
+    private static boolean validAt(KernelPlan plan, ScheduleConfig c) {
+        return c.template().equals(plan.template()) && c.knobs().entrySet().stream()
+                .allMatch(e -> plan.space().knobs().stream().anyMatch(k -> k.name().equals(e.getKey()) && k.candidates().contains(e.getValue())));
     }
 
     /** {@code samples} merged, or empty (the reason added to {@code why}). */

@@ -265,10 +265,10 @@ public record Target(String kind, Arch arch, String triple, String cpu, Set<Stri
     }
 
     /**
-     * The vector width the schedule templates tile registers for, in bits: the target's, at most 256. The
-     * templates budget AVX2's register file (16 registers of 8 floats, {@code kernel/template}), so an AVX-512
-     * target is scheduled as AVX2 until templates with a 512-bit budget exist (its C compiler still sees
-     * {@code -march}); SSE2 and NEON get 128.
+     * The vector width the blocked layouts' channel blocks are made of, in bits: the target's, at most 256 (SSE2
+     * and NEON get 128). Most templates budget AVX2's register file (16 registers of 8 floats); the depthwise one
+     * counts its tile in the target's registers ({@code kernel.template.Registers}), and the C compiler sees
+     * {@code -march} either way.
      */
     public int scheduleVectorBits() {
         return Math.min(vectorBits(), 256);

@@ -30,24 +30,37 @@ import java.util.Map;
  *
  * <p>Knobs: {@code block} (fixed by the layouts), {@code reg_n} (columns per tile, a divisor of the output
  * width), {@code unroll_kw} (unroll the kernel-width loop), {@code unroll_kh} (unroll the kernel-height loop too).
+ * Optional (absent from configs stored before it, {@link Knob#absentMeans}): {@code reg_h} (output rows per tile,
+ * a divisor of the output height; absent = 1): a {@code reg_h x reg_n} tile has that many independent accumulators,
+ * and each weight vector loaded feeds all of them.
  */
 public final class DepthwiseConv2dNCHWcTemplate implements ScheduleTemplate {
     public static final String NAME = "depthwise_conv2d_NCHWc.x86";
-    /** SIMD lanes of a float32 vector and the accumulator vectors a tile may hold (AVX2: 16 registers). */
-    private static final int LANES = 8, MAX_ACCUMULATORS = 12;
+    /** The accumulator vectors a tile may hold (of AVX2's 16 registers; with AVX-512's 32, 10 columns ran no faster than 8). */
+    private static final int MAX_ACCUMULATORS = 12;
+    /**
+     * Independent accumulators that hide the FMA latency: a 5x5 filter over a 16-channel block on an AVX-512 Zen 4 (gcc
+     * 12, one register per column) ran 70 GFLOP/s with 4 columns, 97 with 5 and 113 with 8; 4 columns of 2 rows ran 88.
+     */
+    private static final int SATURATING_ACCUMULATORS = 8;
+    /** Rows a tile may span. */
+    private static final int MAX_REG_H = 4;
 
     private final Compute pad;
     private final Compute out;
-    private final int block, outWidth, kernelHeight, kernelWidth;
+    private final int block, outHeight, outWidth, kernelHeight, kernelWidth;
+    private final Registers registers;
     private final String workload;
 
-    private DepthwiseConv2dNCHWcTemplate(Compute pad, Compute out, int block, int kernelHeight, int kernelWidth, String workload) {
+    private DepthwiseConv2dNCHWcTemplate(Compute pad, Compute out, int block, int kernelHeight, int kernelWidth, Registers registers, String workload) {
         this.pad = pad;
         this.out = out;
         this.block = block;
+        this.outHeight = out.shape().get(2);
         this.outWidth = out.shape().get(3);
         this.kernelHeight = kernelHeight;
         this.kernelWidth = kernelWidth;
+        this.registers = registers;
         this.workload = workload;
     }
 
@@ -72,8 +85,13 @@ public final class DepthwiseConv2dNCHWcTemplate implements ScheduleTemplate {
                 && attrs.outLayout().name().equals("NCHW" + c + "c") && (attrs.outDtype() == null || attrs.outDtype().equals(dtype));
     }
 
-    /** The compute (padding stage when padded, then the convolution named {@code name}). */
+    /** The compute (padding stage when padded, then the convolution named {@code name}), its tile budgeted for AVX2. */
     public static DepthwiseConv2dNCHWcTemplate create(Tensor data, Tensor weight, Conv2d.Params p, String name) {
+        return create(data, weight, p, name, Registers.AVX2);
+    }
+
+    /** The same with the tile budgeted for {@code registers}. */
+    public static DepthwiseConv2dNCHWcTemplate create(Tensor data, Tensor weight, Conv2d.Params p, String name, Registers registers) {
         List<Integer> ds = data.shape(), ws = weight.shape();
         if (!applies(ds, ws, ds.size() == 5 ? ds.get(1) * ds.get(4) : -1)) {
             throw new IllegalArgumentException("depthwise conv2d_NCHWc needs data [N, C/c, H, W, c] and weight [C/c, 1, KH, KW, 1, c], got " + ds + " and " + ws);
@@ -96,7 +114,7 @@ public final class DepthwiseConv2dNCHWcTemplate implements ScheduleTemplate {
         String wl = "nn.contrib_conv2d_NCHWc(data" + ds + ", weight" + ws + ", strides=" + p.strideH() + "x" + p.strideW() + ", padding="
                 + p.padTop() + "," + p.padLeft() + "," + p.padBottom() + "," + p.padRight() + ", dilation=" + p.dilationH() + "x" + p.dilationW()
                 + ", groups=" + chunks * c + ")";
-        return new DepthwiseConv2dNCHWcTemplate(pad, out, c, kh, kw, wl.replace(" ", ""));
+        return new DepthwiseConv2dNCHWcTemplate(pad, out, c, kh, kw, registers, wl.replace(" ", ""));
     }
 
     @Override
@@ -125,15 +143,30 @@ public final class DepthwiseConv2dNCHWcTemplate implements ScheduleTemplate {
                 Knob.ints("block", List.of(block), "channel block (the SIMD lanes), fixed by the layout NCHW" + block + "c"),
                 Knob.ints("reg_n", ScheduleTemplate.divisors(outWidth, 32), "output columns per register tile, a divisor of the output width " + outWidth),
                 Knob.ints("unroll_kw", List.of(0, 1), "1 = unroll the kernel-width loop"),
-                Knob.ints("unroll_kh", List.of(0, 1), "1 = unroll the kernel-height loop")));
+                Knob.ints("unroll_kh", List.of(0, 1), "1 = unroll the kernel-height loop"),
+                Knob.ints("reg_h", ScheduleTemplate.divisors(outHeight, MAX_REG_H),
+                        "output rows per register tile (a tile is reg_h x reg_n columns; each weight vector loaded serves every row), a divisor of the output height " + outHeight)
+                        .absentMeans(1)));
     }
 
-    /** The widest divisor of the row whose tile fits the accumulators (a whole short row when that is few columns). */
+    /**
+     * The widest divisor of the row whose tile fits the accumulators (a whole short row when that is few columns); when
+     * that leaves fewer accumulators than hide the FMA latency, the fewest rows that make up for it.
+     */
     @Override
     public ScheduleConfig defaultConfig() {
-        int vectors = Math.max(1, block / LANES), regN = 1;
+        int vectors = registers.vectors(block), regN = 1;
         for (int d : ScheduleTemplate.divisors(outWidth, 32)) if (d * vectors <= MAX_ACCUMULATORS) regN = d;
-        return new ScheduleConfig(NAME, Map.of("block", block, "reg_n", regN, "unroll_kw", kernelWidth <= 5 ? 1 : 0, "unroll_kh", 0));
+        Map<String, Object> knobs = new java.util.LinkedHashMap<>(Map.of("block", block, "reg_n", regN, "unroll_kw", kernelWidth <= 5 ? 1 : 0, "unroll_kh", 0));
+        if (regN * vectors < SATURATING_ACCUMULATORS) {
+            for (int h : ScheduleTemplate.divisors(outHeight, MAX_REG_H)) {
+                if (h > 1 && h * regN * vectors <= MAX_ACCUMULATORS) {
+                    knobs.put("reg_h", h);
+                    if (h * regN * vectors >= SATURATING_ACCUMULATORS) break;
+                }
+            }
+        }
+        return new ScheduleConfig(NAME, knobs);
     }
 
     @Override
@@ -143,6 +176,7 @@ public final class DepthwiseConv2dNCHWcTemplate implements ScheduleTemplate {
             throw new InvalidConfigException(NAME + ": block=" + b + " but the layouts of " + workload + " block channels by " + block);
         }
         ConfigSpace.requireDivisor(c, "reg_n", "the output width ", outWidth, workload);
+        ConfigSpace.requireDivisor(c, "reg_h", "the output height ", outHeight, workload);
         space().check(c);
     }
 
@@ -156,12 +190,21 @@ public final class DepthwiseConv2dNCHWcTemplate implements ScheduleTemplate {
         }
         String local = Tiles.cacheOrAttach(ps, out, o);
         List<String> ax = Tiles.axisNames(o);
-        String ow = ax.get(3);
+        String oh = ax.get(2), ow = ax.get(3);
+        int regH = space().complete(c).getInt("reg_h");
         ps.add(new Primitive.Split(o.name(), ow, c.getInt("reg_n")));
-        Tiles.parallelFused(ps, o.name(), List.of(ax.get(0), ax.get(1), ax.get(2)));
+        if (regH == 1) {
+            Tiles.parallelFused(ps, o.name(), List.of(ax.get(0), ax.get(1), oh));
+        } else {
+            // the rows inside the column tile: the local tile spans reg_h rows of reg_n columns
+            ps.add(new Primitive.Split(o.name(), oh, regH));
+            ps.add(new Primitive.Reorder(o.name(), List.of(ax.get(0), ax.get(1), oh + "_o", ow + "_o", oh + "_i", ow + "_i", ax.get(4))));
+            Tiles.parallelFused(ps, o.name(), List.of(ax.get(0), ax.get(1), oh + "_o"));
+        }
         ps.add(new Primitive.Vectorize(o.name(), ax.get(4)));
         ps.add(new Primitive.ComputeAt(local, o.name(), ow + "_o"));
-        ps.add(new Primitive.Reorder(local, List.of("n", "chunk", "oh", "kh", "kw", "ow", "block")));
+        ps.add(new Primitive.Reorder(local, regH == 1 ? List.of("n", "chunk", "oh", "kh", "kw", "ow", "block") : List.of("n", "chunk", "kh", "kw", "oh", "ow", "block")));
+        if (regH > 1) ps.add(new Primitive.Unroll(local, "oh"));
         ps.add(new Primitive.Unroll(local, "ow"));
         ps.add(new Primitive.Vectorize(local, "block"));
         if (c.getInt("unroll_kw") == 1) ps.add(new Primitive.Unroll(local, "kw"));

@@ -154,9 +154,10 @@ class WholeSpaceLoweringTest {
         assertEquals(2 * 1 * 2 * 2 * 2 * 2 * 2, SPACES.get("grouped_1x1_bias_relu").size());
         // the first layer: reg_n {1,5} x oc_vec {8,16} x unroll_kw x order x reg_h {1,2} x tile_order x unroll_ic
         assertEquals(2 * 2 * 2 * 2 * 2 * 2 * 2, SPACES.get("nchw3c_first_layer").size());
-        // depthwise: reg_n (divisors of the output width 6, then 7) x unroll_kw x unroll_kh
-        assertEquals(4 * 2 * 2, SPACES.get("depthwise_3x3_stride2_bias_relu").size());
-        assertEquals(2 * 2 * 2, SPACES.get("depthwise_5x5_pad_prime_alone").size());
+        // depthwise: reg_n (divisors of the output width 6, then 7) x unroll_kw x unroll_kh, then the optional reg_h
+        // (divisors of the output height 5, then 6, up to 4)
+        assertEquals(4 * 2 * 2 * 1, SPACES.get("depthwise_3x3_stride2_bias_relu").size());
+        assertEquals(2 * 2 * 2 * 3, SPACES.get("depthwise_5x5_pad_prime_alone").size());
         // winograd: reg_n (divisors of the tile count: 4, then 9) x oc_vec ({8, 16}, then {8}) x gemm_order
         assertEquals(3 * 2 * 2, SPACES.get("winograd_f4_pad_bias_relu").size());
         assertEquals(3 * 1 * 2, SPACES.get("winograd_f2_alone").size());
@@ -169,5 +170,7 @@ class WholeSpaceLoweringTest {
         long lowered = SPACES.values().stream().mapToLong(ConfigSpace::size).sum() - REJECTED.values().stream().mapToInt(Integer::intValue).sum();
         assertEquals(lowered, CASES.size());
         assertTrue(CASES.values().stream().anyMatch(c -> c.config().knobs().containsKey("reg_h")), "multi-row tiles were lowered");
+        assertTrue(CASES.values().stream().anyMatch(c -> c.config().template().startsWith("depthwise") && c.config().knobs().containsKey("reg_h")),
+                "multi-row depthwise tiles were lowered");
     }
 }

@@ -54,6 +54,29 @@ class ScheduleTemplateTest {
         assertEquals(List.of(7, 16), List.of(c7.getInt("reg_n"), c7.getInt("oc_vec")));
     }
 
+    private static DepthwiseConv2dNCHWcTemplate depthwise(int h, int w, Registers registers) {
+        Placeholder x = Te.placeholder("x", List.of(1, 2, h, w, 16), DType.FLOAT32), k = Te.placeholder("w", List.of(2, 1, 3, 3, 1, 16), DType.FLOAT32);
+        return DepthwiseConv2dNCHWcTemplate.create(x, k, Conv2d.Params.of(1, 1), "dw", registers);
+    }
+
+    @Test
+    void depthwiseDefaultTileCountsAccumulatorsInTheTargetsRegisters() {
+        Registers avx512 = new Registers(16, 32);
+        // width 12, 16 channels: 6 columns of 2 AVX2 registers, 12 columns of 1 AVX-512 register
+        assertEquals(6, depthwise(6, 12, Registers.AVX2).defaultConfig().getInt("reg_n"));
+        assertEquals(12, depthwise(6, 12, avx512).defaultConfig().getInt("reg_n"));
+        // width 20 on AVX-512: 10 columns; width 4 x 131: 4 columns are too few to hide the FMA latency, 2 rows make 8
+        assertEquals(Map.of("block", 16, "reg_n", 10, "unroll_kw", 1, "unroll_kh", 0), depthwise(6, 20, avx512).defaultConfig().knobs());
+        ScheduleConfig rows = depthwise(6, 524, avx512).defaultConfig();
+        assertEquals(List.of(4, 2), List.of(rows.getInt("reg_n"), rows.getInt("reg_h")));
+        // a prime width on AVX2: one column (7 would take 14 registers), as many rows as fit (3 of the height 6)
+        ScheduleConfig prime = depthwise(6, 7, Registers.AVX2).defaultConfig();
+        assertEquals(List.of(1, 3), List.of(prime.getInt("reg_n"), prime.getInt("reg_h")));
+        // reg_h must divide the output height (WholeSpaceLoweringTest runs multi-row depthwise tiles against the interpreter)
+        InvalidConfigException e = assertThrows(InvalidConfigException.class, () -> depthwise(6, 7, Registers.AVX2).validate(prime.with("reg_h", 4)));
+        assertTrue(e.getMessage().contains("reg_h=4 must be a positive divisor of the output height 6"), e.getMessage());
+    }
+
     /** {@code out[i, j] = sum_k x[i, k] * w[j, k]} in {@code acc}, the inputs cast to it. */
     private static ReductionTemplate rowDot(DType in, DType weights, DType acc, int k) {
         Placeholder x = Te.placeholder("x", List.of(1, k), in), w = Te.placeholder("w", List.of(10, k), weights);
