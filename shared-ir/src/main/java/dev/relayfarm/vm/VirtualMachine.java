@@ -49,8 +49,10 @@ import java.util.Optional;
  *
  * <p><b>Kernel calls in batches.</b> An InvokePacked queues its call ({@link KernelBatch}) instead of crossing into
  * native code on its own; the queue runs, in order, with one native call when the loop is about to read memory a
- * queued call writes (an If's condition, a size or shape read from a tensor), to write memory a queued call touches
- * (ShapeOf's result in a reused block), at a DeviceCopy, at the run's result, or when the queue is full. The
+ * queued call writes (an If's condition, a size or shape read from a tensor), to write memory a queued call touches,
+ * at a DeviceCopy, at the run's result, or when the queue is full. Shape functions and length kernels (a few integers
+ * in and out) are remembered by their inputs, so the sizes and shapes a dynamic model reads are known without running
+ * the queue at sizes seen before, and ShapeOf's results are kept like constants. The
  * instructions in between (allocations, kills, moves, calls, ADTs) touch no tensor data, so the kernels see memory as
  * they would have called one by one: a block killed and reused in between is written by a later call, which runs
  * after the earlier ones that read it. A static model's run is then one native call for all its kernels, as in the
@@ -78,6 +80,10 @@ public final class VirtualMachine implements AutoCloseable {
     private final Arena constantArena = Arena.ofShared();
     private final VmObject.Tensor[] constants;
     private final Map<Long, VmObject.Tensor> smallInts = new HashMap<>();
+    /** ShapeOf's results by shape ({@link #shapeTensor}). */
+    private final Map<java.nio.IntBuffer, VmObject.Tensor> shapes = new HashMap<>();
+    /** At most this many shapes are kept; past it, ShapeOf writes each in run memory. */
+    static final int KEPT_SHAPES = 4096;
     private final RunMemory memory;
     /**
      * Per kernel, the array of argument pointers it is called with: filled anew at each call, allocated once. Seen
@@ -90,10 +96,25 @@ public final class VirtualMachine implements AutoCloseable {
     private final int[][] dynamicParams;
     /** Per kernel, whether it is a width kernel (kernel/lower/WidthKernels: its last input is named {@code size}), for {@link #checkDynamic}. */
     private final boolean[] sizeKernel;
+    /**
+     * Per kernel of a few integers in and out (a shape function, a length kernel; null for the others), its results by
+     * its inputs' bytes ({@link #rememberedQueued}).
+     */
+    private final Map<java.nio.ByteBuffer, long[][]>[] remembered;
+    /**
+     * The results of remembered calls still in the queue, by tensor: what the loop reads of them (a size, a shape) without
+     * running the queue first. Emptied when the queue runs (memory then holds them).
+     */
+    private final Map<VmObject.Tensor, VmObject.Tensor> known = new java.util.IdentityHashMap<>();
+    /** How many times the queue has run a call or more, for tests. */
+    private long queueRuns;
     /** The tensors of the kernel call in progress (tuples flattened) and their buffers, reused from call to call. */
     private final ArrayList<VmObject.Tensor> packedTensors = new ArrayList<>();
     private final ArrayList<MemorySegment> packedBuffers = new ArrayList<>();
     private final VmOptions options;
+
+    /** The most bytes a kernel's tensors may have in all for its results to be remembered, and how many inputs it keeps. */
+    static final int REMEMBERED_BYTES = 1024, REMEMBERED_INPUTS = 64;
 
     /** Kernel calls a batch holds, and their buffers in all: a run of a few hundred kernels flushes once or twice. */
     static final int BATCH_CALLS = 256;
@@ -115,6 +136,9 @@ public final class VirtualMachine implements AutoCloseable {
         this.kernelArgs = new MemorySegment[kernels.length];
         this.dynamicParams = new int[kernels.length][];
         this.sizeKernel = new boolean[kernels.length];
+        @SuppressWarnings("unchecked")
+        Map<java.nio.ByteBuffer, long[][]>[] memo = new Map[kernels.length];
+        this.remembered = memo;
         this.functions = new LoadedFunction[executable.functions().size()];
         this.constants = new VmObject.Tensor[executable.constants().size()];
         try {
@@ -134,6 +158,14 @@ public final class VirtualMachine implements AutoCloseable {
                     }
                     sizeKernel[i] = rows.name().equals(dev.relayfarm.kernel.lower.WidthKernels.SIZE_PARAMETER);
                 }
+                if (remembers(sig)) {
+                    remembered[i] = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+                        @Override
+                        protected boolean removeEldestEntry(Map.Entry<java.nio.ByteBuffer, long[][]> eldest) {
+                            return size() > REMEMBERED_INPUTS;
+                        }
+                    };
+                }
                 MemorySegment args = constantArena.allocate(ValueLayout.ADDRESS, Math.max(1, sig.params().size()));
                 kernelArgs[i] = MemorySegment.ofAddress(args.address()).reinterpret(args.byteSize());
             }
@@ -147,6 +179,11 @@ public final class VirtualMachine implements AutoCloseable {
 
     public Executable executable() {
         return executable;
+    }
+
+    /** How many times queued kernel calls have run (one native call each), since the VM was made. */
+    long queueRuns() {
+        return queueRuns;
     }
 
     /** Threads for the kernels' parallel loops (0: all online CPUs). */
@@ -246,8 +283,7 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.AllocTensorReg a -> {
-                    flushIfWritten(r[a.shape()]);
-                    int[] shape = shapeFrom(r[a.shape()], frame);
+                    int[] shape = shapeFrom(readable(r[a.shape()]), frame);
                     r[a.dst()] = view(storage(r[a.storage()], frame), a.offset(), shape, bytes(shape, a.dtype()), a.dtype(), frame);
                     frame.pc++;
                 }
@@ -257,8 +293,7 @@ public final class VirtualMachine implements AutoCloseable {
                     if (sizeValue != null && sizeValue == fn.sizeScalars[frame.pc]) {
                         size = fn.sizeValues[frame.pc];
                     } else {
-                        flushIfWritten(sizeValue);
-                        size = tensor(sizeValue, frame).scalarAsLong();
+                        size = tensor(readable(sizeValue), frame).scalarAsLong();
                     }
                     if (size < 0) {
                         // static sizes are never negative: this one is a length kernel's "no length" (kernel/lower/DataDependentKernels)
@@ -289,9 +324,7 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.If i -> {
-                    flushIfWritten(r[i.test()]);
-                    flushIfWritten(r[i.target()]);
-                    boolean equal = tensor(r[i.test()], frame).scalarAsLong() == tensor(r[i.target()], frame).scalarAsLong();
+                    boolean equal = tensor(readable(r[i.test()]), frame).scalarAsLong() == tensor(readable(r[i.target()]), frame).scalarAsLong();
                     frame.pc += equal ? i.trueOffset() : i.falseOffset();
                 }
                 case Instruction.Goto g -> frame.pc += g.offset();
@@ -304,17 +337,13 @@ public final class VirtualMachine implements AutoCloseable {
                     frame.pc++;
                 }
                 case Instruction.ShapeOf s -> {
-                    int[] shape = tensor(r[s.tensor()], frame).shape();
-                    MemorySegment seg = memory.allocate(8L * shape.length, 64);
-                    flushIfTouched(seg); // a reused block a queued call may still read or write
-                    for (int k = 0; k < shape.length; k++) seg.setAtIndex(ValueLayout.JAVA_LONG, k, shape[k]);
-                    r[s.dst()] = new VmObject.Tensor(seg.asSlice(0, 8L * shape.length), new int[] {shape.length}, DType.INT64);
+                    r[s.dst()] = shapeTensor(tensor(r[s.tensor()], frame).shape());
                     frame.pc++;
                 }
                 case Instruction.ReshapeTensor s -> {
-                    flushIfWritten(r[s.shape()]); // the tensor's own bytes are not read, only viewed
+                    // the tensor's own bytes are not read, only viewed
                     VmObject.Tensor t = tensor(r[s.tensor()], frame);
-                    int[] shape = shapeFrom(r[s.shape()], frame);
+                    int[] shape = shapeFrom(readable(r[s.shape()]), frame);
                     if (VmObject.Tensor.elements(shape) != VmObject.Tensor.elements(t.shape())) {
                         throw fault(frame, "reshapes a tensor of shape " + Arrays.toString(t.shape()) + " to " + Arrays.toString(shape));
                     }
@@ -398,6 +427,7 @@ public final class VirtualMachine implements AutoCloseable {
         packedBuffers.clear();
         for (VmObject.Tensor t : packedTensors) packedBuffers.add(t.data());
         try {
+            if (remembered[kernelIndex] != null && !rememberedQueued(kernelIndex, kernel)) return;
             if (batch.isEmpty()) {
                 kernel.invoke(kernelArgs[kernelIndex], packedBuffers);
                 return;
@@ -423,6 +453,83 @@ public final class VirtualMachine implements AutoCloseable {
     }
 
     /**
+     * Whether a kernel's results are remembered by its inputs' bytes: static integer tensors only, a few of them (the shape
+     * functions and length kernels of dynamic models). Every kernel is a function of its inputs' bytes; for these, the
+     * results are what the VM reads next (a size to allocate, a size to check), so a call queued like the others would
+     * make the loop run the queue before almost every kernel of a dynamic model (a width kernel and its shape function
+     * per group: the PP-OCRv4 recognizer ran its queue 162 times a run). Remembered, a run at sizes seen before queues
+     * every other kernel and runs them together.
+     */
+    private static boolean remembers(KernelSignature sig) {
+        long bytes = 0;
+        for (TensorSpec p : sig.params()) {
+            if (p.isDynamic() || p.dtype().code() != DType.Code.INT && p.dtype().code() != DType.Code.UINT) return false;
+            bytes += p.byteSize();
+        }
+        return sig.numInputs() > 0 && sig.numInputs() < sig.params().size() && bytes <= REMEMBERED_BYTES;
+    }
+
+    /**
+     * A call of a kernel whose results are remembered ({@link #remembers}). Inputs seen before: its results are known, so the
+     * call is queued like any other (true) and the loop reads them from {@link #known} until the queue runs. Otherwise it
+     * runs now, outside the queue (its results are about to be read), and its results are kept (false: done).
+     */
+    private boolean rememberedQueued(int kernelIndex, NativeKernel kernel) {
+        int inputs = kernel.signature().numInputs();
+        int keyBytes = 0;
+        for (int i = 0; i < inputs; i++) keyBytes += (int) packedBuffers.get(i).byteSize();
+        byte[] key = new byte[keyBytes];
+        int at = 0;
+        for (int i = 0; i < inputs; i++) {
+            MemorySegment in = readable(packedTensors.get(i)).data();
+            MemorySegment.copy(in, ValueLayout.JAVA_BYTE, 0, key, at, (int) in.byteSize());
+            at += (int) in.byteSize();
+        }
+        java.nio.ByteBuffer k = java.nio.ByteBuffer.wrap(key);
+        long[][] results = remembered[kernelIndex].get(k);
+        if (results != null) {
+            if (batch.isEmpty()) return true; // called at once: nothing to know ahead of memory
+            for (int i = inputs; i < packedTensors.size(); i++) {
+                VmObject.Tensor t = packedTensors.get(i);
+                known.put(t, new VmObject.Tensor(MemorySegment.ofArray(results[i - inputs]).asSlice(0, t.data().byteSize()), t.shape(), t.dtype()));
+            }
+            return true;
+        }
+        // called now: its inputs must be in memory (a known one is still in the queue), its results free of queued calls
+        for (int i = 0; i < inputs && !known.isEmpty(); i++) if (known.containsKey(packedTensors.get(i))) flush();
+        for (int i = inputs; i < packedBuffers.size(); i++) flushIfTouched(packedBuffers.get(i));
+        kernel.invoke(kernelArgs[kernelIndex], packedBuffers);
+        results = new long[packedBuffers.size() - inputs][];
+        for (int i = inputs; i < packedBuffers.size(); i++) {
+            MemorySegment out = packedBuffers.get(i);
+            long[] copy = new long[(int) ((out.byteSize() + 7) / 8)];
+            MemorySegment.copy(out, 0, MemorySegment.ofArray(copy), 0, out.byteSize());
+            results[i - inputs] = copy;
+        }
+        remembered[kernelIndex].put(k, results);
+        return false;
+    }
+
+    /**
+     * {@code v} as the loop may read it now: a remembered call's known result ({@link #known}), else {@code v} itself once
+     * no queued call writes it (the queue runs first when one does).
+     */
+    private VmObject readable(VmObject v) {
+        if (v instanceof VmObject.Tensor t) return readable(t);
+        flushIfWritten(v);
+        return v;
+    }
+
+    private VmObject.Tensor readable(VmObject.Tensor t) {
+        if (!known.isEmpty()) {
+            VmObject.Tensor k = known.get(t);
+            if (k != null) return k;
+        }
+        flushIfWritten(t);
+        return t;
+    }
+
+    /**
      * A kernel over dynamic shapes reads as much of each dynamic parameter as its last input says. A row kernel's row count
      * (element 0) is the leading dimension of every dynamic parameter, inputs and results; a width kernel's size is every
      * dynamic dimension of its inputs (its results have sizes of their own, from its shape function; -1 there: the group is
@@ -437,8 +544,8 @@ public final class VirtualMachine implements AutoCloseable {
         if (!count.dtype().equals(DType.INT64) || count.data().byteSize() < 8) {
             throw fault(frame, "gives kernel " + sig.name() + (width ? " a size" : " a row count") + " that is not int64");
         }
-        flushIfWritten(count); // the count may come from a queued kernel (a shape function)
-        long n = count.data().get(ValueLayout.JAVA_LONG, 0);
+        // the count may come from a queued kernel (a shape function)
+        long n = readable(count).data().get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
         if (width && n < 0) {
             int[] shape = tensors.get(params[0]).shape();
             throw fault(frame, "calls kernel " + sig.name() + " on " + Arrays.toString(shape) + " for " + sig.params().get(params[0]).name()
@@ -493,7 +600,9 @@ public final class VirtualMachine implements AutoCloseable {
     /** Runs the queued kernel calls; a failing one is an error naming the InvokePacked that queued it. */
     private void flush() {
         queuedRanges = 0;
+        known.clear();
         if (batch.isEmpty()) return;
+        if (batch.get().size() > 0) queueRuns++;
         try {
             batch.get().run();
         } catch (KernelBatch.Failure e) {
@@ -510,6 +619,23 @@ public final class VirtualMachine implements AutoCloseable {
         VmObject[] out = new VmObject[registers.size()];
         for (int i = 0; i < out.length; i++) out[i] = r[registers.get(i)];
         return Arrays.asList(out);
+    }
+
+    /**
+     * A shape as an int64 tensor, kept and never written again, like a constant: in run memory, the block it is written to
+     * may have been read by a queued call still, and the queue would run first (about once per kernel of a dynamic model).
+     */
+    private VmObject.Tensor shapeTensor(int[] shape) {
+        java.nio.IntBuffer key = java.nio.IntBuffer.wrap(shape);
+        VmObject.Tensor kept = shapes.get(key);
+        if (kept != null) return kept;
+        boolean keep = shapes.size() < KEPT_SHAPES;
+        MemorySegment seg = keep ? constantArena.allocate(8L * Math.max(1, shape.length), 64) : memory.allocate(8L * shape.length, 64);
+        if (!keep) flushIfTouched(seg); // a reused block a queued call may still read or write
+        for (int k = 0; k < shape.length; k++) seg.setAtIndex(ValueLayout.JAVA_LONG, k, shape[k]);
+        VmObject.Tensor t = new VmObject.Tensor(seg.asSlice(0, 8L * shape.length), new int[] {shape.length}, DType.INT64);
+        if (keep) shapes.put(java.nio.IntBuffer.wrap(shape.clone()), t);
+        return t;
     }
 
     private VmObject.Tensor smallInt(long value, DType dtype) {
