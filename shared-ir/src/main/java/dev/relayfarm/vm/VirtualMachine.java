@@ -50,8 +50,8 @@ import java.util.Optional;
  * <p><b>Kernel calls in batches.</b> An InvokePacked queues its call ({@link KernelBatch}) instead of crossing into
  * native code on its own; the queue runs, in order, with one native call when the loop is about to read memory a
  * queued call writes (an If's condition, a size or shape read from a tensor), to write memory a queued call touches,
- * at a DeviceCopy, at the run's result, or when the queue is full. Shape functions and length kernels (a few integers
- * in and out) are remembered by their inputs, so the sizes and shapes a dynamic model reads are known without running
+ * at a DeviceCopy, at the run's result, or when the queue is full. Kernels of a few integers in and out (shape
+ * functions, integer length kernels) are remembered by their inputs, so the sizes and shapes a dynamic model reads are known without running
  * the queue at sizes seen before, and ShapeOf's results are kept like constants. The
  * instructions in between (allocations, kills, moves, calls, ADTs) touch no tensor data, so the kernels see memory as
  * they would have called one by one: a block killed and reused in between is written by a later call, which runs
@@ -80,9 +80,10 @@ public final class VirtualMachine implements AutoCloseable {
     private final Arena constantArena = Arena.ofShared();
     private final VmObject.Tensor[] constants;
     private final Map<Long, VmObject.Tensor> smallInts = new HashMap<>();
-    /** ShapeOf's results by shape ({@link #shapeTensor}). */
+    /** ShapeOf's results by shape ({@link #shapeTensor}), in their own arena. */
     private final Map<java.nio.IntBuffer, VmObject.Tensor> shapes = new HashMap<>();
-    /** At most this many shapes are kept; past it, ShapeOf writes each in run memory. */
+    private Arena shapeArena = Arena.ofShared();
+    /** At most this many shapes are kept within a run; a run that starts with that many starts them afresh. */
     static final int KEPT_SHAPES = 4096;
     private final RunMemory memory;
     /**
@@ -97,13 +98,13 @@ public final class VirtualMachine implements AutoCloseable {
     /** Per kernel, whether it is a width kernel (kernel/lower/WidthKernels: its last input is named {@code size}), for {@link #checkDynamic}. */
     private final boolean[] sizeKernel;
     /**
-     * Per kernel of a few integers in and out (a shape function, a length kernel; null for the others), its results by
-     * its inputs' bytes ({@link #rememberedQueued}).
+     * Per kernel of a few integers in and out (a shape function, an integer length kernel; null for the others, and for
+     * all of them without a queue), its results by its inputs' bytes ({@link #rememberedQueued}).
      */
     private final Map<java.nio.ByteBuffer, long[][]>[] remembered;
     /**
      * The results of remembered calls still in the queue, by tensor: what the loop reads of them (a size, a shape) without
-     * running the queue first. Emptied when the queue runs (memory then holds them).
+     * running the queue first. Emptied when the queue runs (memory then holds them) and when a run starts.
      */
     private final Map<VmObject.Tensor, VmObject.Tensor> known = new java.util.IdentityHashMap<>();
     /** How many times the queue has run a call or more, for tests. */
@@ -158,7 +159,7 @@ public final class VirtualMachine implements AutoCloseable {
                     }
                     sizeKernel[i] = rows.name().equals(dev.relayfarm.kernel.lower.WidthKernels.SIZE_PARAMETER);
                 }
-                if (remembers(sig)) {
+                if (batch.isPresent() && remembers(sig)) { // without a queue every call runs at once anyway
                     remembered[i] = new java.util.LinkedHashMap<>(16, 0.75f, true) {
                         @Override
                         protected boolean removeEldestEntry(Map.Entry<java.nio.ByteBuffer, long[][]> eldest) {
@@ -212,6 +213,13 @@ public final class VirtualMachine implements AutoCloseable {
         memory.reset();
         batch.ifPresent(KernelBatch::clear); // calls a failed run left queued
         queuedRanges = 0;
+        known.clear();
+        if (shapes.size() >= KEPT_SHAPES) {
+            // between runs nothing reads a kept shape: start again from the shapes this run sees
+            shapeArena.close();
+            shapeArena = Arena.ofShared();
+            shapes.clear();
+        }
         VmObject[] regs = new VmObject[f.registerCount()];
         for (int i = 0; i < args.size(); i++) regs[i] = copy(args.get(i), memory);
         VmObject result = detach(execute(new Frame(index, regs, -1)));
@@ -454,7 +462,7 @@ public final class VirtualMachine implements AutoCloseable {
 
     /**
      * Whether a kernel's results are remembered by its inputs' bytes: static integer tensors only, a few of them (the shape
-     * functions and length kernels of dynamic models). Every kernel is a function of its inputs' bytes; for these, the
+     * functions of dynamic models, the length kernels of integer ranges). Every kernel is a function of its inputs' bytes; for these, the
      * results are what the VM reads next (a size to allocate, a size to check), so a call queued like the others would
      * make the loop run the queue before almost every kernel of a dynamic model (a width kernel and its shape function
      * per group: the PP-OCRv4 recognizer ran its queue 162 times a run). Remembered, a run at sizes seen before queues
@@ -488,7 +496,6 @@ public final class VirtualMachine implements AutoCloseable {
         java.nio.ByteBuffer k = java.nio.ByteBuffer.wrap(key);
         long[][] results = remembered[kernelIndex].get(k);
         if (results != null) {
-            if (batch.isEmpty()) return true; // called at once: nothing to know ahead of memory
             for (int i = inputs; i < packedTensors.size(); i++) {
                 VmObject.Tensor t = packedTensors.get(i);
                 known.put(t, new VmObject.Tensor(MemorySegment.ofArray(results[i - inputs]).asSlice(0, t.data().byteSize()), t.shape(), t.dtype()));
@@ -624,13 +631,14 @@ public final class VirtualMachine implements AutoCloseable {
     /**
      * A shape as an int64 tensor, kept and never written again, like a constant: in run memory, the block it is written to
      * may have been read by a queued call still, and the queue would run first (about once per kernel of a dynamic model).
+     * Past {@link #KEPT_SHAPES} in one run (a loop over ever new shapes), written in run memory as before.
      */
     private VmObject.Tensor shapeTensor(int[] shape) {
         java.nio.IntBuffer key = java.nio.IntBuffer.wrap(shape);
         VmObject.Tensor kept = shapes.get(key);
         if (kept != null) return kept;
         boolean keep = shapes.size() < KEPT_SHAPES;
-        MemorySegment seg = keep ? constantArena.allocate(8L * Math.max(1, shape.length), 64) : memory.allocate(8L * shape.length, 64);
+        MemorySegment seg = keep ? shapeArena.allocate(8L * Math.max(1, shape.length), 64) : memory.allocate(8L * shape.length, 64);
         if (!keep) flushIfTouched(seg); // a reused block a queued call may still read or write
         for (int k = 0; k < shape.length; k++) seg.setAtIndex(ValueLayout.JAVA_LONG, k, shape[k]);
         VmObject.Tensor t = new VmObject.Tensor(seg.asSlice(0, 8L * shape.length), new int[] {shape.length}, DType.INT64);
@@ -792,6 +800,7 @@ public final class VirtualMachine implements AutoCloseable {
     public void close() {
         batch.ifPresent(KernelBatch::close);
         memory.close();
+        shapeArena.close();
         constantArena.close();
         library.ifPresent(KernelLibrary::close);
     }

@@ -53,8 +53,9 @@ import java.util.Optional;
  *
  * <p>Every sample is lowered with one configuration: the template's default at a large size of the class whose tiles every
  * sample can take ({@link #largeDefault}; a convolution's columns per register tile are divisors of its width, and the
- * samples are small), else one built knob by knob from the samples' defaults ({@link #commonConfig}), else each sample's
- * own default, then others; if no window merges the group is refused, naming it. Local tiles that grow with the size (a reduction's accumulators across a width) become C
+ * samples are small), then one built knob by knob from the samples' defaults ({@link #commonConfig}), then each sample's
+ * own default, then others; if no window merges the group is refused, naming it. A loop's kind (parallel, vectorized,
+ * unrolled) comes from the largest sample. Local tiles that grow with the size (a reduction's accumulators across a width) become C
  * variable-length arrays (at most affine in {@code t}), global intermediates heap blocks of a run-time size. Outputs
  * scheduled on their own take the injective inner form ({@link PrimitiveLowering#INNER_OUTPUTS}).
  *
@@ -79,7 +80,8 @@ public final class WidthKernels {
     /** Where windows may start; sizes below the start are static nests, one per size. */
     private static final long[] WINDOW_STARTS = {1, 2, 4};
     /** The quotients of the sizes whose default configuration a kernel takes where valid at every sample ({@link #largeDefault}). */
-    private static final long LARGE_QUOTIENT = 64, LARGE_TRIES = 16;
+    private static final long LARGE_QUOTIENT = 64;
+    private static final int LARGE_TRIES = 16;
     /** Shape functions fit result dimensions from here on and tabulate every size below {@code PERIOD} times this. */
     private static final long SHAPE_START = 4;
 
@@ -231,15 +233,16 @@ public final class WidthKernels {
     /**
      * The first window of samples (starting at {@code t} = 1, 2, then 4) whose nests merge for residue {@code r}: small
      * sizes can take other tiles (a tile as wide as a short row, a loop of one iteration dropped) than large ones. In
-     * each window the common configuration ({@link #largeDefault}, else {@link #commonConfig}), then each sample's own
-     * default; only when no window merges so, the other configurations valid at every sample, those closest to the
-     * common one first.
+     * each window the large size's default ({@link #largeDefault}), then the one built knob by knob ({@link #commonConfig}),
+     * then each sample's own default; only when no window merges so, the other configurations valid at every sample,
+     * those closest to the first of these.
      */
     private static Window fittedWindow(Function primitive, String name, Target target, int r) {
         List<String> why = new ArrayList<>();
         String what = "group " + name + " (sizes " + r + " mod " + PERIOD + ")";
         // first the defaults and the common configuration in every window, then the others: a register tile of one column
         // that merges from t = 1 is worth less than one of eight that merges from t = 2 (smaller sizes get static nests)
+        List<Optional<ScheduleConfig>> larges = new ArrayList<>(); // the defaults at large sizes, made once for every window
         for (boolean others : new boolean[] {false, true}) {
             for (long start : WINDOW_STARTS) {
                 long[] ts = new long[SAMPLE_OFFSETS.length];
@@ -249,9 +252,11 @@ public final class WidthKernels {
                 List<KernelPlan> plans = pinned.stream().map(f -> PrimitiveLowering.plan(f, name, target)).toList();
                 List<ScheduleConfig> configs = new ArrayList<>();
                 try {
-                    ScheduleConfig common = largeDefault(primitive, name, target, r, plans).orElseGet(() -> commonConfig(plans, name));
+                    Optional<ScheduleConfig> large = largeDefault(primitive, name, target, r, plans, larges);
+                    ScheduleConfig common = large.isPresent() ? large.get() : commonConfig(plans, name);
                     if (!others) {
                         configs.add(common);
+                        if (large.isPresent()) builtConfig(plans, name).filter(c -> !c.equals(common)).ifPresent(configs::add);
                         // then each sample's own default (a group whose common configuration does not lower at some sample)
                         configs.add(null);
                     } else {
@@ -290,17 +295,24 @@ public final class WidthKernels {
      * runs on threads (the generated code still runs a parallel loop on one thread while its run-time work is small), and
      * their tiles are chosen from divisors the class does not share. A size whose extents have no divisors but the class's
      * (for widths 8t + 4, a quarter prime) leaves the template choosing among the tiles every size can take, rows
-     * included when columns are few. Empty when none of {@link #LARGE_TRIES} sizes gives one.
+     * included when columns are few. Empty when none of {@link #LARGE_TRIES} sizes gives one. {@code larges} keeps the
+     * defaults made so far (empty where the group is not defined at that size).
      */
-    private static Optional<ScheduleConfig> largeDefault(Function primitive, String name, Target target, int r, List<KernelPlan> plans) {
-        for (long q = LARGE_QUOTIENT; q < LARGE_QUOTIENT + LARGE_TRIES; q++) {
-            ScheduleConfig c;
-            try {
-                c = PrimitiveLowering.plan(pin(primitive, PERIOD * q + r), name, target).defaultConfig();
-            } catch (RuntimeException e) {
-                return Optional.empty(); // not defined at large sizes: the samples decide
+    private static Optional<ScheduleConfig> largeDefault(Function primitive, String name, Target target, int r, List<KernelPlan> plans,
+                                                         List<Optional<ScheduleConfig>> larges) {
+        for (int i = 0; i < LARGE_TRIES; i++) {
+            if (i == larges.size()) {
+                Optional<ScheduleConfig> made;
+                try {
+                    made = Optional.of(PrimitiveLowering.plan(pin(primitive, PERIOD * (LARGE_QUOTIENT + i) + r), name, target).defaultConfig());
+                } catch (RuntimeException e) {
+                    made = Optional.empty();
+                }
+                larges.add(made);
             }
-            if (plans.stream().allMatch(p -> validAt(p, c))) return Optional.of(c);
+            Optional<ScheduleConfig> c = larges.get(i);
+            if (c.isEmpty()) return Optional.empty(); // not defined at large sizes: the samples decide
+            if (plans.stream().allMatch(p -> validAt(p, c.get()))) return c;
         }
         return Optional.empty();
     }
@@ -321,6 +333,15 @@ public final class WidthKernels {
             return Optional.of(SampleUnifier.merge(samples, ts, what));
         } catch (UnsupportedOperationException e) {
             why.add("from t=" + ts[0] + ": " + e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /** {@link #commonConfig}, or empty where the samples have none. */
+    private static Optional<ScheduleConfig> builtConfig(List<KernelPlan> plans, String name) {
+        try {
+            return Optional.of(commonConfig(plans, name));
+        } catch (UnsupportedOperationException e) {
             return Optional.empty();
         }
     }

@@ -43,8 +43,8 @@ public final class DepthwiseConv2dNCHWcTemplate implements ScheduleTemplate {
      * 12, one register per column) ran 70 GFLOP/s with 4 columns, 97 with 5 and 113 with 8; 4 columns of 2 rows ran 88.
      */
     private static final int SATURATING_ACCUMULATORS = 8;
-    /** Rows a tile may span. */
-    private static final int MAX_REG_H = 4;
+    /** Rows a tile may span, and the accumulator vectors a tile of several rows may hold (AVX-512's 32 registers less inputs and weights). */
+    private static final int MAX_REG_H = 4, MAX_TILE_VECTORS = 28;
 
     private final Compute pad;
     private final Compute out;
@@ -178,6 +178,12 @@ public final class DepthwiseConv2dNCHWcTemplate implements ScheduleTemplate {
         ConfigSpace.requireDivisor(c, "reg_n", "the output width ", outWidth, workload);
         ConfigSpace.requireDivisor(c, "reg_h", "the output height ", outHeight, workload);
         space().check(c);
+        ScheduleConfig full = space().complete(c);
+        int regH = full.getInt("reg_h"), vectors = full.getInt("reg_n") * registers.vectors(block);
+        if (regH > 1 && regH * vectors > MAX_TILE_VECTORS) {
+            throw new InvalidConfigException(NAME + ": reg_h=" + regH + " x reg_n=" + full.getInt("reg_n") + " needs " + regH * vectors
+                    + " accumulator vectors; a tile of several rows may hold at most " + MAX_TILE_VECTORS + " (" + workload + ")");
+        }
     }
 
     @Override

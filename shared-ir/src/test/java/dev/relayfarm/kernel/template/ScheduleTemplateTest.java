@@ -61,7 +61,7 @@ class ScheduleTemplateTest {
 
     @Test
     void depthwiseDefaultTileCountsAccumulatorsInTheTargetsRegisters() {
-        Registers avx512 = new Registers(16, 32);
+        Registers avx512 = new Registers(16);
         // width 12, 16 channels: 6 columns of 2 AVX2 registers, 12 columns of 1 AVX-512 register
         assertEquals(6, depthwise(6, 12, Registers.AVX2).defaultConfig().getInt("reg_n"));
         assertEquals(12, depthwise(6, 12, avx512).defaultConfig().getInt("reg_n"));
