@@ -101,7 +101,7 @@ public final class VirtualMachine implements AutoCloseable {
      * Per kernel of a few integers in and out (a shape function, an integer length kernel; null for the others, and for
      * all of them without a queue), its results by its inputs' bytes ({@link #rememberedQueued}).
      */
-    private final Map<java.nio.ByteBuffer, long[][]>[] remembered;
+    private final Map<java.nio.ByteBuffer, MemorySegment[]>[] remembered;
     /**
      * The results of remembered calls still in the queue, by tensor: what the loop reads of them (a size, a shape) without
      * running the queue first. Emptied when the queue runs (memory then holds them) and when a run starts.
@@ -138,7 +138,7 @@ public final class VirtualMachine implements AutoCloseable {
         this.dynamicParams = new int[kernels.length][];
         this.sizeKernel = new boolean[kernels.length];
         @SuppressWarnings("unchecked")
-        Map<java.nio.ByteBuffer, long[][]>[] memo = new Map[kernels.length];
+        Map<java.nio.ByteBuffer, MemorySegment[]>[] memo = new Map[kernels.length];
         this.remembered = memo;
         this.functions = new LoadedFunction[executable.functions().size()];
         this.constants = new VmObject.Tensor[executable.constants().size()];
@@ -162,7 +162,7 @@ public final class VirtualMachine implements AutoCloseable {
                 if (batch.isPresent() && remembers(sig)) { // without a queue every call runs at once anyway
                     remembered[i] = new java.util.LinkedHashMap<>(16, 0.75f, true) {
                         @Override
-                        protected boolean removeEldestEntry(Map.Entry<java.nio.ByteBuffer, long[][]> eldest) {
+                        protected boolean removeEldestEntry(Map.Entry<java.nio.ByteBuffer, MemorySegment[]> eldest) {
                             return size() > REMEMBERED_INPUTS;
                         }
                     };
@@ -494,11 +494,11 @@ public final class VirtualMachine implements AutoCloseable {
             at += (int) in.byteSize();
         }
         java.nio.ByteBuffer k = java.nio.ByteBuffer.wrap(key);
-        long[][] results = remembered[kernelIndex].get(k);
+        MemorySegment[] results = remembered[kernelIndex].get(k);
         if (results != null) {
             for (int i = inputs; i < packedTensors.size(); i++) {
                 VmObject.Tensor t = packedTensors.get(i);
-                known.put(t, new VmObject.Tensor(MemorySegment.ofArray(results[i - inputs]).asSlice(0, t.data().byteSize()), t.shape(), t.dtype()));
+                known.put(t, new VmObject.Tensor(results[i - inputs], t.shape(), t.dtype()));
             }
             return true;
         }
@@ -506,11 +506,12 @@ public final class VirtualMachine implements AutoCloseable {
         for (int i = 0; i < inputs && !known.isEmpty(); i++) if (known.containsKey(packedTensors.get(i))) flush();
         for (int i = inputs; i < packedBuffers.size(); i++) flushIfTouched(packedBuffers.get(i));
         kernel.invoke(kernelArgs[kernelIndex], packedBuffers);
-        results = new long[packedBuffers.size() - inputs][];
+        results = new MemorySegment[packedBuffers.size() - inputs];
         for (int i = inputs; i < packedBuffers.size(); i++) {
+            // on the heap, 8-aligned (a long array) for the loop's int64 reads
             MemorySegment out = packedBuffers.get(i);
-            long[] copy = new long[(int) ((out.byteSize() + 7) / 8)];
-            MemorySegment.copy(out, 0, MemorySegment.ofArray(copy), 0, out.byteSize());
+            MemorySegment copy = MemorySegment.ofArray(new long[(int) ((out.byteSize() + 7) / 8)]).asSlice(0, out.byteSize());
+            MemorySegment.copy(out, 0, copy, 0, out.byteSize());
             results[i - inputs] = copy;
         }
         remembered[kernelIndex].put(k, results);

@@ -247,34 +247,31 @@ public final class WidthKernels {
             for (long start : WINDOW_STARTS) {
                 long[] ts = new long[SAMPLE_OFFSETS.length];
                 for (int i = 0; i < ts.length; i++) ts[i] = start + SAMPLE_OFFSETS[i];
-                List<Function> pinned = new ArrayList<>();
-                for (long q : ts) pinned.add(pin(primitive, PERIOD * q + r));
-                List<KernelPlan> plans = pinned.stream().map(f -> PrimitiveLowering.plan(f, name, target)).toList();
-                List<ScheduleConfig> configs = new ArrayList<>();
+                List<KernelPlan> plans = java.util.Arrays.stream(ts).mapToObj(q -> PrimitiveLowering.plan(pin(primitive, PERIOD * q + r), name, target)).toList();
+                Optional<ScheduleConfig> large = largeDefault(primitive, name, target, r, plans, larges), built = Optional.empty();
                 try {
-                    Optional<ScheduleConfig> large = largeDefault(primitive, name, target, r, plans, larges);
-                    ScheduleConfig common = large.isPresent() ? large.get() : commonConfig(plans, name);
-                    if (!others) {
-                        configs.add(common);
-                        if (large.isPresent()) builtConfig(plans, name).filter(c -> !c.equals(common)).ifPresent(configs::add);
-                        // then each sample's own default (a group whose common configuration does not lower at some sample)
-                        configs.add(null);
-                    } else {
-                        plans.getFirst().space().all()
-                                .filter(c -> plans.stream().allMatch(p -> validAt(p, c)))
-                                .filter(c -> !c.equals(common))
-                                .sorted(java.util.Comparator.comparingLong(c -> c.knobs().entrySet().stream().filter(e -> !e.getValue().equals(common.knobs().get(e.getKey()))).count()))
-                                .limit(MAX_CONFIGS).forEach(configs::add);
-                    }
+                    built = Optional.of(commonConfig(plans, name));
                 } catch (UnsupportedOperationException e) {
-                    why.add("from t=" + start + ": " + e.getMessage());
+                    if (large.isEmpty()) why.add("from t=" + start + ": " + e.getMessage());
                 }
-                if (configs.isEmpty() && !others) configs.add(null);
+                Optional<ScheduleConfig> first = large.isPresent() ? large : built;
+                List<ScheduleConfig> configs = new ArrayList<>(); // null: each sample its own default
+                if (!others) {
+                    first.ifPresent(configs::add);
+                    built.filter(c -> !configs.contains(c)).ifPresent(configs::add);
+                    configs.add(null); // a group whose common configuration does not lower at some sample
+                } else if (first.isPresent()) {
+                    ScheduleConfig common = first.get();
+                    plans.getFirst().space().all()
+                            .filter(c -> plans.stream().allMatch(p -> p.space().contains(c)))
+                            .filter(c -> !c.equals(common))
+                            .sorted(java.util.Comparator.comparingLong(c -> c.knobs().entrySet().stream().filter(e -> !e.getValue().equals(common.knobs().get(e.getKey()))).count()))
+                            .limit(MAX_CONFIGS).forEach(configs::add);
+                }
                 for (ScheduleConfig config : configs) {
                     List<LoweredFunc> funcs;
                     try {
-                        funcs = config == null ? pinned.stream().map(f -> PrimitiveLowering.lower(f, name, target, Optional.empty()).func()).toList()
-                                : plans.stream().map(p -> PrimitiveLowering.lower(p, config).func()).toList();
+                        funcs = plans.stream().map(p -> PrimitiveLowering.lower(p, config == null ? p.defaultConfig() : config).func()).toList();
                     } catch (InvalidConfigException | UnsupportedOperationException e) {
                         continue;
                     }
@@ -312,15 +309,9 @@ public final class WidthKernels {
             }
             Optional<ScheduleConfig> c = larges.get(i);
             if (c.isEmpty()) return Optional.empty(); // not defined at large sizes: the samples decide
-            if (plans.stream().allMatch(p -> validAt(p, c.get()))) return c;
+            if (plans.stream().allMatch(p -> p.space().contains(c.get()))) return c;
         }
         return Optional.empty();
-    }
-
-    /** Whether {@code c} is a configuration of {@code plan}'s template whose every knob takes one of the plan's candidates there. */
-    private static boolean validAt(KernelPlan plan, ScheduleConfig c) {
-        return c.template().equals(plan.template()) && c.knobs().entrySet().stream()
-                .allMatch(e -> plan.space().knobs().stream().anyMatch(k -> k.name().equals(e.getKey()) && k.candidates().contains(e.getValue())));
     }
 
     /** {@code samples} merged, or empty (the reason added to {@code why}). */
@@ -333,15 +324,6 @@ public final class WidthKernels {
             return Optional.of(SampleUnifier.merge(samples, ts, what));
         } catch (UnsupportedOperationException e) {
             why.add("from t=" + ts[0] + ": " + e.getMessage());
-            return Optional.empty();
-        }
-    }
-
-    /** {@link #commonConfig}, or empty where the samples have none. */
-    private static Optional<ScheduleConfig> builtConfig(List<KernelPlan> plans, String name) {
-        try {
-            return Optional.of(commonConfig(plans, name));
-        } catch (UnsupportedOperationException e) {
             return Optional.empty();
         }
     }

@@ -90,6 +90,16 @@ public record ConfigSpace(String template, List<Knob> knobs) {
         }
     }
 
+    /** Whether {@link #check} accepts {@code config}. */
+    public boolean contains(ScheduleConfig config) {
+        try {
+            check(config);
+            return true;
+        } catch (InvalidConfigException e) {
+            return false;
+        }
+    }
+
     /**
      * Rejects a configuration of another template, with missing (required) or unknown knobs, or with a
      * value that is not a candidate of its knob for this workload.
